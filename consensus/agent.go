@@ -1,0 +1,89 @@
+// Package consensus holds the algorithms of consim as per-agent state
+// machines and their centralized matrix-form references.
+//
+// An Agent is pure: it does no I/O, starts no goroutines, reads no clocks
+// and uses no global random source. The runtime (package node) drives it
+// round by round, moves its messages and tells it what arrived; every
+// random choice comes from the common randomness of package graph.
+//
+// consensus may import graph and gonum; it must not import node,
+// coordinator, scenarios or cmd.
+package consensus
+
+// Msg is one payload from agent From to agent To in a phase of a round.
+type Msg struct {
+	From, To     int
+	Round, Phase int
+	Data         []float64
+}
+
+// Outbox is what an agent emits in one phase: messages to some of its
+// neighbours, the senders it expects to hear from in the same phase, and
+// optionally a contribution to an all-reduce over all agents.
+type Outbox struct {
+	// Msgs are sent to their To agents. The runtime encodes them before
+	// Receive is called, so the agent may reuse Data afterwards.
+	Msgs []Msg
+	// Expect lists, in ascending order, the agents whose message this
+	// phase needs. One that has not arrived by the deadline is a dropout.
+	Expect []int
+	// Reduce, if non-nil, is this agent's term of a sum over all agents.
+	// Every agent of the run must give the same length in the same phase.
+	Reduce []float64
+}
+
+// Inbox is what the runtime delivers at the end of a phase.
+type Inbox struct {
+	// Msgs holds the messages that arrived from the expected senders,
+	// ascending by From.
+	Msgs []Msg
+	// Missing lists the expected senders whose message did not arrive by
+	// the deadline, ascending.
+	Missing []int
+	// Reduce is sum_i Outbox.Reduce of agent i, summed in ascending agent
+	// order; nil when the phase had no reduce. Agents whose term did not
+	// arrive contribute zero and are counted by the runtime.
+	Reduce []float64
+}
+
+// Agent is one participant's algorithm state machine. A round t consists
+// of Phases() phases; in each phase the runtime calls Send, delivers the
+// messages, waits for the expected ones up to the deadline, then calls
+// Receive. After Receive of the last phase the round's update is done.
+type Agent interface {
+	// ID is the agent's index in 0..N-1.
+	ID() int
+	// Phases is the number of exchange phases in round t.
+	Phases(t int) int
+	// Send returns the outbox of phase ph of round t.
+	Send(t, ph int) Outbox
+	// Receive consumes the inbox of phase ph of round t.
+	Receive(t, ph int, in Inbox) error
+	// Report describes the agent's state after the rounds completed so far.
+	Report() Report
+}
+
+// Report is an agent's observable state, sent to the coordinator every k
+// rounds. Scalars are the agent's own terms of global measures; their
+// meaning is fixed per field so that the coordinator can sum them.
+type Report struct {
+	ID int
+	// Round is the number of completed rounds.
+	Round int
+	// X is a copy of the agent's primal block x_i.
+	X []float64
+	// KKTSq is the agent's block of the squared KKT residual,
+	// ||dist(0, grad_i f(x) + (A^T y)_i + N_X(x_i))||^2, with the full local
+	// gradient and the expected constraint matrix.
+	KKTSq float64
+	// DualSq is the agent's share of ||y||^2: half the squared norm of the
+	// duals it holds for its incident edges (each edge dual is held by both
+	// endpoints), plus the full squared norm of duals it alone holds.
+	DualSq float64
+	// Resets is the agent's share of the dual safeguard resets so far,
+	// so that the sum over agents is the run's count: a global reset adds
+	// 1/N at every agent, a per-edge reset 1/2 at each endpoint.
+	Resets float64
+	// GradEvals counts stochastic gradient samples drawn so far.
+	GradEvals int64
+}

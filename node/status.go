@@ -1,0 +1,108 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/consim/consim/consensus"
+)
+
+// StatusKind says what an agent's status frame announces.
+type StatusKind string
+
+const (
+	// StatusReady: the agent is connected and built; it waits for Start.
+	StatusReady StatusKind = "ready"
+	// StatusProgress: a periodic report every k rounds.
+	StatusProgress StatusKind = "progress"
+	// StatusFinal: the agent finished (max rounds or Stop); last report.
+	StatusFinal StatusKind = "final"
+	// StatusFailed: the agent stopped on an error; Err says which.
+	StatusFailed StatusKind = "failed"
+)
+
+// Status is what an agent publishes to the coordinator.
+type Status struct {
+	Kind    StatusKind       `json:"kind"`
+	ID      int              `json:"id"`
+	Report  consensus.Report `json:"report"`
+	Traffic Traffic          `json:"traffic"`
+	Err     string           `json:"err,omitempty"`
+}
+
+// Traffic counts what an agent's runtime moved and lost so far.
+type Traffic struct {
+	MsgsSent  int64 `json:"msgs_sent"`
+	BytesSent int64 `json:"bytes_sent"`
+	MsgsRecv  int64 `json:"msgs_recv"`
+	BytesRecv int64 `json:"bytes_recv"`
+	// Dropouts counts expected messages missing at a deadline; ByPeer
+	// splits them per sending neighbour (the edge {peer, id}).
+	Dropouts       int64         `json:"dropouts"`
+	DropoutsByPeer map[int]int64 `json:"dropouts_by_peer,omitempty"`
+	// ReduceMissing counts all-reduce terms missing at a deadline.
+	ReduceMissing int64 `json:"reduce_missing"`
+	// Late counts frames that arrived after their phase closed;
+	// Unexpected, frames from a sender the phase did not expect;
+	// Malformed, frames that failed to decode. All are dropped.
+	Late       int64 `json:"late"`
+	Unexpected int64 `json:"unexpected"`
+	Malformed  int64 `json:"malformed"`
+}
+
+// ControlKind says what the coordinator tells the agents.
+type ControlKind string
+
+const (
+	// ControlStart: every agent is ready; begin round 0.
+	ControlStart ControlKind = "start"
+	// ControlStop: finish the current round, send a final status, exit.
+	ControlStop ControlKind = "stop"
+)
+
+// Control is what the coordinator publishes to all agents.
+type Control struct {
+	Kind   ControlKind `json:"kind"`
+	Reason string      `json:"reason,omitempty"`
+}
+
+// EncodeStatus returns the frame of s.
+func EncodeStatus(s Status) ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("node: encode status of agent %d: %w", s.ID, err)
+	}
+	return b, nil
+}
+
+// DecodeStatus parses a status frame, rejecting unknown kinds.
+func DecodeStatus(frame []byte) (Status, error) {
+	var s Status
+	if err := json.Unmarshal(frame, &s); err != nil {
+		return Status{}, fmt.Errorf("node: malformed status frame: %w", err)
+	}
+	switch s.Kind {
+	case StatusReady, StatusProgress, StatusFinal, StatusFailed:
+	default:
+		return Status{}, fmt.Errorf("node: status frame of agent %d has kind %q: want ready, progress, final or failed", s.ID, s.Kind)
+	}
+	return s, nil
+}
+
+// EncodeControl returns the frame of c.
+func EncodeControl(c Control) []byte {
+	b, _ := json.Marshal(c) // a struct of strings always marshals
+	return b
+}
+
+// DecodeControl parses a control frame, rejecting unknown kinds.
+func DecodeControl(frame []byte) (Control, error) {
+	var c Control
+	if err := json.Unmarshal(frame, &c); err != nil {
+		return Control{}, fmt.Errorf("node: malformed control frame: %w", err)
+	}
+	if c.Kind != ControlStart && c.Kind != ControlStop {
+		return Control{}, fmt.Errorf("node: control frame has kind %q: want start or stop", c.Kind)
+	}
+	return c, nil
+}
