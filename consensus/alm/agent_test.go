@@ -1,0 +1,303 @@
+package alm
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// TestSingleAgent checks that with N = 1 (no edges, A empty) the agent is
+// the single-agent Algorithm 1, x <- proj_X(x - tau (G(x, xi) + mu (x - z))),
+// z <- z + beta (x_old - z), written out here on the same samples, and that
+// with exact gradients it reaches the box-constrained minimizer. The
+// reference, whose A has no rows, must agree as well.
+func TestSingleAgent(t *testing.T) {
+	g, err := graph.New(1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := problem.Box{Lo: -1, Hi: 0.5}
+	for _, sigma := range []float64{0.5, 0} {
+		inst := newQuadInstance(1, 4, 1, sigma, 1, box, 2)
+		cfg := Config{Params: Params{Tau: 0.2, Mu: 2, Beta: 0.1, My: 1}, Seed: 9}
+		ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g}, inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := NewReference(cfg, g, graph.Bernoulli{G: g}, inst.locals, box, inst.x0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := inst.locals[0]
+		x := append([]float64(nil), inst.x0[0]...)
+		z := append([]float64(nil), x...)
+		gr := make([]float64, len(x))
+		for r := 0; r < 2000; r++ {
+			if err := ls.round(r); err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(graph.Hash(cfg.Seed, uint64(r), graph.DrawSample, 0, 0),
+				graph.Hash(cfg.Seed, uint64(r), graph.DrawSample, 0, 1)))
+			f.StochGrad(x, gr, rng)
+			for k := range x {
+				gk := gr[k] + cfg.Mu*(x[k]-z[k])
+				z[k] += cfg.Beta * (x[k] - z[k])
+				x[k] = math.Min(math.Max(x[k]-cfg.Tau*gk, box.Lo), box.Hi)
+			}
+			if d := dist(ls.agents[0].X(), x); d > 1e-12*math.Max(1, norm(x)) {
+				t.Fatalf("sigma %v round %d: agent deviates from Algorithm 1 by %.3g", sigma, r, d)
+			}
+			if err := ref.Step(r); err != nil {
+				t.Fatal(err)
+			}
+			if d := dist(ref.X(0), x); d > 1e-12*math.Max(1, norm(x)) {
+				t.Fatalf("sigma %v round %d: reference deviates from Algorithm 1 by %.3g", sigma, r, d)
+			}
+		}
+		if ls.agents[0].Phases(0) != 2 {
+			t.Errorf("global safeguard: Phases = %d, want 2", ls.agents[0].Phases(0))
+		}
+		if sigma == 0 {
+			if d := dist(x, inst.xstar); d > 1e-12 {
+				t.Errorf("exact gradients: ||x - x*|| = %.3g", d)
+			}
+			if kkt := ls.agents[0].Report().KKTSq; kkt > 1e-24 {
+				t.Errorf("exact gradients: KKT^2 = %.3g", kkt)
+			}
+		}
+	}
+}
+
+// TestDropouts drops messages at random: the agents keep running, skip the
+// dropped edges' terms, and the two replicas of some y_ij drift apart.
+func TestDropouts(t *testing.T) {
+	const N, n, rounds = 6, 3, 300
+	g, err := randomGraph(N, 0.5, 0.8, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := newQuadInstance(N, n, N, 0.5, 3, problem.Box{Lo: -5, Hi: 5}, 6)
+	consts, err := ConstantsFor(g, inst.locals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rate := range []float64{0, 0.2} {
+		cfg := Config{Params: Practical(consts, rounds), Seed: 3}
+		ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g, Seed: 5}, inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls.drop = func(t, from, to int) bool {
+			return graph.Uniform(77, uint64(t), 9, uint64(from), uint64(to)) < rate
+		}
+		runRounds(t, ls, 0, rounds)
+		var drift float64
+		for _, e := range g.Edges {
+			yi, _ := ls.agents[e.I].Dual(e.J)
+			yj, _ := ls.agents[e.J].Dual(e.I)
+			drift = math.Max(drift, dist(yi, yj))
+		}
+		for _, a := range ls.agents {
+			for _, v := range a.X() {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("rate %v: agent %d has a non-finite iterate", rate, a.ID())
+				}
+			}
+		}
+		t.Logf("drop rate %v: max replica drift %.3g", rate, drift)
+		if rate == 0 && drift != 0 {
+			t.Errorf("no dropouts: replicas differ by %.3g", drift)
+		}
+		if rate > 0 && drift == 0 {
+			t.Errorf("drop rate %v: replicas never drifted; dropped edges were not skipped", rate)
+		}
+	}
+}
+
+func TestNewAgentErrors(t *testing.T) {
+	g, err := graph.New(3, []graph.Edge{{I: 0, J: 1, P: 1}, {I: 1, J: 2, P: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := graph.Bernoulli{G: g}
+	f := quad(1, []float64{0, 0}, 0)
+	box := problem.Box{Lo: -1, Hi: 1}
+	good := Config{Params: Params{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}}
+	with := func(mod func(*Config)) Config { c := good; mod(&c); return c }
+	cases := []struct {
+		name string
+		cfg  Config
+		id   int
+		g    *graph.Graph
+		f    problem.Local
+		box  problem.Box
+		x0   []float64
+		want string
+	}{
+		{name: "ok", cfg: good, g: g, f: f, box: box, x0: []float64{0, 0}},
+		{name: "zero tau", cfg: with(func(c *Config) { c.Tau = 0 }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "tau"},
+		{name: "NaN eta", cfg: with(func(c *Config) { c.Eta = math.NaN() }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "eta"},
+		{name: "negative rho", cfg: with(func(c *Config) { c.Rho = -1 }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "rho"},
+		{name: "beta above 1", cfg: with(func(c *Config) { c.Beta = 2 }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "beta"},
+		{name: "zero M_y", cfg: with(func(c *Config) { c.My = 0 }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "M_y"},
+		{name: "schedule", cfg: with(func(c *Config) { c.TauSchedule = "linear" }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "schedule"},
+		{name: "safeguard", cfg: with(func(c *Config) { c.Safeguard = "local" }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "safeguard"},
+		{name: "safeguard period", cfg: with(func(c *Config) { c.SafeguardEvery = -2 }), g: g, f: f, box: box, x0: []float64{0, 0}, want: "period"},
+		{name: "id", cfg: good, id: 3, g: g, f: f, box: box, x0: []float64{0, 0}, want: "id"},
+		{name: "nil graph", cfg: good, f: f, box: box, x0: []float64{0, 0}, want: "required"},
+		{name: "nil objective", cfg: good, g: g, box: box, x0: []float64{0, 0}, want: "required"},
+		{name: "length", cfg: good, g: g, f: f, box: box, x0: []float64{0}, want: "length"},
+		{name: "outside box", cfg: good, g: g, f: f, box: box, x0: []float64{0, 2}, want: "outside"},
+		{name: "empty box", cfg: good, g: g, f: f, box: problem.Box{Lo: 1, Hi: -1}, x0: []float64{0, 0}, want: "box"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var p graph.EdgeProcess
+			if tc.g != nil {
+				p = proc
+			}
+			var f problem.Local
+			if tc.f != nil {
+				f = tc.f
+			}
+			_, err := NewAgent(tc.cfg, tc.id, tc.g, p, f, tc.box, tc.x0)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReceiveErrors feeds the agent inboxes that break the protocol.
+func TestReceiveErrors(t *testing.T) {
+	g, err := graph.New(3, []graph.Edge{{I: 0, J: 1, P: 1}, {I: 1, J: 2, P: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newAgent := func(t *testing.T, sg string) *Agent {
+		cfg := Config{Params: Params{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}, Safeguard: sg, Rounds: 1}
+		a, err := NewAgent(cfg, 1, g, graph.Bernoulli{G: g}, quad(1, []float64{0, 0}, 0), problem.Box{Lo: -1, Hi: 1}, []float64{0, 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	msg := func(from, round int, data ...float64) consensus.Msg {
+		return consensus.Msg{From: from, To: 1, Round: round, Data: data}
+	}
+	cases := []struct {
+		name  string
+		sg    string
+		send  bool
+		round int
+		in    consensus.Inbox
+		want  string
+	}{
+		{name: "ok", sg: SafeguardNone, send: true, in: consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1, 1), msg(2, 0, 1, 1)}}},
+		{name: "ok with dropout", sg: SafeguardNone, send: true, in: consensus.Inbox{Msgs: []consensus.Msg{msg(2, 0, 1, 1)}, Missing: []int{0}}},
+		{name: "no send", sg: SafeguardNone, in: consensus.Inbox{}, want: "after its send"},
+		{name: "wrong round", sg: SafeguardNone, send: true, round: 1, in: consensus.Inbox{}, want: "round 1"},
+		{name: "unexpected sender", sg: SafeguardNone, send: true, in: consensus.Inbox{Msgs: []consensus.Msg{msg(3, 0, 1, 1)}}, want: "not expected"},
+		{name: "out of order", sg: SafeguardNone, send: true, in: consensus.Inbox{Msgs: []consensus.Msg{msg(2, 0, 1, 1), msg(0, 0, 1, 1)}}, want: "not expected"},
+		{name: "stale message", sg: SafeguardNone, send: true, in: consensus.Inbox{Msgs: []consensus.Msg{msg(0, 5, 1, 1)}}, want: "round 5"},
+		{name: "short data", sg: SafeguardNone, send: true, in: consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1)}}, want: "values"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAgent(t, tc.sg)
+			if tc.send {
+				a.Send(0, 0)
+			}
+			err := a.Receive(tc.round, 0, tc.in)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("reduce length", func(t *testing.T) {
+		a := newAgent(t, SafeguardGlobal)
+		a.Send(0, 0)
+		if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1, 1), msg(2, 0, 1, 1)}}); err != nil {
+			t.Fatal(err)
+		}
+		if out := a.Send(0, 1); len(out.Reduce) != 1 || len(out.Msgs) != 0 {
+			t.Fatalf("reduce phase outbox %+v", out)
+		}
+		if err := a.Receive(0, 1, consensus.Inbox{}); err == nil || !strings.Contains(err.Error(), "reduce") {
+			t.Fatalf("error %v, want a reduce length error", err)
+		}
+	})
+	t.Run("horizon", func(t *testing.T) {
+		a := newAgent(t, SafeguardNone)
+		a.Send(0, 0)
+		if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1, 1), msg(2, 0, 1, 1)}}); err != nil {
+			t.Fatal(err)
+		}
+		a.Send(1, 0)
+		if err := a.Receive(1, 0, consensus.Inbox{}); err == nil || !strings.Contains(err.Error(), "horizon") {
+			t.Fatalf("error %v, want a horizon error", err)
+		}
+	})
+}
+
+func TestPhases(t *testing.T) {
+	g, err := graph.New(2, []graph.Edge{{I: 0, J: 1, P: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		sg    string
+		every int
+		want  []int // Phases(0..5)
+	}{
+		{SafeguardGlobal, 0, []int{2, 2, 2, 2, 2, 2}},
+		{SafeguardGlobal, 3, []int{2, 1, 1, 2, 1, 1}},
+		{SafeguardEdge, 1, []int{1, 1, 1, 1, 1, 1}},
+		{SafeguardNone, 1, []int{1, 1, 1, 1, 1, 1}},
+	}
+	for _, tc := range cases {
+		cfg := Config{Params: Params{Tau: 0.1, My: 1}, Safeguard: tc.sg, SafeguardEvery: tc.every}
+		a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, quad(1, []float64{0}, 0), problem.Box{Lo: -1, Hi: 1}, []float64{0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, w := range tc.want {
+			if got := a.Phases(r); got != w {
+				t.Errorf("%s every %d: Phases(%d) = %d, want %d", tc.sg, tc.every, r, got, w)
+			}
+		}
+	}
+}
+
+func TestBoxResidualSq(t *testing.T) {
+	cases := []struct {
+		name   string
+		x, g   []float64
+		lo, hi float64
+		want   float64
+	}{
+		{"interior", []float64{0, 0.5}, []float64{3, -4}, -1, 1, 25},
+		{"at lower, pushing out", []float64{-1}, []float64{2}, -1, 1, 0},
+		{"at lower, pulling in", []float64{-1}, []float64{-2}, -1, 1, 4},
+		{"at upper, pushing out", []float64{1}, []float64{-2}, -1, 1, 0},
+		{"at upper, pulling in", []float64{1}, []float64{3}, -1, 1, 9},
+		{"degenerate box", []float64{0}, []float64{7}, 0, 0, 0},
+		{"unbounded", []float64{5}, []float64{2}, math.Inf(-1), math.Inf(1), 4},
+	}
+	for _, tc := range cases {
+		if got := boxResidualSq(tc.x, tc.g, tc.lo, tc.hi); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package alm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// quad returns f_i(x) = (a/2) ||x - c||^2 with stochastic gradient
+// a (x - c) + sigma e, e ~ N(0, I).
+func quad(a float64, c []float64, sigma float64) problem.Local {
+	d := make([]float64, len(c))
+	for k := range d {
+		d[k] = a
+	}
+	return problem.QuadraticNoisy(d, c, sigma)
+}
+
+// quadInstance is a consensus problem with N isotropic quadratics whose
+// minimizer over the box is proj_X(sum_i a_i c_i / sum_i a_i).
+type quadInstance struct {
+	locals []problem.Local
+	box    problem.Box
+	xstar  []float64
+	x0     [][]float64
+}
+
+// newQuadInstance draws a_i in scale*[0.5, 1.5], centers c_i in [-2, 2]^n, and
+// initial points uniform in [-spread, spread]^n (clipped to the box).
+func newQuadInstance(N, n int, scale, sigma, spread float64, box problem.Box, seed uint64) quadInstance {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	inst := quadInstance{box: box, xstar: make([]float64, n)}
+	var asum float64
+	for i := 0; i < N; i++ {
+		a, c := scale*(0.5+rng.Float64()), make([]float64, n)
+		for k := range c {
+			c[k] = 4*rng.Float64() - 2
+			inst.xstar[k] += a * c[k]
+		}
+		asum += a
+		inst.locals = append(inst.locals, quad(a, c, sigma))
+		x0 := make([]float64, n)
+		for k := range x0 {
+			x0[k] = spread * (2*rng.Float64() - 1)
+		}
+		box.Project(x0)
+		inst.x0 = append(inst.x0, x0)
+	}
+	for k := range inst.xstar {
+		inst.xstar[k] /= asum
+	}
+	box.Project(inst.xstar)
+	return inst
+}
+
+// value returns f(x) = (1/N) sum_i f_i(x) at a common point x.
+func (q quadInstance) value(x []float64) float64 {
+	var s float64
+	for _, l := range q.locals {
+		s += l.Value(x)
+	}
+	return s / float64(len(q.locals))
+}
+
+// randomGraph returns a connected graph on N agents: a ring plus every
+// other pair with probability q, every edge with presence probability p.
+func randomGraph(N int, q, p float64, seed uint64) (*graph.Graph, error) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var edges []graph.Edge
+	for i := 0; i < N; i++ {
+		for j := i + 1; j < N; j++ {
+			if j == i+1 || (i == 0 && j == N-1) || rng.Float64() < q {
+				edges = append(edges, graph.Edge{I: i, J: j, P: p})
+			}
+		}
+	}
+	return graph.New(N, edges)
+}
+
+// lockstep drives agents in-process: every phase it collects all outboxes,
+// checks that the exchange sets are symmetric, routes copies of the
+// messages (dropping those drop selects), sums the reduce in id order and
+// delivers the inboxes.
+type lockstep struct {
+	agents []*Agent
+	drop   func(t, from, to int) bool
+}
+
+func newLockstep(cfg Config, g *graph.Graph, proc graph.EdgeProcess, inst quadInstance) (*lockstep, error) {
+	ls := &lockstep{}
+	for i := 0; i < g.N; i++ {
+		a, err := NewAgent(cfg, i, g, proc, inst.locals[i], inst.box, inst.x0[i])
+		if err != nil {
+			return nil, err
+		}
+		ls.agents = append(ls.agents, a)
+	}
+	return ls, nil
+}
+
+func (ls *lockstep) round(t int) error {
+	N := len(ls.agents)
+	phases := ls.agents[0].Phases(t)
+	for _, a := range ls.agents {
+		if a.Phases(t) != phases {
+			return fmt.Errorf("round %d: agents disagree on the number of phases", t)
+		}
+	}
+	for ph := 0; ph < phases; ph++ {
+		outs := make([]consensus.Outbox, N)
+		for i, a := range ls.agents {
+			outs[i] = a.Send(t, ph)
+		}
+		expects := make([]map[int]bool, N)
+		for i, o := range outs {
+			expects[i] = map[int]bool{}
+			for _, j := range o.Expect {
+				expects[i][j] = true
+			}
+		}
+		in := make([]consensus.Inbox, N)
+		var reduce []float64
+		for i, o := range outs {
+			if len(o.Msgs) != len(o.Expect) {
+				return fmt.Errorf("round %d phase %d: agent %d sends %d messages but expects %d", t, ph, i, len(o.Msgs), len(o.Expect))
+			}
+			for _, m := range o.Msgs {
+				if !expects[m.To][i] || !expects[i][m.To] {
+					return fmt.Errorf("round %d phase %d: exchange %d->%d is not symmetric", t, ph, i, m.To)
+				}
+				if ls.drop != nil && ls.drop(t, i, m.To) {
+					continue
+				}
+				m.Data = append([]float64(nil), m.Data...)
+				in[m.To].Msgs = append(in[m.To].Msgs, m)
+			}
+			if o.Reduce != nil {
+				if reduce == nil {
+					reduce = make([]float64, len(o.Reduce))
+				}
+				for k, v := range o.Reduce {
+					reduce[k] += v
+				}
+			}
+		}
+		for i := range in {
+			sort.Slice(in[i].Msgs, func(a, b int) bool { return in[i].Msgs[a].From < in[i].Msgs[b].From })
+			got := map[int]bool{}
+			for _, m := range in[i].Msgs {
+				got[m.From] = true
+			}
+			for _, j := range outs[i].Expect {
+				if !got[j] {
+					in[i].Missing = append(in[i].Missing, j)
+				}
+			}
+			in[i].Reduce = reduce
+		}
+		for i, a := range ls.agents {
+			if err := a.Receive(t, ph, in[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// consensusErr returns (1/N) sum_i ||x_i - xbar||^2 and xbar.
+func consensusErr(xs [][]float64) (float64, []float64) {
+	n := len(xs[0])
+	xbar := make([]float64, n)
+	for _, x := range xs {
+		for k, v := range x {
+			xbar[k] += v / float64(len(xs))
+		}
+	}
+	var s float64
+	for _, x := range xs {
+		for k, v := range x {
+			d := v - xbar[k]
+			s += d * d
+		}
+	}
+	return s / float64(len(xs)), xbar
+}
+
+func (ls *lockstep) xs() [][]float64 {
+	var out [][]float64
+	for _, a := range ls.agents {
+		out = append(out, a.X())
+	}
+	return out
+}
+
+func dist(a, b []float64) float64 {
+	var s float64
+	for k := range a {
+		d := a[k] - b[k]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+func norm(a []float64) float64 { return dist(a, make([]float64, len(a))) }

@@ -1,0 +1,62 @@
+package alm
+
+import (
+	"github.com/consim/consim/consensus"
+)
+
+// Report implements consensus.Agent. KKTSq is the squared norm of agent
+// i's block of dist(0, grad f(x) + E[A]^T y + N_X(x)), computed from the
+// full local gradient
+//
+//	g_i = (1/N) grad f_i(x_i) + sum_j s_ij p_ij y_ij
+//
+// coordinate by coordinate: |g_k| strictly inside the box, max(0, -g_k) at
+// the lower bound, max(0, g_k) at the upper bound (0 when Lo = Hi).
+func (a *Agent) Report() consensus.Report {
+	return consensus.Report{
+		ID:        a.id,
+		Round:     a.round,
+		X:         a.X(),
+		KKTSq:     a.kktSq(),
+		DualSq:    a.dualSq(),
+		Resets:    a.resets,
+		GradEvals: a.gradEvals,
+	}
+}
+
+// kktSq returns the agent's block of the squared box-KKT residual.
+func (a *Agent) kktSq() float64 {
+	n, g := a.n, a.kg
+	a.f.Grad(a.x, g)
+	for l := range g {
+		g[l] *= a.invN
+	}
+	for k := range a.nb {
+		b := &a.nb[k]
+		y := a.y[k*n : (k+1)*n]
+		for l := range g {
+			g[l] += b.s * b.p * y[l]
+		}
+	}
+	return boxResidualSq(a.x, g, a.box.Lo, a.box.Hi)
+}
+
+// boxResidualSq returns ||dist(0, g + N_[lo,hi]^n(x))||^2 for x in the box.
+func boxResidualSq(x, g []float64, lo, hi float64) float64 {
+	var s float64
+	for k, v := range g {
+		var r float64
+		switch atLo, atHi := x[k] <= lo, x[k] >= hi; {
+		case atLo && atHi:
+			r = 0
+		case atLo:
+			r = max(0, -v)
+		case atHi:
+			r = max(0, v)
+		default:
+			r = v
+		}
+		s += r * r
+	}
+	return s
+}

@@ -1,0 +1,112 @@
+package problem
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/consim/consim/graph"
+)
+
+// Data generation. Every random number comes from a PCG source seeded by
+// graph.Hash(seed, 0, drawProblem, key, 0) and graph.Hash(seed, 0,
+// drawProblem, key, 1), where key is the agent id i for agent i's data and
+// the reserved keys below for the quantities all agents share. Any process
+// that knows (Spec, N, seed) therefore rebuilds the same problem.
+//
+// Generative model (h = Heterogeneity, sigma = Noise, n = Dim):
+//
+//	x_true ~ N(0, I_n)                       common to all agents
+//	x_i    = x_true + h u_i,   u_i ~ N(0, I_n)
+//	a_k    = (g_k + h s_i)/sqrt(n),  g_k, s_i ~ N(0, I_n)
+//	least_squares:        b_k = a_k^T x_i + sigma e_k,  e_k ~ N(0, 1)
+//	logistic:             y_k = sign(a_k^T x_i), flipped with probability sigma
+//	nonconvex_regression: b_k as least_squares, except that a fraction
+//	                      Outliers of the rows get b_k ~ N(0, 10^2)
+//
+// so the local minimizers differ across agents when h > 0.
+
+// drawProblem is the graph.Hash draw index reserved for problem data; it
+// differs from every graph.Draw* constant.
+const drawProblem = 0x70726f626c656d // "problem"
+
+// Reserved Hash keys for shared randomness (agent ids are small).
+const (
+	keyTruth  = math.MaxUint64     // x_true
+	keyStarts = math.MaxUint64 - 1 // multistart points of the reference solve
+)
+
+// outlierStd is the standard deviation of an outlier target.
+const outlierStd = 10
+
+// source returns the PCG generator for Hash key key of the run seed.
+func source(seed, key uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(
+		graph.Hash(seed, 0, drawProblem, key, 0),
+		graph.Hash(seed, 0, drawProblem, key, 1)))
+}
+
+// groundTruth returns x_true in R^n.
+func groundTruth(seed uint64, n int) []float64 {
+	rng := source(seed, keyTruth)
+	x := make([]float64, n)
+	for j := range x {
+		x[j] = rng.NormFloat64()
+	}
+	return x
+}
+
+// samples is an agent's data: m rows a_k in R^n stored row-major in A
+// (row k is A[k*n:(k+1)*n]) and the targets b_k (labels +-1 for logistic).
+type samples struct {
+	n, m int
+	A    []float64
+	b    []float64
+}
+
+// row returns a_k.
+func (s *samples) row(k int) []float64 { return s.A[k*s.n : (k+1)*s.n : (k+1)*s.n] }
+
+// generate draws agent i's samples following the model above.
+func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
+	n, m, h := spec.Dim, spec.SamplesPerAgent, spec.Heterogeneity
+	rng := source(seed, uint64(i))
+	xi := make([]float64, n)
+	shift := make([]float64, n)
+	for j := range xi {
+		xi[j] = xTrue[j] + h*rng.NormFloat64()
+	}
+	for j := range shift {
+		shift[j] = h * rng.NormFloat64()
+	}
+	s := samples{n: n, m: m, A: make([]float64, m*n), b: make([]float64, m)}
+	inv := 1 / math.Sqrt(float64(n))
+	for k := range m {
+		a := s.row(k)
+		var z float64
+		for j := range a {
+			a[j] = (rng.NormFloat64() + shift[j]) * inv
+			z += a[j] * xi[j]
+		}
+		switch spec.Kind {
+		case KindLogistic:
+			y := 1.0
+			if z < 0 {
+				y = -1
+			}
+			if rng.Float64() < spec.Noise {
+				y = -y
+			}
+			s.b[k] = y
+		case KindNonconvex:
+			e := rng.NormFloat64()
+			if rng.Float64() < spec.Outliers {
+				s.b[k] = outlierStd * e
+			} else {
+				s.b[k] = z + spec.Noise*e
+			}
+		default:
+			s.b[k] = z + spec.Noise*rng.NormFloat64()
+		}
+	}
+	return s
+}

@@ -1,0 +1,111 @@
+package problem
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// glm is agent i's local objective over its m rows,
+//
+//	f_i(x) = (1/m) sum_k ell(a_k^T x, b_k) + R(x),
+//
+// which covers least squares, regularized logistic regression and the
+// Cauchy regression with saturating penalty. It holds no scratch: the
+// oracles only read the data, so one glm may be used from several
+// goroutines at once, each with its own rng. Value, Grad and StochGrad do
+// not allocate.
+type glm struct {
+	samples
+	loss  loss
+	reg   regularizer
+	batch int
+	lip   float64
+}
+
+// newGLM builds the local objective and its Lipschitz constant
+// L_i = max|ell”| lambda_max(A^T A/m) + Lip(grad R).
+func newGLM(s samples, l loss, r regularizer, batch int) (*glm, error) {
+	lmax, err := gramLambdaMax(s)
+	if err != nil {
+		return nil, err
+	}
+	return &glm{samples: s, loss: l, reg: r, batch: batch, lip: l.maxCurv()*lmax + r.lipschitz()}, nil
+}
+
+// Dim is n.
+func (f *glm) Dim() int { return f.n }
+
+// Value returns f_i(x).
+func (f *glm) Value(x []float64) float64 {
+	var s float64
+	for k := range f.m {
+		s += f.loss.value(floats.Dot(f.row(k), x), f.b[k])
+	}
+	return s/float64(f.m) + f.reg.value(x)
+}
+
+// Grad writes grad f_i(x) = (1/m) sum_k ell'(a_k^T x, b_k) a_k + grad R(x)
+// into g.
+func (f *glm) Grad(x, g []float64) {
+	g = g[:f.n]
+	clear(g)
+	inv := 1 / float64(f.m)
+	for k := range f.m {
+		a := f.row(k)
+		floats.AddScaled(g, inv*f.loss.deriv(floats.Dot(a, x), f.b[k]), a)
+	}
+	f.reg.addGrad(x, g)
+}
+
+// StochGrad writes (1/b) sum_{k in B} ell'(a_k^T x, b_k) a_k + grad R(x)
+// into g, where the minibatch B holds b rows drawn uniformly with
+// replacement, so the estimate is unbiased. It returns b.
+func (f *glm) StochGrad(x, g []float64, rng *rand.Rand) int {
+	g = g[:f.n]
+	clear(g)
+	inv := 1 / float64(f.batch)
+	for range f.batch {
+		k := rng.IntN(f.m)
+		a := f.row(k)
+		floats.AddScaled(g, inv*f.loss.deriv(floats.Dot(a, x), f.b[k]), a)
+	}
+	f.reg.addGrad(x, g)
+	return f.batch
+}
+
+// Smoothness returns L_i.
+func (f *glm) Smoothness() float64 { return f.lip }
+
+// addHess adds w times the Hessian
+// (1/m) sum_k ell”(a_k^T x, b_k) a_k a_k^T + diag(R”(x_j)) to the upper
+// triangle of h.
+func (f *glm) addHess(x []float64, w float64, h *mat.SymDense) {
+	raw := h.RawSymmetric()
+	inv := w / float64(f.m)
+	for k := range f.m {
+		a := f.row(k)
+		c := inv * f.loss.curv(floats.Dot(a, x), f.b[k])
+		for p, ap := range a {
+			floats.AddScaled(raw.Data[p*raw.Stride+p:p*raw.Stride+f.n], c*ap, a[p:])
+		}
+	}
+	for j, v := range x {
+		raw.Data[j*raw.Stride+j] += w * f.reg.curv(v)
+	}
+}
+
+// gramLambdaMax returns lambda_max(A^T A/m), computed from the smaller of
+// the Gram matrices A^T A (n x n) and A A^T (m x m), which share their
+// nonzero eigenvalues.
+func gramLambdaMax(s samples) (float64, error) {
+	a := mat.NewDense(s.m, s.n, s.A)
+	var g mat.SymDense
+	if s.n <= s.m {
+		g.SymOuterK(1/float64(s.m), a.T())
+	} else {
+		g.SymOuterK(1/float64(s.m), a)
+	}
+	return symLambdaMax(&g)
+}
