@@ -1,0 +1,177 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Default returns a scenario holding every default value. It is the one
+// place defaults are defined: Parse decodes a file over it, and
+// DefaultsDoc renders it. The required keys (see DefaultsDoc) are left
+// zero and Validate reports them when a file leaves them out.
+func Default() *Scenario {
+	return &Scenario{
+		Seed: 1,
+		Graph: Graph{
+			P: 1,
+		},
+		Edges: Edges{
+			Model:    EdgeModelBernoulli,
+			SameDraw: false,
+		},
+		Problem: Problem{
+			SamplesPerAgent: 100,
+			Batch:           10,
+			Noise:           0.1,
+			Reg:             0,
+			Heterogeneity:   1,
+			Box:             Interval{math.Inf(-1), math.Inf(1)},
+			Init:            Init{Kind: InitRandom, Scale: 1},
+		},
+		Algorithm: Algorithm{
+			Preset:         PresetPractical,
+			Safeguard:      SafeguardGlobal,
+			SafeguardEvery: 10,
+		},
+		Metrics: Metrics{
+			Every:     10,
+			Tolerance: 0,
+		},
+		Runtime: Runtime{
+			Transport:     TransportNATS,
+			PhaseDeadline: Duration(5 * time.Second),
+			AgentTimeout:  Duration(30 * time.Second),
+			Timeout:       Duration(10 * time.Minute),
+		},
+		Output: Output{
+			Dir: "results",
+		},
+	}
+}
+
+// keyDoc documents one scenario key. def, when set, replaces the value
+// rendered from Default (for required keys and keys whose default depends
+// on other keys).
+type keyDoc struct {
+	def  string
+	text string
+}
+
+// keyDocs documents every key of the schema; a test keeps it complete.
+var keyDocs = map[string]keyDoc{
+	"name":   {"file name", "run label: letters, digits, '-' and '_'"},
+	"seed":   {"", "run seed of all common randomness (uint64)"},
+	"agents": {"required", "number of agents N >= 1"},
+
+	"graph.topology": {"required", "one of " + strings.Join(Topologies(), "|")},
+	"graph.rows":     {"-", "grid/torus rows; rows*cols = agents (torus: >= 3)"},
+	"graph.cols":     {"-", "grid/torus columns (torus: >= 3)"},
+	"graph.q":        {"-", "erdos_renyi pair probability, in (0, 1]; required there"},
+	"graph.radius":   {"-", "geometric connection radius in the unit square, > 0; required there"},
+	"graph.file":     {"-", "edge list path, relative to the scenario file; required for topology file"},
+	"graph.p":        {"1", "edge presence probability p_ij, in (0, 1]; exclusive with p_range"},
+	"graph.p_range":  {"-", "[lo, hi]: each p_ij uniform in [lo, hi], 0 < lo <= hi <= 1"},
+
+	"edges.model":     {"", "edge process: " + strings.Join(EdgeModels(), "|")},
+	"edges.same_draw": {"", "use one draw for zeta1 and zeta2 (not the analysed algorithm)"},
+
+	"problem.kind":              {"required", "one of " + strings.Join(ProblemKinds(), "|")},
+	"problem.dim":               {"required", "n, length of each x_i, >= 1"},
+	"problem.samples_per_agent": {"", "m, data points per agent, >= 1"},
+	"problem.batch":             {"", "b, minibatch size, 1 <= b <= m"},
+	"problem.noise":             {"", "target noise standard deviation, >= 0 (logistic: label flip probability < 0.5)"},
+	"problem.reg":               {"", "regulariser weight lambda >= 0 (logistic: > 0 unless the box is bounded)"},
+	"problem.heterogeneity":     {"", "spread of the agents' local models, >= 0 (0 = i.i.d.)"},
+	"problem.box":               {"", "X = [lo, hi]^n, lo < hi; .inf and -.inf allowed"},
+	"problem.init.kind":         {"", "x_0 = z_0: " + strings.Join(InitKinds(), "|")},
+	"problem.init.scale":        {"", "standard deviation of a random x_0, >= 0"},
+
+	"algorithm.name":            {"required", "one of " + strings.Join(Algorithms(), "|")},
+	"algorithm.preset":          {"", "parameter rule: " + strings.Join(Presets(), "|")},
+	"algorithm.params.eta":      {"preset", "dual step eta > 0"},
+	"algorithm.params.tau":      {"preset", "primal step tau > 0"},
+	"algorithm.params.rho":      {"preset", "penalty rho >= 0"},
+	"algorithm.params.mu":       {"preset", "proximal weight mu >= 0"},
+	"algorithm.params.beta":     {"preset", "smoothing step beta in (0, 1]"},
+	"algorithm.params.m_y":      {"preset", "dual safeguard radius M_y > 0 (.inf disables resets)"},
+	"algorithm.params.c_tau":    {"preset", "c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}"},
+	"algorithm.params.c_beta":   {"preset", "c_beta > 0 in beta = c_beta tau mu"},
+	"algorithm.safeguard":       {"", "dual reset test ||y|| >= M_y: " + strings.Join(Safeguards(), "|")},
+	"algorithm.safeguard_every": {"", "rounds between global safeguard tests, >= 1"},
+
+	"rounds": {"required", "T, number of rounds, >= 1"},
+
+	"metrics.every":     {"", "k: agents report every k rounds, >= 1"},
+	"metrics.tolerance": {"", "stop when consensus error < tolerance; 0 = off"},
+
+	"runtime.transport":      {"", strings.Join(Transports(), "|")},
+	"runtime.nats_url":       {"-", "external NATS server URL (nats:// or tls://); not with chan"},
+	"runtime.phase_deadline": {"", "wait per phase before a missing message is a dropout, > 0"},
+	"runtime.agent_timeout":  {"", "silence before an agent is declared lost, > 0"},
+	"runtime.timeout":        {"", "bound on the whole run, > 0"},
+
+	"output.dir": {"", "parent directory of results/<run-id>/"},
+}
+
+// DefaultsDoc renders every scenario key with its default and allowed
+// values, one per line, for the README and --help.
+func DefaultsDoc() string {
+	def := reflect.ValueOf(Default()).Elem()
+	keys := leafKeys(def.Type(), "")
+	width := 0
+	for _, k := range keys {
+		width = max(width, len(k))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s  %-13s  %s\n", width, "key", "default", "meaning")
+	for _, k := range keys {
+		doc := keyDocs[k]
+		d := doc.def
+		if d == "" {
+			d = formatValue(valueAt(def, k))
+		}
+		fmt.Fprintf(&b, "%-*s  %-13s  %s\n", width, k, d, doc.text)
+	}
+	return b.String()
+}
+
+// valueAt returns the field of the schema struct v at dotted key.
+func valueAt(v reflect.Value, key string) reflect.Value {
+	for _, name := range strings.Split(key, ".") {
+		f, _ := lookupField(v.Type(), name)
+		v = v.Field(f.index)
+	}
+	return v
+}
+
+// formatValue writes a default the way YAML would.
+func formatValue(v reflect.Value) string {
+	switch x := v.Interface().(type) {
+	case Duration:
+		return x.String()
+	case Interval:
+		return formatInterval(x)
+	case float64:
+		return formatFloat(x)
+	case string:
+		if x == "" {
+			return `""`
+		}
+		return x
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+func formatFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return ".inf"
+	case math.IsInf(f, -1):
+		return "-.inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}

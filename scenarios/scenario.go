@@ -1,0 +1,167 @@
+package scenarios
+
+// Scenario is one fully described consim run. Parse fills it over the
+// defaults of Default, so after Load every optional field holds either the
+// file's value or its documented default.
+type Scenario struct {
+	// Name labels the run; it appears in run ids and bus subjects.
+	Name string `yaml:"name"`
+	// Seed is the run seed of the common randomness (edge draws, samples,
+	// data generation).
+	Seed uint64 `yaml:"seed"`
+	// Agents is N, the number of agents.
+	Agents    int       `yaml:"agents"`
+	Graph     Graph     `yaml:"graph"`
+	Edges     Edges     `yaml:"edges"`
+	Problem   Problem   `yaml:"problem"`
+	Algorithm Algorithm `yaml:"algorithm"`
+	// Rounds is T, the number of iterations.
+	Rounds  int     `yaml:"rounds"`
+	Metrics Metrics `yaml:"metrics"`
+	Runtime Runtime `yaml:"runtime"`
+	Output  Output  `yaml:"output"`
+
+	src source
+}
+
+// Graph is the static topology and the per-edge presence probabilities
+// p_ij of the random time-varying graph.
+type Graph struct {
+	// Topology is one of Topologies.
+	Topology string `yaml:"topology"`
+	// Rows and Cols shape a grid or torus; Rows*Cols must equal Agents.
+	Rows int `yaml:"rows,omitempty"`
+	Cols int `yaml:"cols,omitempty"`
+	// Q is the pair probability of an Erdos-Renyi topology, in (0, 1].
+	Q float64 `yaml:"q,omitempty"`
+	// Radius is the connection radius of a random geometric topology in
+	// the unit square.
+	Radius float64 `yaml:"radius,omitempty"`
+	// File is an edge list ("i j" or "i j p" per line); Parse resolves a
+	// relative path against the scenario file's directory.
+	File string `yaml:"file,omitempty"`
+	// P is the presence probability of every edge, in (0, 1]. It is zero
+	// exactly when PRange is set.
+	P float64 `yaml:"p,omitempty"`
+	// PRange, when set, draws each p_ij uniformly from [lo, hi] instead.
+	PRange *Interval `yaml:"p_range,flow,omitempty"`
+}
+
+// Edges selects the edge process that draws the graph of each round.
+type Edges struct {
+	// Model is one of EdgeModels.
+	Model string `yaml:"model"`
+	// SameDraw uses one draw for zeta1 and zeta2 (the rho-term then
+	// penalises sum p_ij (x_i - x_j) instead of sum p_ij^2 (x_i - x_j)).
+	SameDraw bool `yaml:"same_draw"`
+}
+
+// Problem is the local problem family and its generated data.
+type Problem struct {
+	// Kind is one of ProblemKinds.
+	Kind string `yaml:"kind"`
+	// Dim is n, the length of each agent's x_i.
+	Dim int `yaml:"dim"`
+	// SamplesPerAgent is m, the number of data points held by each agent.
+	SamplesPerAgent int `yaml:"samples_per_agent"`
+	// Batch is b, the minibatch size of a stochastic gradient, 1 <= b <= m.
+	Batch int `yaml:"batch"`
+	// Noise is the standard deviation of the label noise.
+	Noise float64 `yaml:"noise"`
+	// Reg is lambda, the weight of the (lambda/2)||x||^2 regulariser.
+	Reg float64 `yaml:"reg"`
+	// Heterogeneity scales how far the agents' local models differ
+	// (0 = identically distributed data).
+	Heterogeneity float64 `yaml:"heterogeneity"`
+	// Box is X = [lo, hi]^n; infinite bounds are allowed.
+	Box  Interval `yaml:"box,flow"`
+	Init Init     `yaml:"init"`
+}
+
+// Init sets the starting point x_0 = z_0.
+type Init struct {
+	// Kind is one of InitKinds.
+	Kind string `yaml:"kind"`
+	// Scale is the standard deviation of a random start.
+	Scale float64 `yaml:"scale"`
+}
+
+// Algorithm selects the method and its parameters.
+type Algorithm struct {
+	// Name is one of Algorithms.
+	Name string `yaml:"name"`
+	// Preset is one of Presets: the rule that derives the parameters from
+	// the problem and graph constants.
+	Preset string `yaml:"preset"`
+	// Params override single values of the preset.
+	Params Params `yaml:"params"`
+	// Safeguard is one of Safeguards: where the dual reset ||y|| >= M_y
+	// is tested.
+	Safeguard string `yaml:"safeguard"`
+	// SafeguardEvery is the period, in rounds, of the global safeguard test.
+	SafeguardEvery int `yaml:"safeguard_every"`
+}
+
+// Params are optional overrides of the preset's parameters; a nil field
+// keeps the preset's value.
+type Params struct {
+	Eta   *float64 `yaml:"eta,omitempty"`    // dual step eta
+	Tau   *float64 `yaml:"tau,omitempty"`    // primal step tau
+	Rho   *float64 `yaml:"rho,omitempty"`    // penalty rho
+	Mu    *float64 `yaml:"mu,omitempty"`     // proximal weight mu
+	Beta  *float64 `yaml:"beta,omitempty"`   // smoothing step beta, z <- z + beta (x - z)
+	MY    *float64 `yaml:"m_y,omitempty"`    // dual safeguard radius M_y
+	CTau  *float64 `yaml:"c_tau,omitempty"`  // c_tau in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}
+	CBeta *float64 `yaml:"c_beta,omitempty"` // c_beta in beta = c_beta tau mu
+}
+
+// Metrics sets what the coordinator observes.
+type Metrics struct {
+	// Every is k: agents report every k rounds.
+	Every int `yaml:"every"`
+	// Tolerance stops the run once the consensus error
+	// (1/N) sum_i ||x_i - xbar||^2 falls below it; 0 turns it off.
+	Tolerance float64 `yaml:"tolerance"`
+}
+
+// Runtime sets how the agents run and talk.
+type Runtime struct {
+	// Transport is one of Transports.
+	Transport string `yaml:"transport"`
+	// NATSURL is an external NATS server to use instead of the embedded one.
+	NATSURL string `yaml:"nats_url,omitempty"`
+	// PhaseDeadline bounds the wait for one phase's messages; a message
+	// missing at the deadline is a dropout.
+	PhaseDeadline Duration `yaml:"phase_deadline"`
+	// AgentTimeout bounds the silence of an agent before it is declared lost.
+	AgentTimeout Duration `yaml:"agent_timeout"`
+	// Timeout bounds the whole run.
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Output sets where results go.
+type Output struct {
+	// Dir is the parent of the results/<run-id>/ bundles.
+	Dir string `yaml:"dir"`
+}
+
+// Interval is a closed interval [lo, hi] written as a two-element YAML
+// sequence; either bound may be infinite (.inf, -.inf).
+type Interval [2]float64
+
+// Lo is the lower bound.
+func (iv Interval) Lo() float64 { return iv[0] }
+
+// Hi is the upper bound.
+func (iv Interval) Hi() float64 { return iv[1] }
+
+// source remembers where a scenario came from so that validation can
+// point at the line of each key.
+type source struct {
+	file string         // as given to Parse
+	dir  string         // directory that relative paths are resolved in
+	pos  map[string]Pos // dotted key -> where its value was written
+}
+
+// Source is the file name the scenario was parsed from.
+func (s *Scenario) Source() string { return s.src.file }

@@ -1,0 +1,298 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Validate checks every range, enum and cross-field rule of the schema and
+// returns all violations as an ErrorList, each at the line of the key's
+// value (or of its nearest written parent when the key was left out). It
+// does not build the graph, so connectivity of the expected graph is left
+// to the caller; it does check that a graph.file exists.
+func (s *Scenario) Validate() error {
+	v := &validator{s: s}
+	v.top()
+	v.graph()
+	v.edges()
+	v.problem()
+	v.algorithm()
+	v.metrics()
+	v.runtime()
+	// Report in file order, overrides last.
+	file := s.src.file
+	sort.SliceStable(v.errs.list, func(i, j int) bool {
+		a, b := v.errs.list[i], v.errs.list[j]
+		if (a.File == file) != (b.File == file) {
+			return a.File == file
+		}
+		return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
+	})
+	return v.errs.err()
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+func (v *validator) top() {
+	s := v.s
+	switch {
+	case s.Name == "":
+		v.fail("name", "must not be empty (letters, digits, '-' and '_')")
+	case !nameRE.MatchString(s.Name):
+		v.fail("name", "%q may hold only letters, digits, '-' and '_'", s.Name)
+	}
+	if v.required("agents", s.Agents == 0, "an integer >= 1") {
+		v.atLeast("agents", s.Agents, 1)
+	}
+	if v.required("rounds", s.Rounds == 0, "an integer >= 1") {
+		v.atLeast("rounds", s.Rounds, 1)
+	}
+	if s.Output.Dir == "" {
+		v.fail("output.dir", "must not be empty")
+	}
+}
+
+func (v *validator) graph() {
+	g := v.s.Graph
+	if !v.required("graph.topology", g.Topology == "", "one of "+strings.Join(Topologies(), ", ")) ||
+		!v.oneOf("graph.topology", g.Topology, Topologies()) {
+		return
+	}
+	t := g.Topology
+	grid := t == TopologyGrid || t == TopologyTorus
+	v.onlyWith("graph.rows", g.Rows != 0, grid, "grid or torus")
+	v.onlyWith("graph.cols", g.Cols != 0, grid, "grid or torus")
+	v.onlyWith("graph.q", g.Q != 0, t == TopologyErdosRenyi, TopologyErdosRenyi)
+	v.onlyWith("graph.radius", g.Radius != 0, t == TopologyGeometric, TopologyGeometric)
+	v.onlyWith("graph.file", g.File != "", t == TopologyFile, TopologyFile)
+	switch t {
+	case TopologyGrid, TopologyTorus:
+		least := 1
+		if t == TopologyTorus {
+			least = 3 // a smaller torus wraps onto its own grid edges
+		}
+		okR := v.required("graph.rows", g.Rows == 0, fmt.Sprintf("for topology %s, an integer >= %d", t, least)) &&
+			v.atLeast("graph.rows", g.Rows, least)
+		okC := v.required("graph.cols", g.Cols == 0, fmt.Sprintf("for topology %s, an integer >= %d", t, least)) &&
+			v.atLeast("graph.cols", g.Cols, least)
+		if okR && okC && v.s.Agents > 0 && g.Rows*g.Cols != v.s.Agents {
+			v.fail("graph.rows", "rows*cols = %d*%d = %d must equal agents = %d", g.Rows, g.Cols, g.Rows*g.Cols, v.s.Agents)
+		}
+	case TopologyErdosRenyi:
+		if v.required("graph.q", g.Q == 0, "for topology erdos_renyi, a number in (0, 1]") {
+			v.inUnit("graph.q", g.Q)
+		}
+	case TopologyGeometric:
+		if v.required("graph.radius", g.Radius == 0, "for topology geometric, a number > 0") {
+			v.positive("graph.radius", g.Radius)
+		}
+	case TopologyFile:
+		if v.required("graph.file", g.File == "", "for topology file, the path of an edge list") {
+			if _, err := os.Stat(g.File); err != nil {
+				v.fail("graph.file", "cannot read edge list: %v", err)
+			}
+		}
+	}
+	if r := g.PRange; r != nil {
+		if !(r.Lo() > 0 && r.Lo() <= r.Hi() && r.Hi() <= 1) {
+			v.fail("graph.p_range", "%s: need 0 < lo <= hi <= 1", formatInterval(*r))
+		}
+	} else {
+		v.inUnit("graph.p", g.P)
+	}
+}
+
+func (v *validator) edges() {
+	v.oneOf("edges.model", v.s.Edges.Model, EdgeModels())
+}
+
+func (v *validator) problem() {
+	p := v.s.Problem
+	if v.required("problem.kind", p.Kind == "", "one of "+strings.Join(ProblemKinds(), ", ")) {
+		v.oneOf("problem.kind", p.Kind, ProblemKinds())
+	}
+	if v.required("problem.dim", p.Dim == 0, "an integer >= 1") {
+		v.atLeast("problem.dim", p.Dim, 1)
+	}
+	if v.atLeast("problem.samples_per_agent", p.SamplesPerAgent, 1) && (p.Batch < 1 || p.Batch > p.SamplesPerAgent) {
+		v.fail("problem.batch", "%d is outside [1, %d] (1 <= batch <= samples_per_agent)", p.Batch, p.SamplesPerAgent)
+	}
+	v.nonNegative("problem.noise", p.Noise)
+	v.nonNegative("problem.reg", p.Reg)
+	if p.Kind == ProblemLogistic {
+		// For logistic, noise is a label flip probability, and without a
+		// regulariser or a bounded box the loss may have no minimizer.
+		if p.Noise >= 0.5 {
+			v.fail("problem.noise", "%s is outside [0, 0.5) (for logistic, noise is a label flip probability)", formatFloat(p.Noise))
+		}
+		if p.Reg == 0 && (math.IsInf(p.Box.Lo(), 0) || math.IsInf(p.Box.Hi(), 0)) {
+			v.fail("problem.reg", "logistic needs reg > 0 unless problem.box is bounded")
+		}
+	}
+	v.nonNegative("problem.heterogeneity", p.Heterogeneity)
+	if !(p.Box.Lo() < p.Box.Hi()) {
+		v.fail("problem.box", "%s is empty: need lo < hi", formatInterval(p.Box))
+	}
+	v.oneOf("problem.init.kind", p.Init.Kind, InitKinds())
+	v.nonNegative("problem.init.scale", p.Init.Scale)
+}
+
+func (v *validator) algorithm() {
+	a := v.s.Algorithm
+	if v.required("algorithm.name", a.Name == "", "one of "+strings.Join(Algorithms(), ", ")) {
+		v.oneOf("algorithm.name", a.Name, Algorithms())
+	}
+	v.oneOf("algorithm.preset", a.Preset, Presets())
+	v.oneOf("algorithm.safeguard", a.Safeguard, Safeguards())
+	v.atLeast("algorithm.safeguard_every", a.SafeguardEvery, 1)
+	p := a.Params
+	check := func(name string, x *float64, ok func(float64) bool, want string) {
+		if x != nil && !ok(*x) {
+			v.fail("algorithm.params."+name, "must be %s, got %s", want, formatFloat(*x))
+		}
+	}
+	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	nonneg := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
+	check("eta", p.Eta, pos, "a finite number > 0")
+	check("tau", p.Tau, pos, "a finite number > 0")
+	check("rho", p.Rho, nonneg, "a finite number >= 0")
+	check("mu", p.Mu, nonneg, "a finite number >= 0")
+	check("beta", p.Beta, func(x float64) bool { return x > 0 && x <= 1 }, "in (0, 1]")
+	check("m_y", p.MY, func(x float64) bool { return x > 0 }, "> 0 (.inf disables resets)")
+	check("c_tau", p.CTau, pos, "a finite number > 0")
+	check("c_beta", p.CBeta, pos, "a finite number > 0")
+}
+
+func (v *validator) metrics() {
+	m := v.s.Metrics
+	v.atLeast("metrics.every", m.Every, 1)
+	v.nonNegative("metrics.tolerance", m.Tolerance)
+}
+
+func (v *validator) runtime() {
+	r := v.s.Runtime
+	v.oneOf("runtime.transport", r.Transport, Transports())
+	if r.NATSURL != "" {
+		if r.Transport == TransportChan {
+			v.fail("runtime.nats_url", "only used with transport nats or nats-tcp, not chan")
+		}
+		for _, u := range strings.Split(r.NATSURL, ",") {
+			if err := checkNATSURL(strings.TrimSpace(u)); err != nil {
+				v.fail("runtime.nats_url", "%v", err)
+			}
+		}
+	}
+	for _, d := range []struct {
+		key string
+		d   Duration
+	}{
+		{"runtime.phase_deadline", r.PhaseDeadline},
+		{"runtime.agent_timeout", r.AgentTimeout},
+		{"runtime.timeout", r.Timeout},
+	} {
+		if d.d <= 0 {
+			v.fail(d.key, "must be a duration > 0, got %s", d.d)
+		}
+	}
+}
+
+// checkNATSURL accepts nats://, tls://, ws:// and wss:// URLs with a host.
+func checkNATSURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL like nats://host:4222", s)
+	}
+	if !slices.Contains([]string{"nats", "tls", "ws", "wss"}, u.Scheme) {
+		return fmt.Errorf("%q: scheme must be nats, tls, ws or wss", s)
+	}
+	return nil
+}
+
+// validator collects Validate's errors, placing each at its key's line.
+type validator struct {
+	s    *Scenario
+	errs errorsCollector
+}
+
+// at is where key was written, or else where its nearest written parent
+// was (the whole file for a top-level key).
+func (v *validator) at(key string) Pos {
+	for k := key; ; k = parentKey(k) {
+		if p, ok := v.s.src.pos[k]; ok {
+			return p
+		}
+		if k == "" {
+			return Pos{File: v.s.src.file}
+		}
+	}
+}
+
+func (v *validator) fail(key, format string, args ...any) {
+	v.errs.add(v.at(key), key, format, args...)
+}
+
+// required reports a missing key and returns whether key is present (or
+// set to a non-zero value).
+func (v *validator) required(key string, zero bool, want string) bool {
+	if _, written := v.s.src.pos[key]; zero && !written {
+		v.fail(key, "missing (required: %s)", want)
+		return false
+	}
+	return true
+}
+
+// onlyWith rejects a topology-specific key set for another topology.
+func (v *validator) onlyWith(key string, set, applies bool, topologies string) {
+	if set && !applies {
+		v.fail(key, "only used with topology %s, not %s", topologies, v.s.Graph.Topology)
+	}
+}
+
+func (v *validator) oneOf(key, val string, allowed []string) bool {
+	if slices.Contains(allowed, val) {
+		return true
+	}
+	hint := ""
+	if c := closest(val, allowed); c != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	v.fail(key, "%q is not one of %s%s", val, strings.Join(allowed, ", "), hint)
+	return false
+}
+
+func (v *validator) atLeast(key string, x, lo int) bool {
+	if x < lo {
+		v.fail(key, "must be an integer >= %d, got %d", lo, x)
+		return false
+	}
+	return true
+}
+
+// inUnit checks x in (0, 1].
+func (v *validator) inUnit(key string, x float64) {
+	if !(x > 0 && x <= 1) {
+		v.fail(key, "%s is outside (0, 1]", formatFloat(x))
+	}
+}
+
+func (v *validator) positive(key string, x float64) {
+	if !(x > 0) || math.IsInf(x, 0) {
+		v.fail(key, "must be a finite number > 0, got %s", formatFloat(x))
+	}
+}
+
+func (v *validator) nonNegative(key string, x float64) {
+	if !(x >= 0) || math.IsInf(x, 0) {
+		v.fail(key, "must be a finite number >= 0, got %s", formatFloat(x))
+	}
+}
+
+func formatInterval(iv Interval) string {
+	return "[" + formatFloat(iv.Lo()) + ", " + formatFloat(iv.Hi()) + "]"
+}
