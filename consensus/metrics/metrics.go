@@ -1,0 +1,156 @@
+// Package metrics computes the global measures of a decentralized run from
+// the agents' reports of one round: consensus error, objective value and
+// optimality gap at the average iterate, the expected constraint violation
+// (feasibility), and the sums of the per-agent KKT, dual and counter terms.
+//
+// metrics is pure math: no I/O, no goroutines, no clocks. It may import
+// consensus, consensus/problem and graph; it must not import node,
+// coordinator, scenarios or cmd.
+package metrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// Metrics are the global measures of a run after Round completed rounds.
+// With x_i the primal block of agent i and xbar = (1/N) sum_i x_i:
+type Metrics struct {
+	// Round is the number of completed rounds the reports describe.
+	Round int
+	// ConsensusErr is (1/N) sum_i ||x_i - xbar||^2.
+	ConsensusErr float64
+	// ConsensusErrRel is ConsensusErr / ((1/N) sum_i ||x_i||^2), and 0
+	// when every x_i is 0 (then ConsensusErr is 0 as well).
+	ConsensusErrRel float64
+	// ObjValue is f(xbar) = (1/N) sum_i f_i(xbar); NaN without a problem.
+	ObjValue float64
+	// OptGap is f(xbar) - f*; NaN without a problem or when f* is NaN.
+	OptGap float64
+	// DistToOpt is ||xbar - x*||; NaN when x* is unknown.
+	DistToOpt float64
+	// Feasibility is ||E[A] x|| = sqrt(sum_{edges {i,j}} p_ij^2 ||x_i - x_j||^2),
+	// the violation of the expected consensus constraint.
+	Feasibility float64
+	// KKT is sqrt(sum_i KKTSq_i), the norm of the KKT residual.
+	KKT float64
+	// DualNorm is ||y|| = sqrt(sum_i DualSq_i).
+	DualNorm float64
+	// Resets is sum_i Resets_i, the dual safeguard resets of the run.
+	Resets float64
+	// GradEvals is sum_i GradEvals_i, the stochastic gradient samples drawn.
+	GradEvals int64
+}
+
+// Measure returns the metrics of the reports reps of one round, where
+// reps[i] is agent i's report and g is the run's graph (len(reps) must be
+// g.N). p may be nil, in which case ObjValue, OptGap and DistToOpt are NaN.
+// Measure reads only p.Value, p.FStar and p.XStar, and g.N and g.Edges.
+// Sums run in ascending agent (and edge) order, so the result is
+// deterministic. A NaN in the reports propagates to the measures it enters.
+func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metrics, error) {
+	if err := check(p, g, reps); err != nil {
+		return Metrics{}, err
+	}
+	n := len(reps)
+	dim := len(reps[0].X)
+	inv := 1 / float64(n)
+
+	xbar := make([]float64, dim)
+	for _, r := range reps {
+		for k, v := range r.X {
+			xbar[k] += v
+		}
+	}
+	for k := range xbar {
+		xbar[k] *= inv
+	}
+
+	m := Metrics{Round: reps[0].Round, ObjValue: math.NaN(), OptGap: math.NaN(), DistToOpt: math.NaN()}
+	var spread, mass, kkt, dual float64
+	for _, r := range reps {
+		for k, v := range r.X {
+			d := v - xbar[k]
+			spread += d * d
+			mass += v * v
+		}
+		kkt += r.KKTSq
+		dual += r.DualSq
+		m.Resets += r.Resets
+		m.GradEvals += r.GradEvals
+	}
+	m.ConsensusErr = spread * inv
+	if mass != 0 {
+		m.ConsensusErrRel = spread / mass
+	}
+	m.KKT = math.Sqrt(kkt)
+	m.DualNorm = math.Sqrt(dual)
+
+	var feas float64
+	for _, e := range g.Edges {
+		feas += e.P * e.P * sqDist(reps[e.I].X, reps[e.J].X)
+	}
+	m.Feasibility = math.Sqrt(feas)
+
+	if p != nil {
+		m.ObjValue = p.Value(xbar)
+		m.OptGap = m.ObjValue - p.FStar
+		if len(p.XStar) > 0 {
+			m.DistToOpt = math.Sqrt(sqDist(xbar, p.XStar))
+		}
+	}
+	return m, nil
+}
+
+// check validates the inputs of Measure.
+func check(p *problem.Problem, g *graph.Graph, reps []consensus.Report) error {
+	if g == nil {
+		return errors.New("metrics: nil graph")
+	}
+	if len(reps) == 0 {
+		return errors.New("metrics: no reports")
+	}
+	if len(reps) != g.N {
+		return fmt.Errorf("metrics: %d reports for a graph of %d agents", len(reps), g.N)
+	}
+	round, dim := reps[0].Round, len(reps[0].X)
+	if dim == 0 {
+		return errors.New("metrics: agent 0 reports an empty x")
+	}
+	for i, r := range reps {
+		switch {
+		case r.ID != i:
+			return fmt.Errorf("metrics: report %d comes from agent %d: reports must be indexed by agent id", i, r.ID)
+		case r.Round != round:
+			return fmt.Errorf("metrics: agent %d reports round %d, agent 0 round %d: reports must be of one round", i, r.Round, round)
+		case len(r.X) != dim:
+			return fmt.Errorf("metrics: agent %d reports x of length %d, agent 0 of length %d", i, len(r.X), dim)
+		case r.KKTSq < 0 || r.DualSq < 0:
+			return fmt.Errorf("metrics: agent %d reports negative squared norms (KKTSq %v, DualSq %v)", i, r.KKTSq, r.DualSq)
+		}
+	}
+	for _, e := range g.Edges {
+		if e.I < 0 || e.J < 0 || e.I >= len(reps) || e.J >= len(reps) {
+			return fmt.Errorf("metrics: edge {%d,%d} is outside agents 0..%d", e.I, e.J, len(reps)-1)
+		}
+	}
+	if p != nil && len(p.XStar) > 0 && len(p.XStar) != dim {
+		return fmt.Errorf("metrics: x* has length %d, reports have %d", len(p.XStar), dim)
+	}
+	return nil
+}
+
+// sqDist returns ||a - b||^2 for slices of equal length.
+func sqDist(a, b []float64) float64 {
+	var s float64
+	for k := range a {
+		d := a[k] - b[k]
+		s += d * d
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/consensus/metrics"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultReadyTimeout = 30 * time.Second
+	DefaultAgentTimeout = 30 * time.Second
+)
+
+// Config describes one run for the coordinator.
+type Config struct {
+	// RunID names the run and its bundle directory; it must be a plain
+	// file name (no path separators, not "." or "..").
+	RunID string
+	// N is the number of agents, with ids 0..N-1.
+	N int
+	// Rounds is the number of rounds each agent runs unless stopped, and
+	// ReportEvery the report period k; both are recorded in the summary
+	// and Progress only (the agents enforce them).
+	Rounds      int
+	ReportEvery int
+	// ConsensusTol and OptGapTol stop the run early: once a measured round
+	// has ConsensusErr <= ConsensusTol and OptGap <= OptGapTol, for every
+	// tolerance that is positive, the coordinator publishes Stop and waits
+	// for the final statuses. Zero turns a tolerance off; with both off
+	// the agents run all Rounds. A NaN OptGap never meets OptGapTol.
+	ConsensusTol float64
+	OptGapTol    float64
+	// Timeout bounds the whole run, ready wait included; zero means none.
+	// On expiry the coordinator publishes Stop and the run fails.
+	Timeout time.Duration
+	// ReadyTimeout bounds the wait for every agent's ready status
+	// (default DefaultReadyTimeout).
+	ReadyTimeout time.Duration
+	// AgentTimeout is how long an agent may stay silent after Start, and
+	// how long agents have to send their final status after a Stop
+	// (default DefaultAgentTimeout). It must exceed the wall time of
+	// ReportEvery rounds.
+	AgentTimeout time.Duration
+	// OutDir is the results root; the bundle is OutDir/RunID.
+	OutDir string
+	// Scenario, if not empty, is written as scenario.yaml.
+	Scenario []byte
+	// Meta is copied to summary.json (transport, seed, mode, ...). Its
+	// values must be encodable as JSON.
+	Meta map[string]any
+	// Logger receives structured logs; nil discards them.
+	Logger hclog.Logger
+	// Progress, if set, is called after each measured round, from the
+	// goroutine running Run.
+	Progress func(Progress)
+}
+
+// Progress describes the run after a measured round.
+type Progress struct {
+	Metrics metrics.Metrics
+	// Rounds is Config.Rounds, the planned number of rounds.
+	Rounds int
+	// Elapsed is the wall time since Start.
+	Elapsed time.Duration
+	// RoundsPerSec is Metrics.Round / Elapsed.
+	RoundsPerSec float64
+}
+
+// withDefaults fills the zero values that have defaults.
+func (c Config) withDefaults() Config {
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = DefaultReadyTimeout
+	}
+	if c.AgentTimeout == 0 {
+		c.AgentTimeout = DefaultAgentTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	return c
+}
+
+// validate checks a defaulted config.
+func (c Config) validate() error {
+	switch {
+	case c.RunID == "" || c.RunID == "." || c.RunID == ".." ||
+		strings.ContainsAny(c.RunID, `/\`) || filepath.Base(c.RunID) != c.RunID:
+		return fmt.Errorf("run id %q: must be a plain directory name", c.RunID)
+	case c.N < 1:
+		return fmt.Errorf("run %s: number of agents %d: must be at least 1", c.RunID, c.N)
+	case c.OutDir == "":
+		return fmt.Errorf("run %s: empty results directory", c.RunID)
+	case c.Timeout < 0 || c.ReadyTimeout < 0 || c.AgentTimeout < 0:
+		return fmt.Errorf("run %s: negative timeout (timeout %v, ready %v, agent %v)", c.RunID, c.Timeout, c.ReadyTimeout, c.AgentTimeout)
+	case !(c.ConsensusTol >= 0) || !(c.OptGapTol >= 0):
+		return fmt.Errorf("run %s: tolerances must be >= 0 (consensus %v, optimality gap %v)", c.RunID, c.ConsensusTol, c.OptGapTol)
+	case c.Rounds < 0 || c.ReportEvery < 0:
+		return errors.New("run " + c.RunID + ": negative rounds or report period")
+	}
+	return nil
+}
+
+// tolerancesMet reports whether some tolerance is set and m meets every
+// one that is.
+func (c Config) tolerancesMet(m metrics.Metrics) bool {
+	if c.ConsensusTol <= 0 && c.OptGapTol <= 0 {
+		return false
+	}
+	if c.ConsensusTol > 0 && !(m.ConsensusErr <= c.ConsensusTol) {
+		return false
+	}
+	if c.OptGapTol > 0 && !(m.OptGap <= c.OptGapTol) {
+		return false
+	}
+	return true
+}

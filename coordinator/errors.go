@@ -1,0 +1,53 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors a run can end with; test with errors.Is.
+var (
+	// ErrBundleExists: the results bundle directory already exists.
+	ErrBundleExists = errors.New("results bundle already exists")
+	// ErrNotReady: some agents sent no ready status within ReadyTimeout.
+	ErrNotReady = errors.New("agents never became ready")
+	// ErrAgentFailed: an agent published a failed status.
+	ErrAgentFailed = errors.New("agent failed")
+	// ErrUnresponsive: an agent sent nothing for AgentTimeout, or did not
+	// finish within AgentTimeout of a Stop control.
+	ErrUnresponsive = errors.New("agent stopped answering")
+	// ErrTimeout: the run exceeded Config.Timeout.
+	ErrTimeout = errors.New("run timed out")
+	// ErrObserverClosed: the status channel closed before the run ended.
+	ErrObserverClosed = errors.New("status channel closed")
+)
+
+// AgentError names the agent that ended a run. It unwraps to
+// ErrAgentFailed or ErrUnresponsive.
+type AgentError struct {
+	// ID is the agent's id.
+	ID int
+	// Round is the last round the agent reported, or -1 if none.
+	Round int
+	// Silent is how long the agent had been silent (unresponsive only).
+	Silent time.Duration
+	// Msg is the agent's own error message (failed only).
+	Msg string
+	// Kind is ErrAgentFailed or ErrUnresponsive.
+	Kind error
+}
+
+func (e *AgentError) Error() string {
+	at := "no status since start"
+	if e.Round >= 0 {
+		at = fmt.Sprintf("last status at round %d", e.Round)
+	}
+	if errors.Is(e.Kind, ErrUnresponsive) {
+		return fmt.Sprintf("agent %d stopped answering (%s, %v ago)", e.ID, at, e.Silent.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("agent %d failed (%s): %s", e.ID, at, e.Msg)
+}
+
+// Unwrap returns Kind.
+func (e *AgentError) Unwrap() error { return e.Kind }

@@ -1,0 +1,122 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/consim/consim/consensus/metrics"
+)
+
+// Row is one measured round: one line of metrics.jsonl and of metrics.csv,
+// and the initial and final entries of summary.json.
+type Row struct {
+	metrics.Metrics
+	// Elapsed is the wall time from Start until the round was measured.
+	Elapsed time.Duration
+}
+
+// column is one field of a Row in the files: its name and its value.
+type column struct {
+	name string
+	get  func(*Row) float64
+	set  func(*Row, float64)
+	// count marks the columns that are never null: round, elapsed_s and
+	// grad_evals.
+	count bool
+}
+
+// columns fixes the order and names of the fields of metrics.csv and
+// metrics.jsonl. Add new columns at the end only.
+var columns = []column{
+	{"round", func(r *Row) float64 { return float64(r.Round) }, func(r *Row, v float64) { r.Round = int(v) }, true},
+	{"elapsed_s", func(r *Row) float64 { return r.Elapsed.Seconds() }, func(r *Row, v float64) { r.Elapsed = time.Duration(v * float64(time.Second)) }, true},
+	{"consensus_err", func(r *Row) float64 { return r.ConsensusErr }, func(r *Row, v float64) { r.ConsensusErr = v }, false},
+	{"consensus_err_rel", func(r *Row) float64 { return r.ConsensusErrRel }, func(r *Row, v float64) { r.ConsensusErrRel = v }, false},
+	{"obj_value", func(r *Row) float64 { return r.ObjValue }, func(r *Row, v float64) { r.ObjValue = v }, false},
+	{"opt_gap", func(r *Row) float64 { return r.OptGap }, func(r *Row, v float64) { r.OptGap = v }, false},
+	{"dist_to_opt", func(r *Row) float64 { return r.DistToOpt }, func(r *Row, v float64) { r.DistToOpt = v }, false},
+	{"feasibility", func(r *Row) float64 { return r.Feasibility }, func(r *Row, v float64) { r.Feasibility = v }, false},
+	{"kkt", func(r *Row) float64 { return r.KKT }, func(r *Row, v float64) { r.KKT = v }, false},
+	{"dual_norm", func(r *Row) float64 { return r.DualNorm }, func(r *Row, v float64) { r.DualNorm = v }, false},
+	{"resets", func(r *Row) float64 { return r.Resets }, func(r *Row, v float64) { r.Resets = v }, false},
+	{"grad_evals", func(r *Row) float64 { return float64(r.GradEvals) }, func(r *Row, v float64) { r.GradEvals = int64(v) }, true},
+}
+
+// Columns returns the header of metrics.csv, which is also the key set of
+// each metrics.jsonl object, in order:
+//
+//	round, elapsed_s, consensus_err, consensus_err_rel, obj_value, opt_gap,
+//	dist_to_opt, feasibility, kkt, dual_norm, resets, grad_evals
+//
+// round is Metrics.Round (completed rounds), elapsed_s the seconds from
+// Start; the others are the fields of metrics.Metrics of the same name.
+func Columns() []string {
+	names := make([]string, len(columns))
+	for k, c := range columns {
+		names[k] = c.name
+	}
+	return names
+}
+
+// appendValue appends c's value of r to b: counts in plain decimals,
+// other finite values in the shortest exact form, non-finite ones as
+// nonFinite ("NaN" in the CSV, "null" in JSON).
+func (c column) appendValue(b []byte, r *Row, nonFinite string) []byte {
+	v := c.get(r)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return append(b, nonFinite...)
+	case c.count:
+		return strconv.AppendFloat(b, v, 'f', -1, 64)
+	default:
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+}
+
+// csvRecord returns the fields of r for metrics.csv; non-finite values
+// are written NaN.
+func (r *Row) csvRecord() []string {
+	rec := make([]string, len(columns))
+	for k, c := range columns {
+		rec[k] = string(c.appendValue(nil, r, "NaN"))
+	}
+	return rec
+}
+
+// MarshalJSON writes r as an object with the keys of Columns in order;
+// non-finite values (an unknown optimum, a diverged run) are null.
+func (r Row) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for k, c := range columns {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, c.name)
+		b = append(b, ':')
+		b = c.appendValue(b, &r, "null")
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; null and absent keys read
+// as NaN (0 for round, elapsed_s and grad_evals), unknown keys are ignored.
+func (r *Row) UnmarshalJSON(data []byte) error {
+	var fields map[string]*float64
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("coordinator: metrics row: %w", err)
+	}
+	*r = Row{}
+	for _, c := range columns {
+		v, ok := fields[c.name]
+		switch {
+		case ok && v != nil:
+			c.set(r, *v)
+		case !c.count:
+			c.set(r, math.NaN())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package coordinator
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consim/consim/consensus/metrics"
+)
+
+func TestRowJSON(t *testing.T) {
+	in := Row{Elapsed: 1500 * time.Millisecond, Metrics: metrics.Metrics{
+		Round: 40, ConsensusErr: 1e-7, ConsensusErrRel: 0.5, ObjValue: 2, OptGap: math.NaN(),
+		DistToOpt: math.Inf(1), Feasibility: 3, KKT: 4, DualNorm: 5, Resets: 0.5, GradEvals: 1 << 40,
+	}}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"round":40,"elapsed_s":1.5,"consensus_err":1e-07,"consensus_err_rel":0.5,"obj_value":2,"opt_gap":null,` +
+		`"dist_to_opt":null,"feasibility":3,"kkt":4,"dual_norm":5,"resets":0.5,"grad_evals":1099511627776}`
+	if string(data) != want {
+		t.Fatalf("json\n got %s\nwant %s", data, want)
+	}
+	var out Row
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	in.DistToOpt = math.NaN() // null reads back as NaN
+	if !reflect.DeepEqual(strings.Join(out.csvRecord(), ","), strings.Join(in.csvRecord(), ",")) {
+		t.Errorf("round trip %v, want %v", out.csvRecord(), in.csvRecord())
+	}
+	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,NaN,NaN,3,4,5,0.5,1099511627776" {
+		t.Errorf("csv record %s", got)
+	}
+}
+
+func TestAgentErrorMessages(t *testing.T) {
+	tests := []struct {
+		err  *AgentError
+		want string
+	}{
+		{&AgentError{ID: 3, Round: 120, Silent: 10 * time.Second, Kind: ErrUnresponsive}, "agent 3 stopped answering (last status at round 120, 10s ago)"},
+		{&AgentError{ID: 0, Round: -1, Silent: 1500 * time.Millisecond, Kind: ErrUnresponsive}, "agent 0 stopped answering (no status since start, 1.5s ago)"},
+		{&AgentError{ID: 2, Round: 7, Msg: "NaN in x", Kind: ErrAgentFailed}, "agent 2 failed (last status at round 7): NaN in x"},
+	}
+	for _, tc := range tests {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}

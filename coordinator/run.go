@@ -1,0 +1,488 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/node"
+)
+
+// Evaluator turns the reports of one round, indexed by agent id, into the
+// run's metrics. The coordinator sets Metrics.Round itself.
+type Evaluator interface {
+	Evaluate(reps []consensus.Report) (metrics.Metrics, error)
+}
+
+// EvaluatorFunc adapts a function to Evaluator, for instance
+//
+//	EvaluatorFunc(func(r []consensus.Report) (metrics.Metrics, error) {
+//		return metrics.Measure(p, g, r)
+//	})
+type EvaluatorFunc func(reps []consensus.Report) (metrics.Metrics, error)
+
+// Evaluate returns f(reps).
+func (f EvaluatorFunc) Evaluate(reps []consensus.Report) (metrics.Metrics, error) { return f(reps) }
+
+// Run coordinates one run over obs: it creates the results bundle
+// OutDir/RunID (an existing one is an error), waits for every agent's
+// ready status, publishes Start, measures each round all agents have
+// reported with ev, and ends when every agent has sent its final status,
+// publishing Stop first if a tolerance is met, the run times out, an agent
+// fails or stops answering, or ctx is cancelled. Once the bundle exists,
+// Run always writes summary.json and returns the Summary; the error is
+// non-nil when the run failed (see the Err* values and AgentError).
+func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Summary, error) {
+	if obs == nil || ev == nil {
+		return nil, errors.New("coordinator: nil observer or evaluator")
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		stopEarly(obs, cfg.Logger, err)
+		return nil, fmt.Errorf("coordinator: %w", err)
+	}
+	b, err := createBundle(cfg.OutDir, cfg.RunID, cfg.Scenario)
+	if err != nil {
+		stopEarly(obs, cfg.Logger, err)
+		return nil, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, err)
+	}
+	r := newRun(cfg, obs, ev, b)
+	r.execute(ctx)
+	end := time.Now()
+	if err := b.close(); err != nil {
+		r.fail(StopError, err)
+	}
+	sum := r.summary(end)
+	if err := b.writeSummary(sum); err != nil {
+		return sum, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, errors.Join(r.failure, err))
+	}
+	if r.failure != nil {
+		return sum, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, r.failure)
+	}
+	return sum, nil
+}
+
+// stopEarly tells agents that may be waiting for Start that no run comes.
+func stopEarly(obs node.Observer, log hclog.Logger, err error) {
+	if cerr := obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStop, Reason: err.Error()})); cerr != nil {
+		log.Warn("publish stop", "err", cerr)
+	}
+}
+
+// agentState is where an agent is in the run, as the coordinator sees it.
+type agentState int
+
+const (
+	agentLive agentState = iota
+	agentFinished
+	agentFailed
+	agentSilent
+)
+
+// agent is what the coordinator knows of one agent.
+type agent struct {
+	ready     bool
+	state     agentState
+	lastSeen  time.Time
+	lastRound int // last round reported, -1 if none
+	traffic   node.Traffic
+}
+
+// pendingRound gathers the reports of one round until all agents sent one.
+type pendingRound struct {
+	reps  []consensus.Report
+	have  []bool
+	count int
+}
+
+// run is the state of one Run; it lives in a single goroutine.
+type run struct {
+	cfg Config
+	obs node.Observer
+	ev  Evaluator
+	log hclog.Logger
+	b   *bundle
+
+	agents   []agent
+	pending  map[int]*pendingRound
+	measured int // rows written
+	lastRow  int // round of the last row, -1 if none
+	initial  *Row
+	final    *Row
+
+	statusMalformed int64
+	faults          []Fault
+	failure         error
+	cause           string
+
+	begin, started time.Time
+	startSent      bool
+	stopSent       bool
+}
+
+func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle) *run {
+	r := &run{
+		cfg: cfg, obs: obs, ev: ev, b: b,
+		log:     cfg.Logger.With("run", cfg.RunID),
+		agents:  make([]agent, cfg.N),
+		pending: make(map[int]*pendingRound),
+		lastRow: -1,
+		begin:   time.Now(),
+	}
+	for i := range r.agents {
+		r.agents[i].lastRound = -1
+	}
+	return r
+}
+
+// execute runs the ready, start and observation phases.
+func (r *run) execute(ctx context.Context) {
+	var timeout <-chan time.Time
+	if r.cfg.Timeout > 0 {
+		t := time.NewTimer(r.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	if !r.awaitReady(ctx, timeout) {
+		return
+	}
+	r.started = time.Now()
+	for i := range r.agents {
+		r.agents[i].lastSeen = r.started
+	}
+	if err := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStart})); err != nil {
+		r.fail(StopError, fmt.Errorf("publish start: %w", err))
+		return
+	}
+	r.startSent = true
+	r.log.Info("run started", "agents", r.cfg.N, "rounds", r.cfg.Rounds)
+	r.observe(ctx, timeout)
+}
+
+// awaitReady waits for a ready status from every agent.
+func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
+	t := time.NewTimer(r.cfg.ReadyTimeout)
+	defer t.Stop()
+	for len(r.notReady()) > 0 {
+		select {
+		case <-ctx.Done():
+			r.fail(StopInterrupted, fmt.Errorf("interrupted while waiting for agents %s: %w", ids(r.notReady()), ctx.Err()))
+			return false
+		case <-timeout:
+			r.fail(StopTimeout, fmt.Errorf("%w after %v while waiting for agents %s", ErrTimeout, r.cfg.Timeout, ids(r.notReady())))
+			return false
+		case <-t.C:
+			r.fail(StopNotReady, fmt.Errorf("%w within %v: missing %s", ErrNotReady, r.cfg.ReadyTimeout, ids(r.notReady())))
+			return false
+		case f, ok := <-r.obs.Statuses():
+			if !ok {
+				r.fail(StopError, ErrObserverClosed)
+				return false
+			}
+			r.ingest(f, time.Now())
+			if r.failure != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// observe handles statuses until no agent is live.
+func (r *run) observe(ctx context.Context, timeout <-chan time.Time) {
+	tick := time.NewTicker(checkPeriod(r.cfg.AgentTimeout))
+	defer tick.Stop()
+	var drain *time.Timer
+	defer func() {
+		if drain != nil {
+			drain.Stop()
+		}
+	}()
+	var drainC <-chan time.Time
+	for r.live() > 0 {
+		if r.stopSent && drain == nil {
+			drain = time.NewTimer(r.cfg.AgentTimeout)
+			drainC = drain.C
+		}
+		select {
+		case <-ctx.Done():
+			r.fail(StopInterrupted, fmt.Errorf("interrupted: %w", ctx.Err()))
+			return
+		case <-timeout:
+			timeout = nil
+			r.fail(StopTimeout, fmt.Errorf("%w after %v", ErrTimeout, r.cfg.Timeout))
+		case <-drainC:
+			r.abandon()
+			return
+		case now := <-tick.C:
+			r.checkSilence(now)
+		case f, ok := <-r.obs.Statuses():
+			if !ok {
+				r.fail(StopError, ErrObserverClosed)
+				return
+			}
+			r.ingest(f, time.Now())
+		}
+	}
+}
+
+// checkPeriod is how often silence is checked: a quarter of the agent
+// timeout, within [1ms, 1s].
+func checkPeriod(agentTimeout time.Duration) time.Duration {
+	return min(max(agentTimeout/4, time.Millisecond), time.Second)
+}
+
+// ingest handles one status frame.
+func (r *run) ingest(frame []byte, now time.Time) {
+	s, err := node.DecodeStatus(frame)
+	if err != nil {
+		r.malformed(err)
+		return
+	}
+	if s.ID < 0 || s.ID >= r.cfg.N {
+		r.malformed(fmt.Errorf("status of agent %d in a run of agents 0..%d", s.ID, r.cfg.N-1))
+		return
+	}
+	report := s.Kind == node.StatusProgress || s.Kind == node.StatusFinal
+	if report && (s.Report.ID != s.ID || s.Report.Round < 0) {
+		r.malformed(fmt.Errorf("agent %d sent a report of agent %d, round %d", s.ID, s.Report.ID, s.Report.Round))
+		return
+	}
+	a := &r.agents[s.ID]
+	if a.state != agentLive {
+		r.log.Debug("status after the agent ended", "agent", s.ID, "kind", s.Kind)
+		return
+	}
+	a.lastSeen = now
+	a.traffic = s.Traffic
+	switch s.Kind {
+	case node.StatusReady:
+		a.ready = true
+	case node.StatusProgress, node.StatusFinal:
+		if !r.startSent {
+			r.log.Warn("report before start dropped", "agent", s.ID, "kind", s.Kind, "round", s.Report.Round)
+			return
+		}
+		a.lastRound = max(a.lastRound, s.Report.Round)
+		if s.Kind == node.StatusFinal {
+			a.state = agentFinished
+			r.log.Debug("agent finished", "agent", s.ID, "round", s.Report.Round)
+		}
+		r.collect(s.Report)
+	case node.StatusFailed:
+		a.state = agentFailed
+		err := &AgentError{ID: s.ID, Round: a.lastRound, Msg: s.Err, Kind: ErrAgentFailed}
+		r.faults = append(r.faults, Fault{Agent: s.ID, Kind: "failed", Round: a.lastRound, Message: s.Err})
+		r.fail(StopAgentFailed, err)
+	}
+}
+
+// malformed counts and drops a bad status frame.
+func (r *run) malformed(err error) {
+	r.statusMalformed++
+	r.log.Warn("dropped malformed status frame", "err", err, "count", r.statusMalformed)
+}
+
+// collect adds a report to its round and measures the round once every
+// agent has reported it. Rounds older than the last measured one are
+// dropped: agents that stopped at different rounds never complete them.
+func (r *run) collect(rep consensus.Report) {
+	if rep.Round <= r.lastRow {
+		return
+	}
+	pr := r.pending[rep.Round]
+	if pr == nil {
+		pr = &pendingRound{reps: make([]consensus.Report, r.cfg.N), have: make([]bool, r.cfg.N)}
+		r.pending[rep.Round] = pr
+	}
+	if !pr.have[rep.ID] {
+		pr.have[rep.ID] = true
+		pr.count++
+	}
+	pr.reps[rep.ID] = rep
+	if pr.count < r.cfg.N {
+		return
+	}
+	for t := range r.pending {
+		if t <= rep.Round {
+			delete(r.pending, t)
+		}
+	}
+	r.measure(rep.Round, pr.reps)
+}
+
+// measure evaluates round t, appends its row to the bundle, reports
+// progress and checks the tolerances.
+func (r *run) measure(t int, reps []consensus.Report) {
+	m, err := r.ev.Evaluate(reps)
+	if err != nil {
+		r.fail(StopError, fmt.Errorf("measure round %d: %w", t, err))
+		return
+	}
+	m.Round = t
+	r.lastRow = t
+	row := Row{Metrics: m, Elapsed: time.Since(r.started)}
+	if err := r.b.appendRow(row); err != nil {
+		r.fail(StopError, fmt.Errorf("record round %d: %w", t, err))
+		return
+	}
+	r.measured++
+	if r.initial == nil {
+		first := row
+		r.initial = &first
+	}
+	r.final = &row
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(Progress{Metrics: m, Rounds: r.cfg.Rounds, Elapsed: row.Elapsed, RoundsPerSec: perSecond(t, row.Elapsed)})
+	}
+	if !r.stopSent && r.cfg.tolerancesMet(m) {
+		r.cause = StopTolerance
+		r.log.Info("tolerance reached", "round", t, "consensus_err", m.ConsensusErr, "opt_gap", m.OptGap)
+		r.stop(fmt.Sprintf("tolerance reached at round %d", t))
+	}
+}
+
+// checkSilence names every live agent silent for longer than AgentTimeout.
+func (r *run) checkSilence(now time.Time) {
+	for id := range r.agents {
+		a := &r.agents[id]
+		silent := now.Sub(a.lastSeen)
+		if a.state != agentLive || silent <= r.cfg.AgentTimeout {
+			continue
+		}
+		a.state = agentSilent
+		err := &AgentError{ID: id, Round: a.lastRound, Silent: silent, Kind: ErrUnresponsive}
+		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: a.lastRound, Message: err.Error()})
+		r.fail(StopUnresponsive, err)
+	}
+}
+
+// abandon gives up on the agents still live AgentTimeout after Stop.
+func (r *run) abandon() {
+	var left []int
+	for id := range r.agents {
+		a := &r.agents[id]
+		if a.state != agentLive {
+			continue
+		}
+		a.state = agentSilent
+		left = append(left, id)
+		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: a.lastRound,
+			Message: fmt.Sprintf("no final status within %v of the stop control", r.cfg.AgentTimeout)})
+	}
+	who := "agents"
+	if len(left) == 1 {
+		who = "agent"
+	}
+	r.fail(StopUnresponsive, fmt.Errorf("%w: %s %s sent no final status within %v of the stop control", ErrUnresponsive, who, ids(left), r.cfg.AgentTimeout))
+}
+
+// fail records the first failure of the run and stops the agents.
+func (r *run) fail(cause string, err error) {
+	if r.failure == nil {
+		r.failure, r.cause = err, cause
+		r.log.Error("run failed", "err", err)
+	} else {
+		r.log.Warn("further failure", "err", err)
+	}
+	r.stop(err.Error())
+}
+
+// stop publishes the Stop control once.
+func (r *run) stop(reason string) {
+	if r.stopSent {
+		return
+	}
+	r.stopSent = true
+	if err := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStop, Reason: reason})); err != nil {
+		r.log.Warn("publish stop", "err", err)
+	}
+}
+
+// notReady lists the agents without a ready status, ascending.
+func (r *run) notReady() []int {
+	var out []int
+	for id, a := range r.agents {
+		if !a.ready {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// live counts the agents that have not finished, failed or gone silent.
+func (r *run) live() int {
+	n := 0
+	for _, a := range r.agents {
+		if a.state == agentLive {
+			n++
+		}
+	}
+	return n
+}
+
+// summary assembles the Summary of the run ending at end.
+func (r *run) summary(end time.Time) *Summary {
+	s := &Summary{
+		RunID:          r.cfg.RunID,
+		Status:         StatusOK,
+		StopCause:      StopRounds,
+		Agents:         r.cfg.N,
+		RoundsPlanned:  r.cfg.Rounds,
+		ReportEvery:    r.cfg.ReportEvery,
+		MeasuredRounds: r.measured,
+		Initial:        r.initial,
+		Final:          r.final,
+		Reduction:      reduction(r.initial, r.final),
+		Faults:         r.faults,
+		StartedAt:      r.begin,
+		Meta:           r.cfg.Meta,
+		Bundle:         r.b.dir,
+	}
+	if r.cause != "" {
+		s.StopCause = r.cause
+	}
+	if r.failure != nil {
+		s.Status, s.Reason = StatusFailed, r.failure.Error()
+	}
+	rounds := r.agents[0].lastRound
+	for id, a := range r.agents {
+		s.Traffic.addTraffic(id, a.traffic)
+		rounds = min(rounds, a.lastRound)
+	}
+	s.Rounds = max(rounds, 0)
+	s.Traffic.StatusMalformed = r.statusMalformed
+	if r.startSent {
+		s.ReadySeconds = r.started.Sub(r.begin).Seconds()
+		wall := end.Sub(r.started)
+		s.WallSeconds = wall.Seconds()
+		s.RoundsPerSec = perSecond(s.Rounds, wall)
+	} else {
+		s.ReadySeconds = end.Sub(r.begin).Seconds()
+	}
+	return s
+}
+
+// perSecond returns rounds per second of wall time d, 0 for d <= 0.
+func perSecond(rounds int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(rounds) / d.Seconds()
+}
+
+// ids formats agent ids as "1, 3".
+func ids(list []int) string {
+	parts := make([]string, len(list))
+	for k, id := range list {
+		parts[k] = strconv.Itoa(id)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,146 @@
+package coordinator
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/consim/consim/node"
+)
+
+// Run outcomes (Summary.Status).
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// Stop causes (Summary.StopCause).
+const (
+	StopRounds       = "rounds"       // every agent finished its rounds
+	StopTolerance    = "tolerance"    // a tolerance was met; Stop published
+	StopNotReady     = "not_ready"    // ErrNotReady
+	StopAgentFailed  = "agent_failed" // ErrAgentFailed
+	StopUnresponsive = "unresponsive" // ErrUnresponsive
+	StopTimeout      = "timeout"      // ErrTimeout
+	StopInterrupted  = "interrupted"  // the context was cancelled
+	StopError        = "error"        // any other error (evaluation, files, transport)
+)
+
+// Summary is summary.json: the outcome of a run.
+type Summary struct {
+	RunID  string `json:"run_id"`
+	Status string `json:"status"` // StatusOK or StatusFailed
+	// Reason says why a failed run failed; empty when ok.
+	Reason    string `json:"reason,omitempty"`
+	StopCause string `json:"stop_cause"`
+	Agents    int    `json:"agents"`
+	// RoundsPlanned and ReportEvery are Config.Rounds and ReportEvery.
+	RoundsPlanned int `json:"rounds_planned"`
+	ReportEvery   int `json:"report_every"`
+	// Rounds is the number of rounds every agent is known to have
+	// completed: the least, over agents, of the last round reported.
+	Rounds int `json:"rounds"`
+	// MeasuredRounds is the number of lines of metrics.jsonl.
+	MeasuredRounds int `json:"measured_rounds"`
+	// Initial and Final are the first and last measured rounds.
+	Initial   *Row          `json:"initial,omitempty"`
+	Final     *Row          `json:"final,omitempty"`
+	Reduction Reduction     `json:"reduction"`
+	Traffic   TrafficTotals `json:"traffic"`
+	// Faults lists the agents that failed or stopped answering.
+	Faults []Fault `json:"faults,omitempty"`
+	// StartedAt is when Run began; ReadySeconds the wait for the ready
+	// statuses; WallSeconds the time from Start to the end of the run.
+	StartedAt    time.Time `json:"started_at"`
+	ReadySeconds float64   `json:"ready_s"`
+	WallSeconds  float64   `json:"wall_s"`
+	// RoundsPerSec is Rounds / WallSeconds.
+	RoundsPerSec float64        `json:"rounds_per_s"`
+	Meta         map[string]any `json:"meta,omitempty"`
+	// Bundle is the results directory.
+	Bundle string `json:"bundle"`
+}
+
+// Reduction holds initial/final ratios of measures: how many times a
+// measure shrank over the run. A ratio is present only when both values
+// are finite and positive.
+type Reduction struct {
+	ConsensusErr *float64 `json:"consensus_err,omitempty"`
+	OptGap       *float64 `json:"opt_gap,omitempty"`
+	Feasibility  *float64 `json:"feasibility,omitempty"`
+	KKT          *float64 `json:"kkt,omitempty"`
+	DistToOpt    *float64 `json:"dist_to_opt,omitempty"`
+}
+
+// TrafficTotals sums the agents' latest traffic counters (see
+// node.Traffic) and counts the status frames the coordinator dropped.
+type TrafficTotals struct {
+	MsgsSent      int64 `json:"msgs_sent"`
+	BytesSent     int64 `json:"bytes_sent"`
+	MsgsRecv      int64 `json:"msgs_recv"`
+	BytesRecv     int64 `json:"bytes_recv"`
+	Dropouts      int64 `json:"dropouts"`
+	ReduceMissing int64 `json:"reduce_missing"`
+	Late          int64 `json:"late"`
+	Unexpected    int64 `json:"unexpected"`
+	Malformed     int64 `json:"malformed"`
+	// DropoutsByEdge counts dropouts per edge "i-j" (i < j), both
+	// directions together.
+	DropoutsByEdge map[string]int64 `json:"dropouts_by_edge,omitempty"`
+	// StatusMalformed counts status frames the coordinator dropped: not
+	// decodable, an unknown kind, an agent id outside 0..N-1, or a report
+	// that contradicts its status.
+	StatusMalformed int64 `json:"status_malformed"`
+}
+
+// Fault is an agent that ended a run.
+type Fault struct {
+	Agent int    `json:"agent"`
+	Kind  string `json:"kind"` // "failed" or "unresponsive"
+	// Round is the last round the agent reported, -1 if none.
+	Round   int    `json:"round"`
+	Message string `json:"message"`
+}
+
+// addTraffic adds the counters of one agent id to t.
+func (t *TrafficTotals) addTraffic(id int, a node.Traffic) {
+	t.MsgsSent += a.MsgsSent
+	t.BytesSent += a.BytesSent
+	t.MsgsRecv += a.MsgsRecv
+	t.BytesRecv += a.BytesRecv
+	t.Dropouts += a.Dropouts
+	t.ReduceMissing += a.ReduceMissing
+	t.Late += a.Late
+	t.Unexpected += a.Unexpected
+	t.Malformed += a.Malformed
+	for peer, n := range a.DropoutsByPeer {
+		i, j := min(id, peer), max(id, peer)
+		if t.DropoutsByEdge == nil {
+			t.DropoutsByEdge = make(map[string]int64)
+		}
+		t.DropoutsByEdge[fmt.Sprintf("%d-%d", i, j)] += n
+	}
+}
+
+// reduction returns the Reduction from initial to final.
+func reduction(initial, final *Row) Reduction {
+	if initial == nil || final == nil {
+		return Reduction{}
+	}
+	return Reduction{
+		ConsensusErr: ratio(initial.ConsensusErr, final.ConsensusErr),
+		OptGap:       ratio(initial.OptGap, final.OptGap),
+		Feasibility:  ratio(initial.Feasibility, final.Feasibility),
+		KKT:          ratio(initial.KKT, final.KKT),
+		DistToOpt:    ratio(initial.DistToOpt, final.DistToOpt),
+	}
+}
+
+// ratio returns a/b when both are finite and positive, else nil.
+func ratio(a, b float64) *float64 {
+	if !(a > 0 && b > 0) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return nil
+	}
+	r := a / b
+	return &r
+}
