@@ -1,0 +1,245 @@
+package admm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Portfolio is the mean-variance portfolio problem (the paper's eq. 24,
+// from Lian, Wang and Liu 2017) over N assets and n periods with rewards
+// r_1..r_n in R^N:
+//
+//	F(x) = -(1/n) sum_i <r_i, x> + (1/n) sum_i ( <r_i, x> - (1/n) sum_j <r_j, x> )^2
+//	     = -<rbar, x> + x^T S x,
+//
+// rbar = (1/n) sum_i r_i, S = (1/n) sum_i (r_i - rbar)(r_i - rbar)^T. As a
+// composition (m = n, d = N, r = N + 1):
+//
+//	g_j(x) = [x; <r_j, x>],                 so g(x) = [x; <rbar, x>],
+//	f_i(y) = -<r_i, y_x> + (<r_i, y_x> - y_last)^2,  y = [y_x; y_last].
+//
+// Then dg_j(x) = [I; r_j^T] and grad f_i(y) = [(2c - 1) r_i; -2c] with
+// c = <r_i, y_x> - y_last.
+type Portfolio struct {
+	rets [][]float64 // r_i, rows of the n x N reward matrix
+	mean []float64   // rbar
+	cov  *mat.SymDense
+}
+
+// NewPortfolio builds the problem from the n x N reward matrix (row i is
+// r_i). The matrix is copied.
+func NewPortfolio(returns mat.Matrix) (*Portfolio, error) {
+	if returns == nil {
+		return nil, fmt.Errorf("admm: nil reward matrix")
+	}
+	n, assets := returns.Dims()
+	if n < 2 || assets < 1 {
+		return nil, fmt.Errorf("admm: reward matrix is %d x %d, need at least 2 periods and 1 asset", n, assets)
+	}
+	p := &Portfolio{rets: make([][]float64, n), mean: make([]float64, assets)}
+	for i := range n {
+		row := make([]float64, assets)
+		for k := range assets {
+			v := returns.At(i, k)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("admm: reward r_%d[%d] = %v is not finite", i, k, v)
+			}
+			row[k] = v
+		}
+		p.rets[i] = row
+		axpy(p.mean, 1/float64(n), row)
+	}
+	centred := mat.NewDense(n, assets, nil)
+	for i, row := range p.rets {
+		for k, v := range row {
+			centred.Set(i, k, v-p.mean[k])
+		}
+	}
+	p.cov = mat.NewSymDense(assets, nil)
+	p.cov.SymOuterK(1/float64(n), centred.T())
+	return p, nil
+}
+
+// Dims returns d = N, r = N + 1, m = n = periods.
+func (p *Portfolio) Dims() Dims {
+	a, n := len(p.mean), len(p.rets)
+	return Dims{D: a, R: a + 1, M: n, N: n}
+}
+
+// Inner writes g_j(x) = [x; <r_j, x>] into dst.
+func (p *Portfolio) Inner(j int, x, dst []float64) {
+	a := len(x)
+	copy(dst[:a], x)
+	dst[a] = dot(p.rets[j], x)
+}
+
+// InnerJacT writes (dg_j(x))^T u = u_x + u_last r_j into dst.
+func (p *Portfolio) InnerJacT(j int, x, u, dst []float64) {
+	a := len(x)
+	last := u[a]
+	for k, rk := range p.rets[j] {
+		dst[k] = u[k] + last*rk
+	}
+}
+
+// InnerJacobian writes dg_j(x) = [I; r_j^T] ((N+1) x N, row-major) into dst.
+func (p *Portfolio) InnerJacobian(j int, x, dst []float64) {
+	a := len(x)
+	clear(dst[:a*a])
+	for k := range a {
+		dst[k*a+k] = 1
+	}
+	copy(dst[a*a:], p.rets[j])
+}
+
+// Outer returns f_i(y) = -<r_i, y_x> + (<r_i, y_x> - y_last)^2.
+func (p *Portfolio) Outer(i int, y []float64) float64 {
+	a := len(p.mean)
+	s := dot(p.rets[i], y[:a])
+	c := s - y[a]
+	return -s + c*c
+}
+
+// OuterGrad writes grad f_i(y) = [(2c - 1) r_i; -2c], c = <r_i, y_x> - y_last,
+// into dst.
+func (p *Portfolio) OuterGrad(i int, y, dst []float64) {
+	a := len(p.mean)
+	c := dot(p.rets[i], y[:a]) - y[a]
+	for k, rk := range p.rets[i] {
+		dst[k] = (2*c - 1) * rk
+	}
+	dst[a] = -2 * c
+}
+
+// Objective returns F(x) = -<rbar, x> + x^T S x in closed form.
+func (p *Portfolio) Objective(x []float64) float64 {
+	v := mat.NewVecDense(len(x), append([]float64(nil), x...))
+	return -dot(p.mean, x) + mat.Inner(v, p.cov, v)
+}
+
+// ObjectiveGrad writes grad F(x) = -rbar + 2 S x into dst in closed form.
+func (p *Portfolio) ObjectiveGrad(x, dst []float64) {
+	out := mat.NewVecDense(len(dst), dst)
+	out.MulVec(p.cov, mat.NewVecDense(len(x), append([]float64(nil), x...)))
+	for k := range dst {
+		dst[k] = 2*dst[k] - p.mean[k]
+	}
+}
+
+// Solution is the exact minimizer of P(x) = F(x) + (mu/2)||x||^2, the
+// portfolio problem with the ADMM constraint x = w eliminated.
+type Solution struct {
+	X     []float64     // x* = (2S + mu I)^{-1} rbar
+	Value float64       // P* = P(x*)
+	H     *mat.SymDense // the Hessian 2S + mu I
+}
+
+// Solve returns x* and P* by a Cholesky solve of the normal equations
+// (2S + mu I) x = rbar. It fails if 2S + mu I is not positive definite.
+func (p *Portfolio) Solve(r Ridge) (*Solution, error) {
+	a := len(p.mean)
+	h := mat.NewSymDense(a, nil)
+	h.AddSym(p.cov, p.cov)
+	for k := range a {
+		h.SetSym(k, k, h.At(k, k)+r.Mu)
+	}
+	var ch mat.Cholesky
+	if ok := ch.Factorize(h); !ok {
+		return nil, fmt.Errorf("admm: 2S + mu I is not positive definite (mu = %v)", r.Mu)
+	}
+	var xs mat.VecDense
+	if err := ch.SolveVecTo(&xs, mat.NewVecDense(a, append([]float64(nil), p.mean...))); err != nil {
+		return nil, fmt.Errorf("admm: solving the normal equations: %w", err)
+	}
+	x := append([]float64(nil), xs.RawVector().Data...)
+	return &Solution{X: x, Value: p.Objective(x) + r.Value(x), H: h}, nil
+}
+
+// Gap returns P(x) - P* = (1/2)(x - x*)^T H (x - x*), exact for the
+// quadratic P and free of the cancellation of subtracting two values.
+func (s *Solution) Gap(x []float64) float64 {
+	e := make([]float64, len(x))
+	for k := range x {
+		e[k] = x[k] - s.X[k]
+	}
+	v := mat.NewVecDense(len(e), e)
+	return 0.5 * mat.Inner(v, s.H, v)
+}
+
+// ReturnsConfig describes the synthetic rewards: n = Periods i.i.d. draws
+//
+//	r_i = nu + Q diag(sqrt(lambda)) z_i,   z_i ~ N(0, I_N),
+//
+// so r_i ~ N(nu, Sigma) with Sigma = Q diag(lambda) Q^T, Q a random
+// orthogonal matrix (the Q factor of a Gaussian N x N matrix, columns
+// sign-fixed so that diag(R) > 0, i.e. Haar distributed), and
+// lambda_k = Cov^{-(k-1)/(N-1)}, k = 1..N, geometrically spaced from 1 down
+// to 1/Cov: the condition number of Sigma is Cov. The mean nu has
+// independent entries uniform on [0, MeanHi].
+type ReturnsConfig struct {
+	Assets  int     // N
+	Periods int     // n
+	Cov     float64 // condition number of Sigma, >= 1
+	MeanHi  float64 // upper end of the uniform mean entries, >= 0
+}
+
+// GenerateReturns draws the n x N reward matrix of cfg from rng.
+func GenerateReturns(cfg ReturnsConfig, rng *rand.Rand) (*mat.Dense, error) {
+	if cfg.Assets < 1 || cfg.Periods < 2 {
+		return nil, fmt.Errorf("admm: returns config %+v: need Assets >= 1 and Periods >= 2", cfg)
+	}
+	if !(cfg.Cov >= 1) || math.IsInf(cfg.Cov, 0) {
+		return nil, fmt.Errorf("admm: covariance condition number cov = %v must be finite and >= 1", cfg.Cov)
+	}
+	if !(cfg.MeanHi >= 0) || math.IsInf(cfg.MeanHi, 0) {
+		return nil, fmt.Errorf("admm: mean bound %v must be finite and >= 0", cfg.MeanHi)
+	}
+	a, n := cfg.Assets, cfg.Periods
+	gauss := mat.NewDense(a, a, nil)
+	for i := range a {
+		for k := range a {
+			gauss.Set(i, k, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(gauss)
+	var q, r mat.Dense
+	qr.QTo(&q)
+	qr.RTo(&r)
+	// L = Q diag(sign(R_kk) sqrt(lambda_k)), Sigma = L L^T.
+	l := mat.NewDense(a, a, nil)
+	for k := range a {
+		lambda := 1.0
+		if a > 1 {
+			lambda = math.Pow(cfg.Cov, -float64(k)/float64(a-1))
+		}
+		s := math.Sqrt(lambda)
+		if r.At(k, k) < 0 {
+			s = -s
+		}
+		for i := range a {
+			l.Set(i, k, q.At(i, k)*s)
+		}
+	}
+	nu := make([]float64, a)
+	for k := range nu {
+		nu[k] = cfg.MeanHi * rng.Float64()
+	}
+	z := mat.NewDense(n, a, nil)
+	for i := range n {
+		for k := range a {
+			z.Set(i, k, rng.NormFloat64())
+		}
+	}
+	out := mat.NewDense(n, a, nil)
+	out.Mul(z, l.T()) // row i: (L z_i)^T
+	for i := range n {
+		for k := range a {
+			out.Set(i, k, out.At(i, k)+nu[k])
+		}
+	}
+	return out, nil
+}
