@@ -45,8 +45,8 @@ func TestAlgorithm1Static(t *testing.T) {
 			}
 			// Exact gradients and a deterministic A: the practical preset
 			// with horizon 1 takes the constant step tau = 1/(2 L_K), and
-			// beta = 0.5 tau mu moves the proximal center faster than the
-			// preset's c_beta = 0.05, which is sized for noisy runs.
+			// beta = 0.5 tau mu keeps the proximal center below the
+			// preset's c_beta = 1 for this deterministic run.
 			p := Practical(consts, 1)
 			p.Beta = 0.5 * p.Tau * p.Mu
 			cfg := Config{Params: p, Safeguard: SafeguardNone}

@@ -1,12 +1,11 @@
 package alm
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/consim/consim/consensus"
+	driver "github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
 )
@@ -82,10 +81,9 @@ func randomGraph(N int, q, p float64, seed uint64) (*graph.Graph, error) {
 	return graph.New(N, edges)
 }
 
-// lockstep drives agents in-process: every phase it collects all outboxes,
-// checks that the exchange sets are symmetric, routes copies of the
-// messages (dropping those drop selects), sums the reduce in id order and
-// delivers the inboxes.
+// lockstep drives agents in-process with the shared synchronous driver,
+// which also checks that the exchange sets are symmetric and drops the
+// messages drop selects.
 type lockstep struct {
 	agents []*Agent
 	drop   func(t, from, to int) bool
@@ -104,70 +102,15 @@ func newLockstep(cfg Config, g *graph.Graph, proc graph.EdgeProcess, inst quadIn
 }
 
 func (ls *lockstep) round(t int) error {
-	N := len(ls.agents)
-	phases := ls.agents[0].Phases(t)
-	for _, a := range ls.agents {
-		if a.Phases(t) != phases {
-			return fmt.Errorf("round %d: agents disagree on the number of phases", t)
-		}
+	agents := make([]consensus.Agent, len(ls.agents))
+	for i, a := range ls.agents {
+		agents[i] = a
 	}
-	for ph := 0; ph < phases; ph++ {
-		outs := make([]consensus.Outbox, N)
-		for i, a := range ls.agents {
-			outs[i] = a.Send(t, ph)
-		}
-		expects := make([]map[int]bool, N)
-		for i, o := range outs {
-			expects[i] = map[int]bool{}
-			for _, j := range o.Expect {
-				expects[i][j] = true
-			}
-		}
-		in := make([]consensus.Inbox, N)
-		var reduce []float64
-		for i, o := range outs {
-			if len(o.Msgs) != len(o.Expect) {
-				return fmt.Errorf("round %d phase %d: agent %d sends %d messages but expects %d", t, ph, i, len(o.Msgs), len(o.Expect))
-			}
-			for _, m := range o.Msgs {
-				if !expects[m.To][i] || !expects[i][m.To] {
-					return fmt.Errorf("round %d phase %d: exchange %d->%d is not symmetric", t, ph, i, m.To)
-				}
-				if ls.drop != nil && ls.drop(t, i, m.To) {
-					continue
-				}
-				m.Data = append([]float64(nil), m.Data...)
-				in[m.To].Msgs = append(in[m.To].Msgs, m)
-			}
-			if o.Reduce != nil {
-				if reduce == nil {
-					reduce = make([]float64, len(o.Reduce))
-				}
-				for k, v := range o.Reduce {
-					reduce[k] += v
-				}
-			}
-		}
-		for i := range in {
-			sort.Slice(in[i].Msgs, func(a, b int) bool { return in[i].Msgs[a].From < in[i].Msgs[b].From })
-			got := map[int]bool{}
-			for _, m := range in[i].Msgs {
-				got[m.From] = true
-			}
-			for _, j := range outs[i].Expect {
-				if !got[j] {
-					in[i].Missing = append(in[i].Missing, j)
-				}
-			}
-			in[i].Reduce = reduce
-		}
-		for i, a := range ls.agents {
-			if err := a.Receive(t, ph, in[i]); err != nil {
-				return err
-			}
-		}
+	opts := []driver.Option{driver.Symmetric()}
+	if ls.drop != nil {
+		opts = append(opts, driver.WithDrop(func(t, _, from, to int) bool { return ls.drop(t, from, to) }))
 	}
-	return nil
+	return driver.Round(agents, t, opts...)
 }
 
 // consensusErr returns (1/N) sum_i ||x_i - xbar||^2 and xbar.

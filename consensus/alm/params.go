@@ -59,11 +59,14 @@ type Constants struct {
 	SigmaBar float64
 }
 
-// Practical defaults (see the implementation notes): tau's constant c_tau
-// and beta's constant c_beta.
+// Practical defaults: tau's constant c_tau and beta's constant c_beta.
+// The implementation notes suggest c_beta in 0.01..0.1; on the shipped
+// scenarios that leaves z nearly still (the optimality gap of quickstart
+// falls 1.5-fold in 2000 rounds at c_beta = 0.05 against 27-fold at 1),
+// so the preset takes c_beta = 1.
 const (
-	practicalCTau  = 10
-	practicalCBeta = 0.05
+	PracticalCTau  = 10
+	PracticalCBeta = 1
 )
 
 // Practical returns the parameters that work in practice for a horizon of
@@ -72,11 +75,16 @@ const (
 //	mu   = max{2, 4 L_f},  rho = 1,  L_K = L_f + rho ||A||^2 + mu,
 //	tau  = min{1/(2 L_K), c_tau/(L_K sqrt T)}            (c_tau = 10),
 //	eta  = tau (mu - L_f)^2 / (8 ||A||^2)                (0 when ||A|| = 0),
-//	beta = c_beta tau mu                                 (c_beta = 0.05),
+//	beta = c_beta tau mu                                 (c_beta = 1),
 //	M_y  = DefaultMy, constant tau.
 //
 // T < 1 is treated as 1.
 func Practical(c Constants, T int) Params {
+	return PracticalWith(c, T, PracticalCTau, PracticalCBeta)
+}
+
+// PracticalWith is Practical with the constants c_tau and c_beta given.
+func PracticalWith(c Constants, T int, cTau, cBeta float64) Params {
 	if T < 1 {
 		T = 1
 	}
@@ -84,7 +92,7 @@ func Practical(c Constants, T int) Params {
 	rho := 1.0
 	a2 := c.NormA * c.NormA
 	lk := c.Lf + rho*a2 + mu
-	tau := math.Min(1/(2*lk), practicalCTau/(lk*math.Sqrt(float64(T))))
+	tau := math.Min(1/(2*lk), cTau/(lk*math.Sqrt(float64(T))))
 	var eta float64
 	if a2 > 0 {
 		eta = tau * (mu - c.Lf) * (mu - c.Lf) / (8 * a2)
@@ -94,7 +102,7 @@ func Practical(c Constants, T int) Params {
 		Tau:         tau,
 		Rho:         rho,
 		Mu:          mu,
-		Beta:        practicalCBeta * tau * mu,
+		Beta:        cBeta * tau * mu,
 		My:          DefaultMy,
 		TauSchedule: TauConstant,
 	}

@@ -21,19 +21,19 @@ func TestPresets(t *testing.T) {
 			// mu = 2, L_K = 0.5 + 4 + 2 = 6.5, tau = 1/(2 L_K) = 1/13.
 			name: "practical, short horizon",
 			got:  Practical(Constants{Lf: 0.5, NormA: 2}, 100),
-			want: Params{Eta: 0.005408653846153846, Tau: 0.07692307692307693, Rho: 1, Mu: 2, Beta: 0.007692307692307693, My: DefaultMy, TauSchedule: TauConstant},
+			want: Params{Eta: 0.005408653846153846, Tau: 0.07692307692307693, Rho: 1, Mu: 2, Beta: 0.15384615384615385, My: DefaultMy, TauSchedule: TauConstant},
 		},
 		{
 			// tau = 10 / (6.5 * 100).
 			name: "practical, long horizon",
 			got:  Practical(Constants{Lf: 0.5, NormA: 2}, 10000),
-			want: Params{Eta: 0.0010817307692307692, Tau: 0.015384615384615385, Rho: 1, Mu: 2, Beta: 0.0015384615384615385, My: DefaultMy, TauSchedule: TauConstant},
+			want: Params{Eta: 0.0010817307692307692, Tau: 0.015384615384615385, Rho: 1, Mu: 2, Beta: 0.03076923076923077, My: DefaultMy, TauSchedule: TauConstant},
 		},
 		{
 			// No edges: no dual step; mu = 4, L_K = 5, tau = 1/10.
 			name: "practical, single agent",
 			got:  Practical(Constants{Lf: 1}, 1),
-			want: Params{Eta: 0, Tau: 0.1, Rho: 1, Mu: 4, Beta: 0.02, My: DefaultMy, TauSchedule: TauConstant},
+			want: Params{Eta: 0, Tau: 0.1, Rho: 1, Mu: 4, Beta: 0.4, My: DefaultMy, TauSchedule: TauConstant},
 		},
 		{
 			// mu = 4, L_K = 6, tau = 1/(6 * 36 * 10), eta = tau/200,

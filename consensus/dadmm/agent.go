@@ -1,0 +1,107 @@
+package dadmm
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// Agent is agent i of a decentralized ADMM: it holds its primal block x_i
+// and its dual a_i in R^n, and runs one exchange phase per round (see the
+// package documentation for the round's order and the dropout rule).
+type Agent struct {
+	exchange
+
+	cfg  Config
+	invN float64 // 1/N of f = (1/N) sum_i f_i
+	f    problem.Local
+	prox problem.ProxOperator // MethodExact only
+	tau  float64              // MethodLinearized only
+
+	x  []float64 // x_i
+	a  []float64 // a_i
+	v  []float64 // scratch: prox centre or gradient
+	kg []float64 // gradient scratch of Report
+
+	pcg *rand.PCG
+	rng *rand.Rand
+
+	gradEvals int64
+}
+
+var _ consensus.Agent = (*Agent)(nil)
+
+// NewAgent returns agent id of the run with configuration cfg over graph g
+// and edge process proc, with local objective f_i = f and initial point
+// x_0 = x0 (copied); a_0 = 0. MethodExact fails if f has no exact prox
+// (problem.ProxOf); MethodLinearized with the default tau fails if f has
+// no positive finite smoothness constant.
+func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) (*Agent, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, fmt.Errorf("dadmm: agent %d: config: %w", id, err)
+	}
+	if g == nil || proc == nil || f == nil {
+		return nil, fmt.Errorf("dadmm: agent %d: graph, edge process and objective are required", id)
+	}
+	if id < 0 || id >= g.N {
+		return nil, fmt.Errorf("dadmm: agent id %d: must be in [0, %d)", id, g.N)
+	}
+	if err := checkPoint(f, x0); err != nil {
+		return nil, fmt.Errorf("dadmm: agent %d: %w", id, err)
+	}
+	n := f.Dim()
+	a := &Agent{
+		exchange: newExchange(id, n, g, proc),
+		cfg:      cfg,
+		invN:     1 / float64(g.N),
+		f:        f,
+		x:        append([]float64(nil), x0...),
+		a:        make([]float64, n),
+		v:        make([]float64, n),
+		kg:       make([]float64, n),
+		pcg:      rand.NewPCG(0, 0),
+	}
+	a.rng = rand.New(a.pcg)
+	switch cfg.Method {
+	case MethodExact:
+		if a.prox, err = problem.ProxOf(f); err != nil {
+			return nil, fmt.Errorf("dadmm: agent %d: exact method: %w", id, err)
+		}
+	case MethodLinearized:
+		if a.tau, err = cfg.tauFor(f, g.N); err != nil {
+			return nil, fmt.Errorf("dadmm: agent %d: %w", id, err)
+		}
+	}
+	return a, nil
+}
+
+// checkPoint validates an initial point against the objective.
+func checkPoint(f problem.Local, x0 []float64) error {
+	n := f.Dim()
+	if n < 1 {
+		return fmt.Errorf("objective dimension %d: must be at least 1", n)
+	}
+	if len(x0) != n {
+		return fmt.Errorf("initial point has length %d, objective dimension is %d", len(x0), n)
+	}
+	return nil
+}
+
+// ID implements consensus.Agent.
+func (a *Agent) ID() int { return a.id }
+
+// Phases implements consensus.Agent: one exchange phase per round.
+func (a *Agent) Phases(int) int { return 1 }
+
+// X returns a copy of x_i.
+func (a *Agent) X() []float64 { return append([]float64(nil), a.x...) }
+
+// Dual returns a copy of a_i.
+func (a *Agent) Dual() []float64 { return append([]float64(nil), a.a...) }
+
+// Tau returns the agent's step tau_i (0 for MethodExact).
+func (a *Agent) Tau() float64 { return a.tau }

@@ -1,0 +1,224 @@
+package dadmm
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// Reference is the centralized matrix form of the method on the stacked
+// variables x, a in R^{nN}. Round t, with D_t and A_t the degree and
+// adjacency matrices of the edges present in draw (t, graph.DrawDual),
+// kron I_n, is
+//
+//	a <- a + c (D_t - A_t) x                         (t >= 1)
+//	exact:      (1/N) grad f(x+) + a + 2c D_t x+ + gamma (x+ - x) - c (D_t + A_t) x = 0
+//	linearized: (2c D_t + T^{-1}) x+ = T^{-1} x - (1/N) G(x, xi_t) - a + c (D_t + A_t) x
+//
+// with T = diag(tau_i) kron I_n. The exact equation is block separable once
+// its coupling terms are formed: block i is x_i+ = prox_{f_i}(r_i / w_i,
+// N w_i) with r = c (D_t + A_t) x + gamma x - a and w_i = 2c (D_t)_ii +
+// gamma; a block with w_i = 0 keeps x_i. It takes the same edge draws and
+// samples as the agents and is a test oracle: it builds dense matrices
+// every round and does not model dropouts.
+type Reference struct {
+	cfg    Config
+	g      *graph.Graph
+	proc   graph.EdgeProcess
+	locals []problem.Local
+	prox   []problem.ProxOperator
+	tau    []float64
+	n      int
+	eye    *mat.DiagDense // I_n
+
+	x, a *mat.VecDense
+
+	pcg *rand.PCG
+	rng *rand.Rand
+
+	gradEvals int64
+}
+
+// NewReference returns the centralized iteration of the run with
+// configuration cfg over graph g and edge process proc, with agent i's
+// objective locals[i] and initial point x0[i] (a_0 = 0).
+func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, x0 [][]float64) (*Reference, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, fmt.Errorf("dadmm: reference: config: %w", err)
+	}
+	if g == nil || proc == nil {
+		return nil, fmt.Errorf("dadmm: reference: graph and edge process are required")
+	}
+	if len(locals) != g.N || len(x0) != g.N {
+		return nil, fmt.Errorf("dadmm: reference: %d objectives and %d initial points for %d agents", len(locals), len(x0), g.N)
+	}
+	r := &Reference{cfg: cfg, g: g, proc: proc, locals: locals, pcg: rand.NewPCG(0, 0)}
+	r.rng = rand.New(r.pcg)
+	for i, f := range locals {
+		if f == nil {
+			return nil, fmt.Errorf("dadmm: reference: agent %d has no objective", i)
+		}
+		if i == 0 {
+			r.n = f.Dim()
+		} else if f.Dim() != r.n {
+			return nil, fmt.Errorf("dadmm: reference: agent %d has dimension %d, agent 0 has %d", i, f.Dim(), r.n)
+		}
+		if err := checkPoint(f, x0[i]); err != nil {
+			return nil, fmt.Errorf("dadmm: reference: agent %d: %w", i, err)
+		}
+		switch cfg.Method {
+		case MethodExact:
+			p, err := problem.ProxOf(f)
+			if err != nil {
+				return nil, fmt.Errorf("dadmm: reference: agent %d: exact method: %w", i, err)
+			}
+			r.prox = append(r.prox, p)
+		case MethodLinearized:
+			tau, err := cfg.tauFor(f, g.N)
+			if err != nil {
+				return nil, fmt.Errorf("dadmm: reference: agent %d: %w", i, err)
+			}
+			r.tau = append(r.tau, tau)
+		}
+	}
+	n := r.n
+	ones := make([]float64, n)
+	for k := range ones {
+		ones[k] = 1
+	}
+	r.eye = mat.NewDiagDense(n, ones)
+	r.x = mat.NewVecDense(g.N*n, nil)
+	r.a = mat.NewVecDense(g.N*n, nil)
+	for i := range x0 {
+		for k, v := range x0[i] {
+			r.x.SetVec(i*n+k, v)
+		}
+	}
+	return r, nil
+}
+
+// graphMatrices returns D_t kron I_n, A_t kron I_n and the degrees d_i(t)
+// of the edges present in round t.
+func (r *Reference) graphMatrices(t int) (dk, ak *mat.Dense, deg []float64) {
+	N := r.g.N
+	adj := mat.NewDense(N, N, nil)
+	deg = make([]float64, N)
+	for _, e := range r.g.Edges {
+		if r.proc.Active(t, graph.DrawDual, e.I, e.J) {
+			adj.Set(e.I, e.J, 1)
+			adj.Set(e.J, e.I, 1)
+			deg[e.I]++
+			deg[e.J]++
+		}
+	}
+	dk, ak = new(mat.Dense), new(mat.Dense)
+	dk.Kronecker(mat.NewDiagDense(N, deg), r.eye)
+	ak.Kronecker(adj, r.eye)
+	return dk, ak, deg
+}
+
+// Step performs round t.
+func (r *Reference) Step(t int) error {
+	if t < 0 {
+		return fmt.Errorf("dadmm: reference: round %d: must be non-negative", t)
+	}
+	c := r.cfg.C
+	dk, ak, deg := r.graphMatrices(t)
+	if t > 0 {
+		var lap mat.Dense
+		lap.Sub(dk, ak)
+		var lx mat.VecDense
+		lx.MulVec(&lap, r.x)
+		r.a.AddScaledVec(r.a, c, &lx)
+	}
+	var dpa mat.Dense
+	dpa.Add(dk, ak)
+	var coupling mat.VecDense // c (D_t + A_t) x - a
+	coupling.MulVec(&dpa, r.x)
+	coupling.ScaleVec(c, &coupling)
+	coupling.SubVec(&coupling, r.a)
+	switch r.cfg.Method {
+	case MethodExact:
+		r.exact(&coupling, deg)
+	case MethodLinearized:
+		r.linearized(t, &coupling, dk)
+	}
+	return nil
+}
+
+// exact sets x_i <- prox_{f_i}(r_i / w_i, N w_i), r = coupling + gamma x.
+func (r *Reference) exact(coupling *mat.VecDense, deg []float64) {
+	n, N, gamma := r.n, float64(r.g.N), r.cfg.Gamma
+	rhs := mat.NewVecDense(r.x.Len(), nil)
+	rhs.AddScaledVec(coupling, gamma, r.x)
+	for i, p := range r.prox {
+		w := 2*r.cfg.C*deg[i] + gamma
+		if w == 0 {
+			continue
+		}
+		v := rhs.SliceVec(i*n, (i+1)*n).(*mat.VecDense)
+		v.ScaleVec(1/w, v)
+		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
+		p.Prox(v.RawVector().Data, N*w, xi)
+	}
+}
+
+// linearized solves (2c D_t + T^{-1}) x+ = T^{-1} x - (1/N) G + coupling.
+func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense) {
+	n, N := r.n, r.g.N
+	tinv := make([]float64, N*n)
+	for i, tau := range r.tau {
+		for l := range n {
+			tinv[i*n+l] = 1 / tau
+		}
+	}
+	tInv := mat.NewDiagDense(N*n, tinv)
+	g := mat.NewVecDense(N*n, nil)
+	r.sample(t, g)
+	rhs := mat.NewVecDense(N*n, nil)
+	rhs.MulVec(tInv, r.x)
+	rhs.AddScaledVec(rhs, -1/float64(N), g)
+	rhs.AddVec(rhs, coupling)
+	var m mat.Dense
+	m.Scale(2*r.cfg.C, dk)
+	m.Add(&m, tInv)
+	// m is diagonal and positive, so the solve is exact.
+	for k := range rhs.Len() {
+		r.x.SetVec(k, rhs.AtVec(k)/m.At(k, k))
+	}
+}
+
+// sample writes the stacked stochastic gradients [G_i(x_i, xi_i)]_i of round
+// t into dst, seeding each agent's sampler as the agents do.
+func (r *Reference) sample(t int, dst *mat.VecDense) {
+	n := r.n
+	for i, f := range r.locals {
+		r.pcg.Seed(graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 0),
+			graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 1))
+		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
+		gi := dst.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
+		r.gradEvals += int64(f.StochGrad(xi, gi, r.rng))
+	}
+}
+
+// X returns a copy of agent i's block x_i.
+func (r *Reference) X(i int) []float64 { return r.block(r.x, i) }
+
+// Dual returns a copy of agent i's block a_i.
+func (r *Reference) Dual(i int) []float64 { return r.block(r.a, i) }
+
+// GradEvals is the number of stochastic gradient samples drawn so far.
+func (r *Reference) GradEvals() int64 { return r.gradEvals }
+
+func (r *Reference) block(v *mat.VecDense, i int) []float64 {
+	out := make([]float64, r.n)
+	for l := range out {
+		out[l] = v.AtVec(i*r.n + l)
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package dadmm
+
+import (
+	"fmt"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/graph"
+)
+
+// Send implements consensus.Agent: it draws the round's edges and sends
+// x_i to every present neighbour, expecting x_j back. The returned slices
+// are owned by the agent and stay valid until the next Send. A call for a
+// round or phase other than the one due returns an empty outbox, and the
+// following Receive fails.
+func (a *Agent) Send(t, ph int) consensus.Outbox { return a.send(t, ph, a.x) }
+
+// Receive implements consensus.Agent: it stores the neighbours' x_j, takes
+// the dual step (from round 1 on) and the primal step of the method.
+func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
+	if err := a.receive(t, ph, in); err != nil {
+		return fmt.Errorf("dadmm: agent %d: %w", a.id, err)
+	}
+	if t > 0 {
+		a.dualStep(a.cfg.C, a.x, a.a)
+	}
+	switch a.cfg.Method {
+	case MethodExact:
+		a.exactStep()
+	case MethodLinearized:
+		a.linearizedStep(t)
+	}
+	a.round++
+	return nil
+}
+
+// exactStep computes
+//
+//	x_i <- argmin_x (1/N) f_i(x) + <a_i, x> + c sum_{j live} ||x - (x_i + x_j)/2||^2 + (gamma/2)||x - x_i||^2
+//	     = prox_{f_i}(v, C),  C = N (2c d_i + gamma),
+//	v    = [c (d_i x_i + sum_{j live} x_j) + gamma x_i - a_i] / (2c d_i + gamma),
+//
+// and keeps x_i when 2c d_i + gamma = 0 (no live edge and gamma = 0).
+func (a *Agent) exactStep() {
+	d := a.liveSum(a.v)
+	c, gamma := a.cfg.C, a.cfg.Gamma
+	w := 2*c*float64(d) + gamma
+	if w == 0 {
+		return
+	}
+	cd := c * float64(d)
+	for l := range a.v {
+		a.v[l] = (c*a.v[l] + (cd+gamma)*a.x[l] - a.a[l]) / w
+	}
+	a.prox.Prox(a.v, w/a.invN, a.x)
+}
+
+// linearizedStep computes, with the sample xi_i of round t,
+//
+//	x_i <- x_i - [ (1/N) G_i(x_i, xi_i) + a_i + c sum_{j live} (x_i - x_j) ] / (2c d_i + 1/tau_i).
+func (a *Agent) linearizedStep(t int) {
+	n, c := a.n, a.cfg.C
+	a.pcg.Seed(graph.Hash(a.cfg.Seed, uint64(t), graph.DrawSample, uint64(a.id), 0),
+		graph.Hash(a.cfg.Seed, uint64(t), graph.DrawSample, uint64(a.id), 1))
+	g := a.v
+	a.gradEvals += int64(a.f.StochGrad(a.x, g, a.rng))
+	var d int
+	for l := range g {
+		g[l] = g[l]*a.invN + a.a[l]
+	}
+	for k := range a.nb {
+		if !a.nb[k].live {
+			continue
+		}
+		d++
+		xj := a.xj[k*n : (k+1)*n]
+		for l := range g {
+			g[l] += c * (a.x[l] - xj[l])
+		}
+	}
+	step := 1 / (2*c*float64(d) + 1/a.tau)
+	for l := range a.x {
+		a.x[l] -= step * g[l]
+	}
+}

@@ -1,0 +1,251 @@
+// Package lockstep drives a set of consensus.Agent in-process and
+// synchronously: every phase of a round it collects all outboxes, routes
+// the messages, sums the reduce and delivers the inboxes, with optional
+// injected message loss. It is the reference runtime of the agent contract
+// for tests and centralized experiments: no goroutines, no I/O, no clocks,
+// and its only randomness is the caller's drop function.
+//
+// lockstep imports consensus only.
+package lockstep
+
+import (
+	"fmt"
+
+	"github.com/consim/consim/consensus"
+)
+
+// DropFunc reports whether the message of phase ph of round t from agent
+// from to agent to is lost. A lost message becomes Missing at its
+// recipient. It must be a pure function of its arguments for a run to
+// replay.
+type DropFunc func(t, ph, from, to int) bool
+
+// Option configures a Driver.
+type Option func(*Driver)
+
+// WithDrop injects message loss: every message for which drop returns true
+// is discarded and its sender reported Missing at the recipient.
+func WithDrop(drop DropFunc) Option { return func(d *Driver) { d.drop = drop } }
+
+// Symmetric makes Round check that every phase's exchange is symmetric:
+// agent i sends to j exactly the agents it expects to hear from, and j
+// expects i back. Algorithms that exchange along undirected edges (both
+// endpoints compute the same edge draws) satisfy it; a violation is a bug
+// in the common randomness.
+func Symmetric() Option { return func(d *Driver) { d.symmetric = true } }
+
+// Traffic counts the messages a Driver has routed so far.
+type Traffic struct {
+	// Sent is the number of messages the agents emitted.
+	Sent int64
+	// Dropped is the number of those the drop function discarded.
+	Dropped int64
+}
+
+// Driver runs the agents 0..N-1 of one run in lockstep. It is not safe for
+// concurrent use.
+type Driver struct {
+	agents    []consensus.Agent
+	drop      DropFunc
+	symmetric bool
+	traffic   Traffic
+
+	// Per-phase buffers, reused across phases.
+	outs     []consensus.Outbox
+	ins      []consensus.Inbox
+	expected [][]bool // expected[i][j]: agent i expects j this phase
+	got      [][]bool // got[i][j]: j sent to i this phase
+}
+
+// New returns a driver of agents, which must be non-nil and satisfy
+// agents[i].ID() == i.
+func New(agents []consensus.Agent, opts ...Option) (*Driver, error) {
+	if len(agents) == 0 {
+		return nil, fmt.Errorf("lockstep: no agents")
+	}
+	for i, a := range agents {
+		if a == nil {
+			return nil, fmt.Errorf("lockstep: agent %d is nil", i)
+		}
+		if a.ID() != i {
+			return nil, fmt.Errorf("lockstep: agent at index %d has ID %d", i, a.ID())
+		}
+	}
+	n := len(agents)
+	d := &Driver{
+		agents:   append([]consensus.Agent(nil), agents...),
+		outs:     make([]consensus.Outbox, n),
+		ins:      make([]consensus.Inbox, n),
+		expected: make([][]bool, n),
+		got:      make([][]bool, n),
+	}
+	for i := range d.expected {
+		d.expected[i] = make([]bool, n)
+		d.got[i] = make([]bool, n)
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	return d, nil
+}
+
+// Round runs the agents through the single round t with the given options;
+// it is New followed by Driver.Round.
+func Round(agents []consensus.Agent, t int, opts ...Option) error {
+	d, err := New(agents, opts...)
+	if err != nil {
+		return err
+	}
+	return d.Round(t)
+}
+
+// Traffic returns the message counts so far.
+func (d *Driver) Traffic() Traffic { return d.traffic }
+
+// Run runs rounds from, from+1, ..., from+count-1 and stops at the first
+// error.
+func (d *Driver) Run(from, count int) error {
+	for t := from; t < from+count; t++ {
+		if err := d.Round(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Round runs round t. The agents must agree on Phases(t). In every phase
+// it calls Send on all agents in id order, then builds each agent's inbox:
+// the messages addressed to it from the senders it expects, copied and
+// ascending by From; Missing, the expected senders whose message was not
+// sent or was dropped, ascending; and Reduce, the sum of all non-nil
+// Outbox.Reduce terms in ascending agent order (nil if there is none).
+// Finally it calls Receive on all agents in id order and returns the first
+// error. A message to an agent that does not expect it, a second message
+// to the same recipient in a phase, an Expect list that is unsorted or out
+// of range, and reduce terms of different lengths are errors.
+func (d *Driver) Round(t int) error {
+	phases := d.agents[0].Phases(t)
+	for i, a := range d.agents {
+		if p := a.Phases(t); p != phases {
+			return fmt.Errorf("lockstep: round %d: agent %d has %d phases, agent 0 has %d", t, i, p, phases)
+		}
+	}
+	for ph := 0; ph < phases; ph++ {
+		if err := d.phase(t, ph); err != nil {
+			return fmt.Errorf("lockstep: round %d phase %d: %w", t, ph, err)
+		}
+	}
+	return nil
+}
+
+// phase runs phase ph of round t.
+func (d *Driver) phase(t, ph int) error {
+	n := len(d.agents)
+	for i, a := range d.agents {
+		d.outs[i] = a.Send(t, ph)
+	}
+	if err := d.index(); err != nil {
+		return err
+	}
+	reduce, err := d.reduce()
+	if err != nil {
+		return err
+	}
+	got := d.got
+	for i := range got {
+		clear(got[i])
+		d.ins[i] = consensus.Inbox{}
+		if reduce != nil {
+			d.ins[i].Reduce = append([]float64(nil), reduce...)
+		}
+	}
+	// Senders are visited in ascending id order, so every inbox is built
+	// ascending by From without sorting.
+	for i, o := range d.outs {
+		for _, m := range o.Msgs {
+			if m.From != i {
+				return fmt.Errorf("agent %d sends a message marked From %d", i, m.From)
+			}
+			if m.To < 0 || m.To >= n {
+				return fmt.Errorf("agent %d sends to agent %d, outside [0, %d)", i, m.To, n)
+			}
+			if !d.expected[m.To][i] {
+				return fmt.Errorf("agent %d sends to agent %d, which does not expect it", i, m.To)
+			}
+			if got[m.To][i] {
+				return fmt.Errorf("agent %d sends twice to agent %d", i, m.To)
+			}
+			if d.symmetric && !d.expected[i][m.To] {
+				return fmt.Errorf("exchange %d->%d is not symmetric: %d does not expect %d", i, m.To, i, m.To)
+			}
+			got[m.To][i] = true
+			d.traffic.Sent++
+			if d.drop != nil && d.drop(t, ph, i, m.To) {
+				d.traffic.Dropped++
+				continue
+			}
+			m.Data = append([]float64(nil), m.Data...)
+			d.ins[m.To].Msgs = append(d.ins[m.To].Msgs, m)
+		}
+	}
+	for i, o := range d.outs {
+		if d.symmetric && len(o.Msgs) != len(o.Expect) {
+			return fmt.Errorf("agent %d sends %d messages but expects %d", i, len(o.Msgs), len(o.Expect))
+		}
+		delivered := d.ins[i].Msgs
+		k := 0
+		for _, j := range o.Expect {
+			if k < len(delivered) && delivered[k].From == j {
+				k++
+				continue
+			}
+			d.ins[i].Missing = append(d.ins[i].Missing, j)
+		}
+	}
+	for i, a := range d.agents {
+		if err := a.Receive(t, ph, d.ins[i]); err != nil {
+			return fmt.Errorf("agent %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// index validates every Expect list and records it in d.expected.
+func (d *Driver) index() error {
+	n := len(d.agents)
+	for i, o := range d.outs {
+		clear(d.expected[i])
+		prev := -1
+		for _, j := range o.Expect {
+			if j < 0 || j >= n {
+				return fmt.Errorf("agent %d expects agent %d, outside [0, %d)", i, j, n)
+			}
+			if j <= prev {
+				return fmt.Errorf("agent %d: Expect is not strictly ascending at %d", i, j)
+			}
+			d.expected[i][j] = true
+			prev = j
+		}
+	}
+	return nil
+}
+
+// reduce returns sum_i Outbox.Reduce of agent i in ascending i, or nil when
+// no agent contributes.
+func (d *Driver) reduce() ([]float64, error) {
+	var sum []float64
+	for i, o := range d.outs {
+		if o.Reduce == nil {
+			continue
+		}
+		if sum == nil {
+			sum = make([]float64, len(o.Reduce))
+		} else if len(o.Reduce) != len(sum) {
+			return nil, fmt.Errorf("agent %d reduces %d values, an earlier agent %d", i, len(o.Reduce), len(sum))
+		}
+		for k, v := range o.Reduce {
+			sum[k] += v
+		}
+	}
+	return sum, nil
+}
