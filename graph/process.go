@@ -18,8 +18,12 @@ type Bernoulli struct {
 	Seed uint64
 }
 
-// Active implements EdgeProcess: present iff U(seed, t, d, i, j) < p_ij.
+// Active implements EdgeProcess: present iff U(seed, t, d, i, j) < p_ij,
+// with the pair taken in the order i < j so both endpoints agree.
 func (b Bernoulli) Active(t, d, i, j int) bool {
+	if i > j {
+		i, j = j, i
+	}
 	p := b.G.P(i, j)
 	if p >= 1 {
 		return p > 0

@@ -86,6 +86,8 @@ var keyDocs = map[string]keyDoc{
 	"problem.noise":             {"", "target noise standard deviation, >= 0 (logistic: label flip probability < 0.5)"},
 	"problem.reg":               {"", "regulariser weight lambda >= 0 (logistic: > 0 unless the box is bounded)"},
 	"problem.heterogeneity":     {"", "spread of the agents' local models, >= 0 (0 = i.i.d.)"},
+	"problem.scale":             {"1", "nonconvex_regression only: Cauchy loss scale c > 0 (0 = 1)"},
+	"problem.outliers":          {"0", "nonconvex_regression only: fraction of pure-noise rows in [0, 1)"},
 	"problem.box":               {"", "X = [lo, hi]^n, lo < hi; .inf and -.inf allowed"},
 	"problem.init.kind":         {"", "x_0 = z_0: " + strings.Join(InitKinds(), "|")},
 	"problem.init.scale":        {"", "standard deviation of a random x_0, >= 0"},

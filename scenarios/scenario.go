@@ -73,6 +73,12 @@ type Problem struct {
 	// Heterogeneity scales how far the agents' local models differ
 	// (0 = identically distributed data).
 	Heterogeneity float64 `yaml:"heterogeneity"`
+	// Scale is c, the scale of the Cauchy loss of nonconvex_regression
+	// (0 = 1); unused by the other kinds.
+	Scale float64 `yaml:"scale,omitempty"`
+	// Outliers is the fraction of nonconvex_regression rows whose targets
+	// are pure noise, in [0, 1); unused by the other kinds.
+	Outliers float64 `yaml:"outliers,omitempty"`
 	// Box is X = [lo, hi]^n; infinite bounds are allowed.
 	Box  Interval `yaml:"box,flow"`
 	Init Init     `yaml:"init"`

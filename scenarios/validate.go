@@ -136,6 +136,19 @@ func (v *validator) problem() {
 		}
 	}
 	v.nonNegative("problem.heterogeneity", p.Heterogeneity)
+	if p.Kind == ProblemNonconvex {
+		v.nonNegative("problem.scale", p.Scale)
+		if p.Outliers < 0 || p.Outliers >= 1 {
+			v.fail("problem.outliers", "%s is outside [0, 1)", formatFloat(p.Outliers))
+		}
+	} else {
+		if p.Scale != 0 {
+			v.fail("problem.scale", "only applies to %s", ProblemNonconvex)
+		}
+		if p.Outliers != 0 {
+			v.fail("problem.outliers", "only applies to %s", ProblemNonconvex)
+		}
+	}
 	if !(p.Box.Lo() < p.Box.Hi()) {
 		v.fail("problem.box", "%s is empty: need lo < hi", formatInterval(p.Box))
 	}
