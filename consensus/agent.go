@@ -32,7 +32,10 @@ type Outbox struct {
 	Reduce []float64
 }
 
-// Inbox is what the runtime delivers at the end of a phase.
+// Inbox is what the runtime delivers at the end of a phase. Its slices
+// (Msgs, each Msg.Data, Missing, Reduce) belong to the runtime and are
+// reused in the next phase: an agent that keeps values past Receive copies
+// them.
 type Inbox struct {
 	// Msgs holds the messages that arrived from the expected senders,
 	// ascending by From.

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/consim/consim/coordinator"
+)
+
+// isTerminal reports whether w is a character device (an interactive
+// terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// newProgressPrinter returns the coordinator's progress callback: on a
+// terminal a live line (round/total, rounds/s, consensus error, ETA)
+// redrawn in place; otherwise a plain line at most every 2 s.
+func newProgressPrinter(w io.Writer) func(coordinator.Progress) {
+	tty := isTerminal(w)
+	var last time.Time
+	return func(p coordinator.Progress) {
+		total := p.Rounds
+		done := p.Metrics.Round >= total
+		if !tty && !done && time.Since(last) < 2*time.Second {
+			return
+		}
+		last = time.Now()
+		eta := "-"
+		if p.RoundsPerSec > 0 {
+			eta = (time.Duration(float64(total-p.Metrics.Round) / p.RoundsPerSec * float64(time.Second))).Round(100 * time.Millisecond).String()
+		}
+		line := fmt.Sprintf("round %d/%d  %.0f rounds/s  consensus err %.3e  opt gap %.3e  ETA %s",
+			p.Metrics.Round, total, p.RoundsPerSec, p.Metrics.ConsensusErr, p.Metrics.OptGap, eta)
+		if tty {
+			fmt.Fprintf(w, "\r\033[K%s", line)
+			if done {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// printSummary writes the human-readable summary of a run.
+func printSummary(w io.Writer, s *coordinator.Summary) {
+	fmt.Fprintf(w, "\nrun %s: %s", s.RunID, s.Status)
+	if s.Reason != "" {
+		fmt.Fprintf(w, " (%s)", s.Reason)
+	}
+	fmt.Fprintf(w, "\n  %-22s %d agents, %d of %d rounds in %.2fs (%.0f rounds/s), stop: %s\n",
+		"run", s.Agents, s.Rounds, s.RoundsPlanned, s.WallSeconds, s.RoundsPerSec, s.StopCause)
+	if s.Initial != nil && s.Final != nil {
+		i, f := s.Initial.Metrics, s.Final.Metrics
+		fmt.Fprintf(w, "  %-22s %.4e -> %.4e (round %d -> %d)%s\n", "consensus error", i.ConsensusErr, f.ConsensusErr, i.Round, f.Round, ratio(s.Reduction.ConsensusErr))
+		fmt.Fprintf(w, "  %-22s %.4e -> %.4e%s\n", "optimality gap", i.OptGap, f.OptGap, ratio(s.Reduction.OptGap))
+		if fs, ok := s.Meta["f_star"].(float64); ok {
+			kind := "optimum"
+			if c, _ := s.Meta["convex"].(bool); !c {
+				kind = "best known value (nonconvex)"
+			}
+			fmt.Fprintf(w, "  %-22s f(xbar) = %.10g, f* = %.10g (%s)\n", "objective", f.ObjValue, fs, kind)
+		}
+		fmt.Fprintf(w, "  %-22s %.4e\n", "distance to optimum", f.DistToOpt)
+		fmt.Fprintf(w, "  %-22s %.4e -> %.4e\n", "feasibility ||E[A]x||", i.Feasibility, f.Feasibility)
+		fmt.Fprintf(w, "  %-22s %.4e\n", "KKT residual", f.KKT)
+		fmt.Fprintf(w, "  %-22s %.4e, resets %.0f\n", "dual norm ||y||", f.DualNorm, f.Resets)
+	}
+	t := s.Traffic
+	fmt.Fprintf(w, "  %-22s %d messages, %s, %d dropouts, %d late, %d malformed\n",
+		"traffic", t.MsgsSent, bytesString(t.BytesSent), t.Dropouts, t.Late, t.Malformed)
+	for _, fl := range s.Faults {
+		fmt.Fprintf(w, "  %-22s agent %d %s at round %d: %s\n", "fault", fl.Agent, fl.Kind, fl.Round, fl.Message)
+	}
+	fmt.Fprintf(w, "  %-22s %s\n", "results", s.Bundle)
+}
+
+func ratio(r *float64) string {
+	if r == nil || math.IsNaN(*r) {
+		return ""
+	}
+	return fmt.Sprintf("  [%.3g-fold]", *r)
+}
+
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/node"
+	"github.com/consim/consim/scenarios"
+)
+
+// agentGrace is how long agents may keep running after the coordinator
+// has ended the run (it sends Stop) before they are cancelled.
+const agentGrace = 5 * time.Second
+
+// runFlags are the flags of `consim run`.
+type runFlags struct {
+	transport string
+	natsURL   string
+	out       string
+	runID     string
+	logLevel  string
+	sets      stringList
+}
+
+func runCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "run SCENARIO [--transport chan|nats|nats-tcp] [--nats URL] [--out DIR] [--set key=value ...]", stderr)
+	var f runFlags
+	fs.StringVar(&f.transport, "transport", "", "transport: chan (in-memory), nats (embedded server, in-process; the default), nats-tcp (embedded server on loopback TCP, or --nats URL)")
+	fs.StringVar(&f.natsURL, "nats", "", "URL of an external NATS server, e.g. nats://127.0.0.1:4222 (implies --transport nats-tcp)")
+	fs.StringVar(&f.out, "out", "", "results root directory (scenario output.dir); the bundle is DIR/<run-id>")
+	fs.StringVar(&f.runID, "run-id", "", "run id (default: <name>-<UTC time>-<random>)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error, off")
+	fs.Var(&f.sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneScenario(fs, pos)
+	if err != nil {
+		return err
+	}
+	level := hclog.LevelFromString(f.logLevel)
+	if level == hclog.NoLevel {
+		return usagef("--log-level %q: want trace, debug, info, warn, error or off", f.logLevel)
+	}
+	sets := append([]string(nil), f.sets...)
+	if f.natsURL != "" {
+		if f.transport == "" {
+			f.transport = string(node.TransportNATSTCP)
+		}
+		sets = append(sets, "runtime.nats_url="+f.natsURL)
+	}
+	if f.transport != "" {
+		sets = append(sets, "runtime.transport="+f.transport)
+	}
+	if f.out != "" {
+		sets = append(sets, "output.dir="+f.out)
+	}
+	s, err := loadScenario(path, sets)
+	if err != nil {
+		return err
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "consim", Level: level, Output: stderr})
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := runScenario(ctx, s, f.runID, logger, newProgressPrinter(stderr))
+	if sum != nil {
+		printSummary(stdout, sum)
+	}
+	return err
+}
+
+// runScenario runs s with every agent as a goroutine of this process on
+// the scenario's transport, and the coordinator beside them.
+func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	st, err := buildScenario(s)
+	if err != nil {
+		return nil, err
+	}
+	prob, err := st.Problem()
+	if err != nil {
+		return nil, err
+	}
+	agents, err := st.Agents()
+	if err != nil {
+		return nil, err
+	}
+	resolved, err := s.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if runID == "" {
+		runID = newRunID(s.Name)
+	}
+	tr, err := node.NewTransport(node.TransportConfig{
+		Kind:   node.TransportKind(s.Runtime.Transport),
+		N:      s.Agents,
+		RunID:  runID,
+		URL:    s.Runtime.NATSURL,
+		Logger: logger.Named("transport"),
+	})
+	if err != nil {
+		return nil, usageError{fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)}
+	}
+	defer tr.Close()
+	obs, err := tr.Observer()
+	if err != nil {
+		return nil, fmt.Errorf("connect coordinator: %w", err)
+	}
+
+	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
+		return metrics.Measure(prob, st.Graph, reps)
+	})
+	cfg := coordinator.Config{
+		RunID:        runID,
+		N:            s.Agents,
+		Rounds:       s.Rounds,
+		ReportEvery:  s.Metrics.Every,
+		ConsensusTol: s.Metrics.Tolerance,
+		Timeout:      s.Runtime.Timeout.Std(),
+		AgentTimeout: s.Runtime.AgentTimeout.Std(),
+		OutDir:       s.Output.Dir,
+		Scenario:     resolved,
+		Meta: map[string]any{
+			"scenario":  s.Name,
+			"source":    s.Source(),
+			"transport": s.Runtime.Transport,
+			"seed":      s.Seed,
+			"algorithm": s.Algorithm.Name,
+			"f_star":    prob.FStar,
+			"convex":    prob.Convex,
+		},
+		Logger:   logger.Named("coordinator"),
+		Progress: progress,
+	}
+	opts := node.Options{
+		N:             s.Agents,
+		Rounds:        s.Rounds,
+		ReportEvery:   s.Metrics.Every,
+		PhaseDeadline: s.Runtime.PhaseDeadline.Std(),
+		Logger:        logger.Named("node"),
+	}
+
+	agentCtx, cancelAgents := context.WithCancel(ctx)
+	defer cancelAgents()
+	var wg sync.WaitGroup
+	var agentErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		agentErr = node.RunAll(agentCtx, agents, tr, opts)
+	}()
+	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
+	// The coordinator has sent Stop if it ended early; agents that do not
+	// finish within the grace period are cancelled.
+	timer := time.AfterFunc(agentGrace, cancelAgents)
+	wg.Wait()
+	timer.Stop()
+	if runErr != nil {
+		return sum, runErr
+	}
+	if agentErr != nil && !errors.Is(agentErr, context.Canceled) {
+		return sum, fmt.Errorf("agents: %w", agentErr)
+	}
+	return sum, nil
+}
+
+// newRunID returns <name>-<UTC time>-<4 random hex digits>: sortable,
+// and distinct for runs started in the same second.
+func newRunID(name string) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%s-%s", name, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b[:]))
+}

@@ -1,0 +1,139 @@
+package node
+
+import (
+	"fmt"
+	"sync"
+)
+
+// ChanTransport connects the agents and the observer of one run inside a
+// process with in-memory queues. Every agent inbox, every control queue
+// and the status queue is an unbounded FIFO (see mailbox): Send,
+// Broadcast, Status and Control copy the frame, enqueue it and return
+// without blocking, so no agent can stall or deadlock another; frames
+// wait in memory until their reader takes them.
+//
+// Frames sent to an agent that has not connected yet wait for it; frames
+// sent to an agent whose endpoint is closed are discarded, as a publish to
+// a subject without subscribers would be. Frames read from an Inbox are
+// shared between receivers of a Broadcast and must not be modified.
+type ChanTransport struct {
+	n       int
+	inbox   []*mailbox
+	control []*mailbox
+	status  *mailbox
+
+	mu        sync.Mutex
+	connected []bool
+	observed  bool
+}
+
+// NewChanTransport returns an in-memory transport for agents 0..n-1.
+func NewChanTransport(n int) (*ChanTransport, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("node: channel transport for %d agents: need at least 1", n)
+	}
+	t := &ChanTransport{
+		n:         n,
+		inbox:     make([]*mailbox, n),
+		control:   make([]*mailbox, n),
+		status:    newMailbox(),
+		connected: make([]bool, n),
+	}
+	for i := range n {
+		t.inbox[i], t.control[i] = newMailbox(), newMailbox()
+	}
+	return t, nil
+}
+
+// Endpoint implements Transport. Each agent id connects once.
+func (t *ChanTransport) Endpoint(id int) (Endpoint, error) {
+	if id < 0 || id >= t.n {
+		return nil, fmt.Errorf("node: channel endpoint for agent %d: ids are 0..%d", id, t.n-1)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.connected[id] {
+		return nil, fmt.Errorf("node: channel endpoint for agent %d: already connected", id)
+	}
+	t.connected[id] = true
+	return &chanEndpoint{t: t, id: id}, nil
+}
+
+// Observer implements Transport. The run has one observer.
+func (t *ChanTransport) Observer() (Observer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.observed {
+		return nil, fmt.Errorf("node: channel observer: already connected")
+	}
+	t.observed = true
+	return &chanObserver{t: t}, nil
+}
+
+// Close implements Transport: it closes every queue.
+func (t *ChanTransport) Close() error {
+	for i := range t.n {
+		t.inbox[i].close()
+		t.control[i].close()
+	}
+	t.status.close()
+	return nil
+}
+
+// clone returns a copy of frame that the caller may keep.
+func clone(frame []byte) []byte { return append([]byte(nil), frame...) }
+
+type chanEndpoint struct {
+	t  *ChanTransport
+	id int
+}
+
+func (e *chanEndpoint) Send(to int, frame []byte) error {
+	if to < 0 || to >= e.t.n {
+		return fmt.Errorf("node: agent %d sends to agent %d: ids are 0..%d", e.id, to, e.t.n-1)
+	}
+	e.t.inbox[to].put(clone(frame))
+	return nil
+}
+
+func (e *chanEndpoint) Broadcast(frame []byte) error {
+	f := clone(frame)
+	for _, mb := range e.t.inbox {
+		mb.put(f)
+	}
+	return nil
+}
+
+func (e *chanEndpoint) Inbox() <-chan []byte { return e.t.inbox[e.id].C() }
+
+func (e *chanEndpoint) Status(frame []byte) error {
+	if !e.t.status.put(clone(frame)) {
+		return fmt.Errorf("node: agent %d publishes status: observer closed", e.id)
+	}
+	return nil
+}
+
+func (e *chanEndpoint) Control() <-chan []byte { return e.t.control[e.id].C() }
+
+func (e *chanEndpoint) Close() error {
+	e.t.inbox[e.id].close()
+	e.t.control[e.id].close()
+	return nil
+}
+
+type chanObserver struct{ t *ChanTransport }
+
+func (o *chanObserver) Statuses() <-chan []byte { return o.t.status.C() }
+
+func (o *chanObserver) Control(frame []byte) error {
+	f := clone(frame)
+	for _, mb := range o.t.control {
+		mb.put(f)
+	}
+	return nil
+}
+
+func (o *chanObserver) Close() error {
+	o.t.status.close()
+	return nil
+}

@@ -1,0 +1,417 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/graph"
+)
+
+type makeAgents func(testing.TB, *graph.Graph) []consensus.Agent
+
+var algorithms = []struct {
+	name string
+	make makeAgents
+}{
+	{"null", func(t testing.TB, g *graph.Graph) []consensus.Agent { return nullAgents(t, g, 3) }},
+	{"averaging", func(_ testing.TB, g *graph.Graph) []consensus.Agent { return averagingAgents(g, 3) }},
+}
+
+// TestDeterministicAcrossTransports runs six agents on a ring under every
+// transport and checks that the final iterates equal, bit for bit, those
+// of a single-goroutine lockstep run, and that nothing was lost.
+func TestDeterministicAcrossTransports(t *testing.T) {
+	const n, rounds = 6, 25
+	g := ring(t, n)
+	for _, alg := range algorithms {
+		want := alg.make(t, g)
+		lockstep(t, want, rounds)
+		for _, kind := range TransportKinds {
+			t.Run(alg.name+"/"+string(kind), func(t *testing.T) {
+				agents := alg.make(t, g)
+				res, err := runObserved(t, newTestTransport(t, kind, n), agents, Options{Rounds: rounds, ReportEvery: 10}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameBits(t, agents, want)
+				if res.progress != 3*n {
+					t.Errorf("%d progress statuses, want %d (rounds 0, 10 and 20 of %d agents)", res.progress, 3*n, n)
+				}
+				for i, s := range res.terminal {
+					tr := s.Traffic
+					if s.Kind != StatusFinal || s.Report.Round != rounds {
+						t.Errorf("agent %d: status %s after round %d, want final after %d", i, s.Kind, s.Report.Round, rounds)
+					}
+					if tr.Dropouts != 0 || tr.ReduceMissing != 0 || tr.Malformed != 0 || tr.Unexpected != 0 {
+						t.Errorf("agent %d: losses in a lossless run: %+v", i, tr)
+					}
+					if tr.MsgsRecv == 0 || tr.BytesSent == 0 {
+						t.Errorf("agent %d: traffic not counted: %+v", i, tr)
+					}
+					for k, v := range s.Report.X {
+						if v != want[i].Report().X[k] {
+							t.Errorf("agent %d: reported x = %v, want %v", i, s.Report.X, want[i].Report().X)
+							break
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSilentPeerIsADropout: agent 2 of a ring never sends. Its neighbours
+// 1 and 3 count one dropout per round on the edge to 2, nobody else counts
+// any on that edge, and every agent finishes. (Other edges may lose
+// messages too: a neighbour that waited out its own deadline is late by
+// as much, so the iterates are not compared.)
+func TestSilentPeerIsADropout(t *testing.T) {
+	const n, rounds, quiet = 6, 5, 2
+	g := ring(t, n)
+	for _, kind := range TransportKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			agents := nullAgents(t, g, 2)
+			agents[quiet] = silent{agents[quiet]}
+			res, err := runObserved(t, newTestTransport(t, kind, n), agents, Options{Rounds: rounds, PhaseDeadline: 50 * time.Millisecond}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range res.terminal {
+				if s.Kind != StatusFinal || s.Report.Round != rounds {
+					t.Errorf("agent %d: %s after round %d, want final after %d", i, s.Kind, s.Report.Round, rounds)
+				}
+				var want int64
+				if i == quiet-1 || i == quiet+1 {
+					want = rounds
+				}
+				if got := s.Traffic.DropoutsByPeer[quiet]; got != want {
+					t.Errorf("agent %d: %d dropouts from agent %d, want %d", i, got, quiet, want)
+				}
+				if s.Traffic.Dropouts < want {
+					t.Errorf("agent %d: %d dropouts in all, fewer than the %d from agent %d", i, s.Traffic.Dropouts, want, quiet)
+				}
+			}
+		})
+	}
+}
+
+// TestBadFramesAreCountedAndDropped injects malformed and stray frames
+// into agent 0's inbox before the run starts: each is counted, none
+// changes the iterates.
+func TestBadFramesAreCountedAndDropped(t *testing.T) {
+	const n, rounds = 6, 4
+	g := ring(t, n)
+	want := averagingAgents(g, 2)
+	lockstep(t, want, rounds)
+	good := mustFrame(t, FrameData, 1, 0, 0, []float64{1, 2})
+	truncated := good[:len(good)-3]
+	unknown := append([]byte{9}, good[1:]...)
+	stranger := mustFrame(t, FrameData, 3, 0, 0, []float64{1, 2})    // 3 is no neighbour of 0
+	beyond := mustFrame(t, FrameData, 1, rounds, 0, []float64{1, 2}) // after the last round
+	shortTerm := mustFrame(t, FrameReduce, 4, 1, 1, []float64{1})    // reduce of the wrong length
+	outsider := mustFrame(t, FrameData, n, 0, 0, []float64{1, 2})    // sender id outside the run
+	inject := [][]byte{truncated, unknown, stranger, beyond, shortTerm, outsider, {}}
+	const wantMalformed, wantUnexpected = 5, 2
+	for _, kind := range TransportKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			tr := newTestTransport(t, kind, n)
+			agents := averagingAgents(g, 2)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			obs, err := tr.Observer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obs.Close()
+			eps := make([]Endpoint, n)
+			for i := range eps {
+				if eps[i], err = tr.Endpoint(i); err != nil {
+					t.Fatal(err)
+				}
+				defer eps[i].Close()
+			}
+			for _, f := range inject {
+				if err := eps[5].Send(0, f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			errs := make(chan error, n)
+			for i, a := range agents {
+				go func() { errs <- Run(ctx, a, eps[i], Options{N: n, Rounds: rounds}) }()
+			}
+			res, err := observe(ctx, obs, n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range n {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			sameBits(t, agents, want)
+			tr0 := res.terminal[0].Traffic
+			if tr0.Malformed != wantMalformed || tr0.Unexpected != wantUnexpected {
+				t.Errorf("agent 0: %d malformed, %d unexpected; want %d and %d", tr0.Malformed, tr0.Unexpected, wantMalformed, wantUnexpected)
+			}
+		})
+	}
+}
+
+// TestStopEndsEveryAgent sends stop after the first progress status past
+// round 0 of a practically endless run: every agent ends with a final status and no
+// error, well before the last round.
+func TestStopEndsEveryAgent(t *testing.T) {
+	const n, rounds = 6, 1 << 30
+	g := ring(t, n)
+	for _, kind := range TransportKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			agents := averagingAgents(g, 2)
+			stopped := false
+			stop := func(obs Observer, s Status) {
+				if !stopped && s.Report.Round > 0 {
+					stopped = true
+					if err := obs.Control(EncodeControl(Control{Kind: ControlStop, Reason: "test"})); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			res, err := runObserved(t, newTestTransport(t, kind, n), agents, Options{Rounds: rounds, ReportEvery: 5}, stop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range res.terminal {
+				if s.Kind != StatusFinal || s.Report.Round < 5 || s.Report.Round >= rounds {
+					t.Errorf("agent %d: %s after round %d, want final after stop", i, s.Kind, s.Report.Round)
+				}
+			}
+		})
+	}
+}
+
+// TestFailingAgent: agent 2 fails in round 3. It publishes a failed status
+// with its error; its leave frame releases its neighbours, which would
+// otherwise wait a minute per phase, and they count the rounds it missed.
+func TestFailingAgent(t *testing.T) {
+	const n, rounds, bad, at = 6, 8, 2, 3
+	g := ring(t, n)
+	for _, kind := range TransportKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			agents := nullAgents(t, g, 2)
+			agents[bad] = failing{agents[bad], at}
+			res, err := runObserved(t, newTestTransport(t, kind, n), agents, Options{Rounds: rounds, PhaseDeadline: time.Minute}, nil)
+			if !errors.Is(err, errBoom) {
+				t.Fatalf("RunAll error %v, want %v", err, errBoom)
+			}
+			if s := res.terminal[bad]; s.Kind != StatusFailed || !strings.Contains(s.Err, errBoom.Error()) {
+				t.Errorf("agent %d: status %s with error %q, want failed with %q", bad, s.Kind, s.Err, errBoom)
+			}
+			for _, i := range []int{bad - 1, bad + 1} {
+				s := res.terminal[i]
+				// Round 3's message arrived before the failure in Receive.
+				if want := int64(rounds - at - 1); s.Kind != StatusFinal || s.Traffic.DropoutsByPeer[bad] != want {
+					t.Errorf("agent %d: %s with %d dropouts from %d, want final with %d", i, s.Kind, s.Traffic.DropoutsByPeer[bad], bad, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDepartedTermIsMissing: with the all-reduce, a failed agent's term
+// is missing from every later reduce of every survivor.
+func TestDepartedTermIsMissing(t *testing.T) {
+	const n, rounds, bad, at = 4, 5, 1, 2
+	g := ring(t, n)
+	agents := averagingAgents(g, 1)
+	agents[bad] = failing{agents[bad], at}
+	res, err := runObserved(t, newTestTransport(t, TransportChan, n), agents, Options{Rounds: rounds, PhaseDeadline: time.Minute}, nil)
+	if !errors.Is(err, errBoom) {
+		t.Fatalf("RunAll error %v, want %v", err, errBoom)
+	}
+	for i, s := range res.terminal {
+		if i == bad {
+			continue
+		}
+		// The failure is in round 2's phase 0; the reduces of rounds 2..4 miss it.
+		if want := int64(rounds - at); s.Traffic.ReduceMissing != want {
+			t.Errorf("agent %d: %d reduce terms missing, want %d", i, s.Traffic.ReduceMissing, want)
+		}
+	}
+}
+
+func TestStartTimeoutFails(t *testing.T) {
+	tr := newTestTransport(t, TransportChan, 1)
+	obs, err := tr.Observer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := tr.Endpoint(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := nullAgents(t, ring(t, 1), 1)[0]
+	err = Run(context.Background(), a, ep, Options{N: 1, Rounds: 1, StartTimeout: 20 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no start") {
+		t.Fatalf("error %v, want a start timeout", err)
+	}
+	kinds := []StatusKind{}
+	for len(kinds) < 2 {
+		s, err := DecodeStatus(<-obs.Statuses())
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, s.Kind)
+	}
+	if kinds[0] != StatusReady || kinds[1] != StatusFailed {
+		t.Fatalf("statuses %v, want [ready failed]", kinds)
+	}
+}
+
+func TestStopBeforeStartIsFinal(t *testing.T) {
+	tr := newTestTransport(t, TransportChan, 2)
+	obs, err := tr.Observer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := obs.Control(EncodeControl(Control{Kind: ControlStop})); err != nil {
+		t.Fatal(err)
+	}
+	err = RunAll(context.Background(), nullAgents(t, ring(t, 2), 1), tr, Options{Rounds: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finals := 0
+	for finals < 2 {
+		s, err := DecodeStatus(<-obs.Statuses())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind == StatusFinal {
+			if s.Report.Round != 0 {
+				t.Errorf("agent %d: final after round %d, want 0", s.ID, s.Report.Round)
+			}
+			finals++
+		}
+	}
+}
+
+// TestCancelEndsPromptly cancels the context of agent 0 while it waits,
+// with a one-minute deadline, for agent 1, which never runs: Run returns
+// at once.
+func TestCancelEndsPromptly(t *testing.T) {
+	for _, kind := range TransportKinds {
+		t.Run(string(kind), func(t *testing.T) {
+			tr := newTestTransport(t, kind, 2)
+			obs, err := tr.Observer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obs.Close()
+			eps := make([]Endpoint, 2)
+			for i := range eps {
+				if eps[i], err = tr.Endpoint(i); err != nil {
+					t.Fatal(err)
+				}
+				defer eps[i].Close()
+			}
+			if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- Run(ctx, nullAgents(t, ring(t, 2), 1)[0], eps[0], Options{N: 2, Rounds: 10, PhaseDeadline: time.Minute})
+			}()
+			<-eps[1].Inbox() // agent 0 has sent round 0 and now waits
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("error %v, want context.Canceled", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Run did not return after cancel")
+			}
+			// The peer learns that agent 0 left before round 0's phase 1.
+			h, err := DecodeHeader(<-eps[1].Inbox())
+			if err != nil || h.Kind != FrameLeave || h.From != 0 || h.Round != 0 || h.Phase != 1 {
+				t.Fatalf("peer got %+v (%v), want a leave of agent 0 at round 0 phase 1", h, err)
+			}
+		})
+	}
+}
+
+func TestUnreachableNATSFailsFast(t *testing.T) {
+	begin := time.Now()
+	_, err := NewNATSTransport(NATSOptions{RunID: "unreachable", URL: "nats://127.0.0.1:1"})
+	if err == nil {
+		t.Fatal("want an error for an unreachable server")
+	}
+	if !strings.Contains(err.Error(), "nats://127.0.0.1:1") {
+		t.Errorf("error %q does not name the URL", err)
+	}
+	if d := time.Since(begin); d > 5*time.Second {
+		t.Errorf("took %v, want at most 5s", d)
+	}
+}
+
+func TestExternalURLTransport(t *testing.T) {
+	server, err := NewNATSTransport(NATSOptions{RunID: "host"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if !strings.HasPrefix(server.URL(), "nats://127.0.0.1:") {
+		t.Fatalf("embedded TCP server URL %q", server.URL())
+	}
+	tr, err := NewTransport(TransportConfig{Kind: TransportNATSTCP, RunID: "external", URL: server.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	g := ring(t, 3)
+	want := nullAgents(t, g, 2)
+	lockstep(t, want, 4)
+	agents := nullAgents(t, g, 2)
+	if _, err := runObserved(t, tr, agents, Options{Rounds: 4}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, agents, want)
+}
+
+func TestBadConfiguration(t *testing.T) {
+	g := ring(t, 2)
+	a := nullAgents(t, g, 1)[0]
+	tests := []struct {
+		name string
+		run  func() error
+	}{
+		{"no agents", func() error { _, err := NewChanTransport(0); return err }},
+		{"unknown transport", func() error { _, err := NewTransport(TransportConfig{Kind: "carrier-pigeon"}); return err }},
+		{"run id with dot", func() error { _, err := NewNATSTransport(NATSOptions{RunID: "a.b"}); return err }},
+		{"empty run id", func() error { _, err := NewNATSTransport(NATSOptions{}); return err }},
+		{"in-process with URL", func() error {
+			_, err := NewNATSTransport(NATSOptions{RunID: "x", URL: "nats://127.0.0.1:4222", InProcess: true})
+			return err
+		}},
+		{"zero rounds", func() error { return Run(context.Background(), a, nil, Options{N: 2}) }},
+		{"zero agents", func() error { return Run(context.Background(), a, nil, Options{Rounds: 1}) }},
+		{"negative deadline", func() error {
+			return Run(context.Background(), a, nil, Options{N: 2, Rounds: 1, PhaseDeadline: -1})
+		}},
+		{"id outside N", func() error {
+			return Run(context.Background(), nullAgents(t, g, 1)[1], nil, Options{N: 1, Rounds: 1})
+		}},
+		{"nil endpoint", func() error { return Run(context.Background(), a, nil, Options{N: 2, Rounds: 1}) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.run(); err == nil {
+				t.Fatal("want an error")
+			}
+		})
+	}
+}

@@ -1,0 +1,68 @@
+package node
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Defaults of Options.
+const (
+	DefaultPhaseDeadline = 5 * time.Second
+	DefaultStartTimeout  = 60 * time.Second
+)
+
+// Options configure the round loop of one agent (Run) or of a group of
+// agents (RunAll). The zero value of a field selects its documented
+// default; N and Rounds have none.
+type Options struct {
+	// N is the number of agents of the run, ids 0..N-1; it sizes the
+	// all-reduce (N terms, fewer departed agents). RunAll defaults it to
+	// the number of agents it runs.
+	N int
+	// Rounds is the number of rounds to run; it must be positive.
+	Rounds int
+	// ReportEvery is k: a progress status follows every k-th completed
+	// round. Zero (the default) publishes only the ready and final
+	// statuses.
+	ReportEvery int
+	// PhaseDeadline bounds the wait for a phase's expected messages and
+	// all-reduce terms, measured from the end of the phase's sends. A
+	// message missing at the deadline is a dropout. Default 5 s.
+	PhaseDeadline time.Duration
+	// StartTimeout bounds the wait for the coordinator's start after the
+	// ready status. Default 60 s.
+	StartTimeout time.Duration
+	// Logger receives the runtime's structured logs. Default: discard.
+	Logger hclog.Logger
+}
+
+// resolve validates o and fills in the defaults.
+func (o Options) resolve() (Options, error) {
+	if o.N < 1 {
+		return o, fmt.Errorf("node: options: N = %d agents: need at least 1", o.N)
+	}
+	if o.Rounds < 1 {
+		return o, fmt.Errorf("node: options: Rounds = %d: need at least 1", o.Rounds)
+	}
+	if uint64(o.Rounds) > MaxFrameRound {
+		return o, fmt.Errorf("node: options: Rounds = %d exceeds the frame limit %d", o.Rounds, uint64(MaxFrameRound))
+	}
+	if o.ReportEvery < 0 {
+		return o, fmt.Errorf("node: options: ReportEvery = %d: must not be negative", o.ReportEvery)
+	}
+	if o.PhaseDeadline < 0 || o.StartTimeout < 0 {
+		return o, fmt.Errorf("node: options: PhaseDeadline %v and StartTimeout %v must not be negative", o.PhaseDeadline, o.StartTimeout)
+	}
+	if o.PhaseDeadline == 0 {
+		o.PhaseDeadline = DefaultPhaseDeadline
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = DefaultStartTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	return o, nil
+}

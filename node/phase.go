@@ -1,0 +1,292 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/consim/consim/consensus"
+)
+
+// errInboxClosed ends a run whose endpoint closed under it.
+var errInboxClosed = errors.New("inbox closed")
+
+// phase runs phase ph of round t: send, collect until complete or the
+// deadline, deliver.
+func (r *runner) phase(ctx context.Context, t, ph int) error {
+	r.cur = phaseKey(t, ph)
+	out := r.a.Send(t, ph)
+	if err := r.setExpect(out.Expect); err != nil {
+		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
+	}
+	if err := r.send(t, ph, out); err != nil {
+		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
+	}
+	r.next = phaseKey(t, ph+1)
+
+	r.waitMsgs = 0
+	for k, j := range r.expect {
+		r.got[k] = false
+		if r.leaveKey[j] > r.cur {
+			r.waitMsgs++
+		}
+	}
+	r.waitTerms = 0
+	if r.reduce {
+		for j := range r.termGot {
+			r.termGot[j] = j == r.id
+			if j != r.id && r.leaveKey[j] > r.cur {
+				r.waitTerms++
+			}
+		}
+	}
+	r.replayFuture()
+	if err := r.collect(ctx); err != nil {
+		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
+	}
+	if err := r.a.Receive(t, ph, r.deliver(t, ph)); err != nil {
+		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
+	}
+	return nil
+}
+
+// setExpect copies the expected senders, sorted and without duplicates,
+// and sizes the per-sender buffers.
+func (r *runner) setExpect(expect []int) error {
+	r.expect = append(r.expect[:0], expect...)
+	if !slices.IsSorted(r.expect) {
+		slices.Sort(r.expect)
+	}
+	r.expect = slices.Compact(r.expect)
+	for _, j := range r.expect {
+		if j < 0 || j >= r.o.N || j == r.id {
+			return fmt.Errorf("expects a message from agent %d: peers are 0..%d other than itself", j, r.o.N-1)
+		}
+	}
+	for len(r.got) < len(r.expect) {
+		r.got = append(r.got, false)
+		r.data = append(r.data, nil)
+	}
+	return nil
+}
+
+// send encodes and sends the phase's messages and all-reduce term; the
+// agent's own term is kept locally.
+func (r *runner) send(t, ph int, out consensus.Outbox) error {
+	for i := range out.Msgs {
+		m := &out.Msgs[i]
+		if m.To < 0 || m.To >= r.o.N || m.To == r.id {
+			return fmt.Errorf("message to agent %d: peers are 0..%d other than itself", m.To, r.o.N-1)
+		}
+		f, err := AppendFrame(r.wbuf[:0], FrameData, r.id, t, ph, m.Data)
+		if err != nil {
+			return err
+		}
+		r.wbuf = f
+		if err := r.ep.Send(m.To, f); err != nil {
+			r.sendFailed(m.To, err)
+			continue
+		}
+		r.tr.MsgsSent++
+		r.tr.BytesSent += int64(len(f))
+	}
+	r.reduce = out.Reduce != nil
+	if !r.reduce {
+		return nil
+	}
+	r.reduceLen = len(out.Reduce)
+	f, err := AppendFrame(r.wbuf[:0], FrameReduce, r.id, t, ph, out.Reduce)
+	if err != nil {
+		return err
+	}
+	r.wbuf = f
+	if err := r.ep.Broadcast(f); err != nil {
+		r.sendFailed(-1, err)
+	} else {
+		r.tr.MsgsSent++
+		r.tr.BytesSent += int64(len(f))
+	}
+	if r.terms == nil {
+		r.terms = make([][]float64, r.o.N)
+		r.termGot = make([]bool, r.o.N)
+	}
+	r.terms[r.id] = append(r.terms[r.id][:0], out.Reduce...)
+	return nil
+}
+
+// replayFuture processes the buffered frames of the current phase, drops
+// those of phases now past and keeps the rest.
+func (r *runner) replayFuture() {
+	kept := r.future[:0]
+	for _, f := range r.future {
+		h, _ := DecodeHeader(f) // validated on arrival
+		switch k := phaseKey(h.Round, h.Phase); {
+		case k == r.cur:
+			r.accept(h, f)
+		case k < r.cur:
+			r.tr.Late++
+		default:
+			kept = append(kept, f)
+		}
+	}
+	clear(r.future[len(kept):])
+	r.future = kept
+}
+
+// collect reads the inbox until every awaited message and term has
+// arrived, or the phase deadline passes.
+func (r *runner) collect(ctx context.Context) error {
+	if r.waitMsgs == 0 && r.waitTerms == 0 {
+		return nil
+	}
+	r.timer.Reset(r.o.PhaseDeadline)
+	defer r.timer.Stop()
+	for r.waitMsgs > 0 || r.waitTerms > 0 {
+		select {
+		case f, ok := <-r.inbox:
+			if !ok {
+				return errInboxClosed
+			}
+			r.receive(f)
+		case <-r.timer.C:
+			if r.log.IsDebug() {
+				r.log.Debug("phase deadline", "round", r.cur>>16, "phase", r.cur&0xffff,
+					"awaited_msgs", r.waitMsgs, "awaited_terms", r.waitTerms)
+			}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// receive accounts for an arriving frame and routes it: leave frames mark
+// their sender departed, frames of the current phase are accepted, later
+// ones buffered, earlier ones counted late. Frames that fail to decode
+// are counted malformed. The echo of this agent's own broadcasts is
+// ignored (its reduce term is kept locally).
+func (r *runner) receive(f []byte) {
+	h, err := DecodeHeader(f)
+	if err == nil && h.From == r.id && h.Kind != FrameData {
+		return
+	}
+	r.tr.MsgsRecv++
+	r.tr.BytesRecv += int64(len(f))
+	if err == nil && h.From >= r.o.N {
+		err = fmt.Errorf("sender %d outside 0..%d", h.From, r.o.N-1)
+	}
+	if err != nil {
+		r.tr.Malformed++
+		if r.log.IsDebug() {
+			r.log.Debug("dropped malformed frame", "error", err)
+		}
+		return
+	}
+	if h.Kind == FrameLeave {
+		r.depart(h.From, phaseKey(h.Round, h.Phase))
+		return
+	}
+	switch k := phaseKey(h.Round, h.Phase); {
+	case k == r.cur:
+		r.accept(h, f)
+	case k < r.cur:
+		r.tr.Late++
+	case h.Round >= r.o.Rounds:
+		r.tr.Unexpected++
+	default:
+		r.future = append(r.future, f)
+	}
+}
+
+// accept stores a data or reduce frame of the current phase.
+func (r *runner) accept(h Header, f []byte) {
+	switch h.Kind {
+	case FrameData:
+		k, found := slices.BinarySearch(r.expect, h.From)
+		if !found || r.got[k] {
+			r.tr.Unexpected++
+			return
+		}
+		r.data[k] = DecodeValues(r.data[k], f, h)
+		r.got[k] = true
+		if r.leaveKey[h.From] > r.cur {
+			r.waitMsgs--
+		}
+	case FrameReduce:
+		switch {
+		case !r.reduce || r.termGot[h.From]:
+			r.tr.Unexpected++
+			return
+		case h.Count != r.reduceLen:
+			r.tr.Malformed++
+			return
+		}
+		r.terms[h.From] = DecodeValues(r.terms[h.From], f, h)
+		r.termGot[h.From] = true
+		if r.leaveKey[h.From] > r.cur {
+			r.waitTerms--
+		}
+	}
+}
+
+// depart records that agent j sends nothing from phase key k on; if that
+// includes the current phase, it is no longer awaited.
+func (r *runner) depart(j int, k uint64) {
+	if j == r.id || r.leaveKey[j] != noLeave {
+		return
+	}
+	r.leaveKey[j] = k
+	if r.log.IsDebug() {
+		r.log.Debug("peer left", "peer", j, "round", k>>16, "phase", k&0xffff)
+	}
+	if k > r.cur {
+		return
+	}
+	if i, found := slices.BinarySearch(r.expect, j); found && !r.got[i] {
+		r.waitMsgs--
+	}
+	if r.reduce && !r.termGot[j] {
+		r.waitTerms--
+	}
+}
+
+// deliver builds the inbox of the phase and counts what is missing. The
+// reduce is sum_j r_j over the arrived terms, accumulated in ascending j.
+func (r *runner) deliver(t, ph int) consensus.Inbox {
+	r.msgs, r.missing = r.msgs[:0], r.missing[:0]
+	for k, j := range r.expect {
+		if r.got[k] {
+			r.msgs = append(r.msgs, consensus.Msg{From: j, To: r.id, Round: t, Phase: ph, Data: r.data[k]})
+			continue
+		}
+		r.missing = append(r.missing, j)
+		r.tr.Dropouts++
+		if r.tr.DropoutsByPeer == nil {
+			r.tr.DropoutsByPeer = make(map[int]int64)
+		}
+		r.tr.DropoutsByPeer[j]++
+	}
+	in := consensus.Inbox{Msgs: r.msgs, Missing: r.missing}
+	if !r.reduce {
+		return in
+	}
+	first := true
+	for j, ok := range r.termGot {
+		if !ok {
+			r.tr.ReduceMissing++
+			continue
+		}
+		if first {
+			r.sum = append(r.sum[:0], r.terms[j]...)
+			first = false
+			continue
+		}
+		for i, v := range r.terms[j] {
+			r.sum[i] += v
+		}
+	}
+	in.Reduce = r.sum
+	return in
+}

@@ -1,0 +1,272 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/consim/consim/consensus"
+	"github.com/hashicorp/go-hclog"
+)
+
+// Run drives agent a over endpoint ep until it has completed opts.Rounds
+// rounds, the coordinator says stop, the agent fails or ctx ends.
+//
+// Protocol: publish a ready status; wait for the coordinator's start (at
+// most StartTimeout); then for each round t and phase ph < a.Phases(t):
+// send the outbox of a.Send(t, ph) (messages to their To agents, an
+// all-reduce term by broadcast), collect the expected messages and the
+// reduce terms until all have arrived or PhaseDeadline passes, and hand
+// the inbox to a.Receive. A progress status is published right after the
+// start (round 0, the initial state) and every ReportEvery rounds after
+// that, when ReportEvery > 0; between rounds a stop from the coordinator ends the run.
+// When it ends before the last round (stop, failure, cancellation) Run
+// broadcasts a leave frame, so peers stop waiting for it; it always
+// publishes a final status, or a failed one with the error.
+//
+// Inbox contents are deterministic: messages ascending by sender, missing
+// senders ascending, and the reduce sum_i r_i accumulated in ascending
+// agent order. Hence agents with the same seed give bit-identical
+// iterates under every transport when no message is missing.
+//
+// The inbox slices (Msgs, each Msg.Data, Missing, Reduce) belong to the
+// runtime and are reused in the next phase: an agent that keeps values
+// past Receive copies them. Endpoints must not keep the frame passed to
+// Send or Broadcast after returning, and Run never modifies frames it
+// reads from the inbox.
+//
+// Run returns nil after a final status; the agent's error, a start
+// timeout, a closed endpoint or ctx.Err() otherwise. It does not close ep.
+func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return err
+	}
+	if a == nil || ep == nil {
+		return errors.New("node: run needs an agent and an endpoint")
+	}
+	id := a.ID()
+	if id < 0 || id >= o.N {
+		return fmt.Errorf("node: agent id %d outside 0..%d", id, o.N-1)
+	}
+	r := newRunner(a, ep, o)
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("node: agent %d panicked: %v", id, p)
+			r.leave()
+			r.publish(StatusFailed, consensus.Report{ID: id}, err)
+		}
+	}()
+
+	r.publish(StatusReady, a.Report(), nil)
+	stop, err := r.awaitStart(ctx)
+	if err != nil {
+		return r.fail(err)
+	}
+	if o.ReportEvery > 0 && !stop {
+		// Round 0: the initial state, so the coordinator measures x_0.
+		r.publish(StatusProgress, a.Report(), nil)
+	}
+	t := 0
+	for ; t < o.Rounds && !stop; t++ {
+		for ph := 0; ph < a.Phases(t); ph++ {
+			if err := r.phase(ctx, t, ph); err != nil {
+				return r.fail(err)
+			}
+		}
+		done := t + 1
+		if o.ReportEvery > 0 && done%o.ReportEvery == 0 && done < o.Rounds {
+			r.publish(StatusProgress, a.Report(), nil)
+		}
+		stop = r.stopRequested()
+	}
+	if t < o.Rounds {
+		// Stopped early: peers still in this round must not wait for us.
+		// After the last round no peer has a phase left to wait in.
+		r.leave()
+	}
+	r.publish(StatusFinal, a.Report(), nil)
+	if r.log.IsDebug() {
+		r.log.Debug("agent finished", "stopped", stop, "dropouts", r.tr.Dropouts, "late", r.tr.Late)
+	}
+	return nil
+}
+
+// noLeave is the leave key of an agent that has not left.
+const noLeave = math.MaxUint64
+
+// phaseKey orders (round, phase) pairs: key(t, ph) < key(t', ph') iff
+// (t, ph) precedes (t', ph') lexicographically.
+func phaseKey(round, phase int) uint64 { return uint64(round)<<16 | uint64(phase) }
+
+// runner is the state of one agent's round loop. All buffers are reused
+// from phase to phase.
+type runner struct {
+	a   consensus.Agent
+	ep  Endpoint
+	o   Options
+	id  int
+	log hclog.Logger
+	tr  Traffic
+
+	inbox   <-chan []byte
+	control <-chan []byte // nil once closed
+	timer   *time.Timer
+
+	wbuf     []byte   // encode buffer
+	leaveKey []uint64 // leaveKey[j]: first phase agent j skips
+	future   [][]byte // frames of later phases, as received
+	next     uint64   // key of the first phase this agent has not sent
+	left     bool
+	sendErrs int64
+
+	// State of the current phase.
+	cur       uint64
+	expect    []int       // sorted expected senders
+	got       []bool      // got[k]: message of expect[k] arrived
+	data      [][]float64 // data[k]: values from expect[k]
+	waitMsgs  int         // expected senders still awaited
+	reduce    bool        // the phase has an all-reduce
+	reduceLen int         // length of every term
+	termGot   []bool      // termGot[j]: term of agent j arrived
+	terms     [][]float64 // terms[j]: term of agent j
+	waitTerms int         // terms still awaited
+	sum       []float64   // the reduce sum
+	msgs      []consensus.Msg
+	missing   []int
+}
+
+func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
+	id := a.ID()
+	r := &runner{
+		a:        a,
+		ep:       ep,
+		o:        o,
+		id:       id,
+		log:      o.Logger.With("agent", id),
+		inbox:    ep.Inbox(),
+		control:  ep.Control(),
+		timer:    time.NewTimer(time.Hour),
+		leaveKey: make([]uint64, o.N),
+	}
+	r.timer.Stop()
+	for j := range r.leaveKey {
+		r.leaveKey[j] = noLeave
+	}
+	return r
+}
+
+// awaitStart waits for the coordinator's start; stop reports a stop
+// received first.
+func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
+	timer := time.NewTimer(r.o.StartTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case f, ok := <-r.control:
+			if !ok {
+				return false, errors.New("control channel closed before start")
+			}
+			c, err := DecodeControl(f)
+			if err != nil {
+				r.tr.Malformed++
+				r.log.Warn("dropped control frame", "error", err)
+				continue
+			}
+			return c.Kind == ControlStop, nil
+		case <-timer.C:
+			return false, fmt.Errorf("no start from the coordinator within %v", r.o.StartTimeout)
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// stopRequested drains the control channel without blocking and reports
+// whether it held a stop.
+func (r *runner) stopRequested() bool {
+	stop := false
+	for {
+		select {
+		case f, ok := <-r.control:
+			if !ok {
+				r.control = nil
+				return stop
+			}
+			c, err := DecodeControl(f)
+			if err != nil {
+				r.tr.Malformed++
+				r.log.Warn("dropped control frame", "error", err)
+				continue
+			}
+			if c.Kind == ControlStop {
+				r.log.Debug("stop requested", "reason", c.Reason)
+				stop = true
+			}
+		default:
+			return stop
+		}
+	}
+}
+
+// fail ends the run on err: leave, failed status, wrapped error.
+func (r *runner) fail(err error) error {
+	err = fmt.Errorf("node: agent %d: %w", r.id, err)
+	r.leave()
+	r.publish(StatusFailed, r.a.Report(), err)
+	return err
+}
+
+// leave broadcasts, once, that this agent sends nothing from phase
+// r.next on.
+func (r *runner) leave() {
+	if r.left {
+		return
+	}
+	r.left = true
+	round, phase := int(r.next>>16), int(r.next&0xffff)
+	f, err := AppendFrame(r.wbuf[:0], FrameLeave, r.id, round, phase, nil)
+	if err != nil {
+		r.log.Warn("cannot encode leave frame", "error", err)
+		return
+	}
+	r.wbuf = f
+	if err := r.ep.Broadcast(f); err != nil {
+		r.log.Warn("cannot broadcast leave frame", "error", err)
+		return
+	}
+	r.tr.MsgsSent++
+	r.tr.BytesSent += int64(len(f))
+}
+
+// publish sends a status of the given kind; cause, if non-nil, is its Err.
+// A report that does not encode (a NaN iterate) is replaced by a failed
+// status that says why.
+func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
+	s := Status{Kind: kind, ID: r.id, Report: rep, Traffic: r.tr}
+	if cause != nil {
+		s.Err = cause.Error()
+	}
+	f, err := EncodeStatus(s)
+	if err != nil {
+		s = Status{Kind: StatusFailed, ID: r.id, Report: consensus.Report{ID: r.id, Round: rep.Round}, Traffic: r.tr,
+			Err: fmt.Sprintf("%s status does not encode: %v", kind, err)}
+		if f, err = EncodeStatus(s); err != nil {
+			r.log.Error("cannot encode status", "kind", kind, "error", err)
+			return
+		}
+	}
+	if err := r.ep.Status(f); err != nil {
+		r.log.Warn("cannot publish status", "kind", kind, "error", err)
+	}
+}
+
+// sendFailed logs a failed delivery: the first and every 1000th.
+func (r *runner) sendFailed(to int, err error) {
+	r.sendErrs++
+	if r.sendErrs == 1 || r.sendErrs%1000 == 0 {
+		r.log.Warn("frame not delivered", "to", to, "failures", r.sendErrs, "error", err)
+	}
+}

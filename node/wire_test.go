@@ -1,0 +1,178 @@
+package node
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+)
+
+func mustFrame(t testing.TB, kind FrameKind, from, round, phase int, data []float64) []byte {
+	t.Helper()
+	f, err := AppendFrame(nil, kind, from, round, phase, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestFrameRoundTrip(t *testing.T) {
+	tests := []struct {
+		name               string
+		kind               FrameKind
+		from, round, phase int
+		data               []float64
+	}{
+		{"data", FrameData, 3, 17, 2, []float64{1.5, -2, 0}},
+		{"empty data", FrameData, 0, 0, 0, nil},
+		{"reduce extremes", FrameReduce, MaxFrameID, MaxFrameRound, MaxFramePhase,
+			[]float64{math.Inf(1), math.Inf(-1), math.Copysign(0, -1), math.SmallestNonzeroFloat64, math.MaxFloat64}},
+		{"nan payload", FrameReduce, 1, 2, 3, []float64{math.Float64frombits(0x7ff8dead0000beef)}},
+		{"leave", FrameLeave, 5, 9, 1, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := mustFrame(t, tc.kind, tc.from, tc.round, tc.phase, tc.data)
+			if len(f) != HeaderLen+8*len(tc.data) {
+				t.Fatalf("frame length %d, want %d", len(f), HeaderLen+8*len(tc.data))
+			}
+			h, got, err := DecodeFrame(nil, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Header{Kind: tc.kind, From: tc.from, Round: tc.round, Phase: tc.phase, Count: len(tc.data)}
+			if h != want {
+				t.Fatalf("header %+v, want %+v", h, want)
+			}
+			if len(got) != len(tc.data) {
+				t.Fatalf("%d values, want %d", len(got), len(tc.data))
+			}
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(tc.data[i]) {
+					t.Errorf("value %d: bits %#x, want %#x", i, math.Float64bits(got[i]), math.Float64bits(tc.data[i]))
+				}
+			}
+		})
+	}
+}
+
+func TestFrameLayout(t *testing.T) {
+	f := mustFrame(t, FrameData, 0x01020304, 0x0a0b0c0d, 0x0e0f, []float64{1})
+	want := []byte{1, 4, 3, 2, 1, 0x0d, 0x0c, 0x0b, 0x0a, 0x0f, 0x0e, 1, 0, 0, 0}
+	want = binary.LittleEndian.AppendUint64(want, math.Float64bits(1))
+	if string(f) != string(want) {
+		t.Fatalf("frame % x\nwant  % x", f, want)
+	}
+}
+
+func TestAppendFrameRejectsBadFields(t *testing.T) {
+	tests := []struct {
+		name               string
+		kind               FrameKind
+		from, round, phase int
+		data               []float64
+	}{
+		{"unknown kind", 9, 0, 0, 0, nil},
+		{"leave with values", FrameLeave, 0, 0, 0, []float64{1}},
+		{"negative id", FrameData, -1, 0, 0, nil},
+		{"id too large", FrameData, MaxFrameID + 1, 0, 0, nil},
+		{"negative round", FrameData, 0, -1, 0, nil},
+		{"round too large", FrameData, 0, MaxFrameRound + 1, 0, nil},
+		{"phase too large", FrameData, 0, 0, MaxFramePhase + 1, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := []byte("kept")
+			got, err := AppendFrame(dst, tc.kind, tc.from, tc.round, tc.phase, tc.data)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if string(got) != "kept" {
+				t.Fatalf("dst changed to %q on error", got)
+			}
+		})
+	}
+}
+
+func TestDecodeRejectsMalformed(t *testing.T) {
+	good := mustFrame(t, FrameData, 1, 2, 3, []float64{4, 5})
+	withKind := func(k byte) []byte { f := append([]byte(nil), good...); f[0] = k; return f }
+	withCount := func(c uint32) []byte {
+		f := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint32(f[11:], c)
+		return f
+	}
+	leave := mustFrame(t, FrameLeave, 1, 2, 3, nil)
+	binary.LittleEndian.PutUint32(leave[11:], 1)
+	leave = append(leave, make([]byte, 8)...)
+	tests := []struct {
+		name  string
+		frame []byte
+	}{
+		{"empty", nil},
+		{"short header", good[:HeaderLen-1]},
+		{"kind zero", withKind(0)},
+		{"kind unknown", withKind(4)},
+		{"truncated values", good[:len(good)-1]},
+		{"trailing bytes", append(append([]byte(nil), good...), 0)},
+		{"count too small", withCount(1)},
+		{"count too large", withCount(3)},
+		{"count huge", withCount(math.MaxUint32)},
+		{"leave with values", leave},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := DecodeFrame(nil, tc.frame); !errors.Is(err, ErrMalformedFrame) {
+				t.Fatalf("error %v, want ErrMalformedFrame", err)
+			}
+		})
+	}
+}
+
+func TestFrameCodecDoesNotAllocate(t *testing.T) {
+	data := make([]float64, 100)
+	for i := range data {
+		data[i] = float64(i) / 7
+	}
+	buf := mustFrame(t, FrameData, 1, 2, 3, data)
+	vals := make([]float64, 0, len(data))
+	allocs := testing.AllocsPerRun(100, func() {
+		var err error
+		if buf, err = AppendFrame(buf[:0], FrameData, 1, 2, 3, data); err != nil {
+			t.Fatal(err)
+		}
+		if _, vals, err = DecodeFrame(vals, buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per encode and decode, want 0", allocs)
+	}
+}
+
+// FuzzDecodeFrame checks that no input makes the decoder panic and that
+// every frame it accepts encodes back to the same bytes.
+func FuzzDecodeFrame(f *testing.F) {
+	f.Add(mustFrame(f, FrameData, 1, 2, 3, []float64{4, 5}))
+	f.Add(mustFrame(f, FrameReduce, 0, 0, 0, []float64{math.NaN()}))
+	f.Add(mustFrame(f, FrameLeave, 7, 8, 9, nil))
+	f.Add([]byte{})
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255})
+	f.Add([]byte{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		h, vals, err := DecodeFrame(nil, frame)
+		if err != nil {
+			if !errors.Is(err, ErrMalformedFrame) {
+				t.Fatalf("error %v does not wrap ErrMalformedFrame", err)
+			}
+			return
+		}
+		again, err := AppendFrame(nil, h.Kind, h.From, h.Round, h.Phase, vals)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", h, err)
+		}
+		if string(again) != string(frame) {
+			t.Fatalf("round trip changed the frame:\n% x\n% x", frame, again)
+		}
+	})
+}
