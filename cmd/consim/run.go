@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -92,18 +91,17 @@ func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logge
 	if err != nil {
 		return nil, err
 	}
-	prob, err := st.Problem()
-	if err != nil {
-		return nil, err
-	}
 	agents, err := st.Agents()
 	if err != nil {
 		return nil, err
 	}
-	resolved, err := s.Marshal()
-	if err != nil {
-		return nil, err
-	}
+	return runAgents(ctx, st, agents, runID, logger, progress)
+}
+
+// runAgents runs the given agents of st as goroutines on the scenario's
+// transport, with the coordinator observing, and returns its summary.
+func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agent, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	s := st.Scenario
 	if runID == "" {
 		runID = newRunID(s.Name)
 	}
@@ -122,7 +120,52 @@ func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logge
 	if err != nil {
 		return nil, fmt.Errorf("connect coordinator: %w", err)
 	}
+	cfg, ev, err := coordinatorConfig(st, runID, logger, progress)
+	if err != nil {
+		return nil, err
+	}
 
+	agentCtx, cancelAgents := context.WithCancel(ctx)
+	defer cancelAgents()
+	agentsDone := make(chan error, 1)
+	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, nodeOptions(s, logger)) }()
+	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
+
+	// The coordinator has sent Stop if it ended early. Agents that do not
+	// finish within the grace period are cancelled; one that ignores the
+	// cancellation (a hung agent) is abandoned after a second period.
+	var agentErr error
+	select {
+	case agentErr = <-agentsDone:
+	case <-time.After(agentGrace):
+		cancelAgents()
+		select {
+		case agentErr = <-agentsDone:
+		case <-time.After(agentGrace):
+			agentErr = fmt.Errorf("agents did not stop within %v of cancellation", 2*agentGrace)
+		}
+	}
+	if runErr != nil {
+		return sum, runErr
+	}
+	if agentErr != nil && !errors.Is(agentErr, context.Canceled) {
+		return sum, fmt.Errorf("agents: %w", agentErr)
+	}
+	return sum, nil
+}
+
+// coordinatorConfig builds the coordinator's configuration and evaluator
+// for a run of st: the central problem (with its optimum) is solved here.
+func coordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
+	s := st.Scenario
+	prob, err := st.Problem()
+	if err != nil {
+		return coordinator.Config{}, nil, err
+	}
+	resolved, err := s.Marshal()
+	if err != nil {
+		return coordinator.Config{}, nil, err
+	}
 	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
 		return metrics.Measure(prob, st.Graph, reps)
 	})
@@ -148,36 +191,18 @@ func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logge
 		Logger:   logger.Named("coordinator"),
 		Progress: progress,
 	}
-	opts := node.Options{
+	return cfg, ev, nil
+}
+
+// nodeOptions are the runtime options of every agent of s.
+func nodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
+	return node.Options{
 		N:             s.Agents,
 		Rounds:        s.Rounds,
 		ReportEvery:   s.Metrics.Every,
 		PhaseDeadline: s.Runtime.PhaseDeadline.Std(),
 		Logger:        logger.Named("node"),
 	}
-
-	agentCtx, cancelAgents := context.WithCancel(ctx)
-	defer cancelAgents()
-	var wg sync.WaitGroup
-	var agentErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		agentErr = node.RunAll(agentCtx, agents, tr, opts)
-	}()
-	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
-	// The coordinator has sent Stop if it ended early; agents that do not
-	// finish within the grace period are cancelled.
-	timer := time.AfterFunc(agentGrace, cancelAgents)
-	wg.Wait()
-	timer.Stop()
-	if runErr != nil {
-		return sum, runErr
-	}
-	if agentErr != nil && !errors.Is(agentErr, context.Canceled) {
-		return sum, fmt.Errorf("agents: %w", agentErr)
-	}
-	return sum, nil
 }
 
 // newRunID returns <name>-<UTC time>-<4 random hex digits>: sortable,
