@@ -23,7 +23,7 @@ import (
 
 // agentGrace is how long agents may keep running after the coordinator
 // has ended the run (it sends Stop) before they are cancelled.
-const agentGrace = 5 * time.Second
+var agentGrace = 5 * time.Second
 
 // runFlags are the flags of `consim run`.
 type runFlags struct {
