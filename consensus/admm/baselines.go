@@ -20,14 +20,11 @@ import "math/rand/v2"
 // so one outer iteration costs 2m + n + K(2N + 4) oracle calls, the same as
 // com-SVR-ADMM with the same K and N.
 type ComSVRG1 struct {
-	c    *OracleCounter
-	reg  Regularizer
-	prm  Params
-	x    []float64
-	snap snapshot
-	tmp  scratch
-	v    []float64
-	ghat []float64
+	c   *OracleCounter
+	reg Regularizer
+	prm Params
+	x   []float64
+	est *Estimator
 }
 
 // NewComSVRG1 starts com-SVRG-1 at x0. prm.Rho is ignored.
@@ -39,13 +36,7 @@ func NewComSVRG1(p Composition, reg Regularizer, x0 []float64, prm Params) (*Com
 	if err != nil {
 		return nil, err
 	}
-	d := p.Dims()
-	m := &ComSVRG1{
-		c: c, reg: reg, prm: prm, x: append([]float64(nil), x0...),
-		snap: newSnapshot(d), tmp: newScratch(d),
-		v: make([]float64, d.D), ghat: make([]float64, d.R),
-	}
-	return m, nil
+	return &ComSVRG1{c: c, reg: reg, prm: prm, x: append([]float64(nil), x0...), est: NewEstimator(c)}, nil
 }
 
 // Name returns "com-SVRG-1".
@@ -60,11 +51,9 @@ func (m *ComSVRG1) Point() []float64 { return m.x }
 // Epoch runs one outer iteration.
 func (m *ComSVRG1) Epoch(rng *rand.Rand) {
 	eta := m.prm.Eta
-	m.snap.take(m.c, m.x)
+	m.est.Snapshot(m.x)
 	for range m.prm.K {
-		estimateInner(m.c, rng, m.prm.Batch, m.x, &m.snap, &m.tmp, m.ghat)
-		direction1(m.c, rng, m.x, m.ghat, &m.snap, &m.tmp, m.v)
-		axpy(m.x, -eta, m.v)
+		axpy(m.x, -eta, m.est.Estimate(rng, m.prm.Batch, m.x))
 		m.reg.Prox(eta, m.x, m.x)
 	}
 }
@@ -91,12 +80,12 @@ type ComSVRG2 struct {
 	reg  Regularizer
 	prm  Params
 	x    []float64
-	snap snapshot
-	tmp  scratch
-	jac  []float64 // dg(x~), r x d row-major
+	est  *Estimator // its snapshot is set by Epoch, only g_hat is used
+	jac  []float64  // dg(x~), r x d row-major
 	jtmp []float64
 	v    []float64
-	ghat []float64
+	// Scratch: r1, r2, r3 of length r, d1, d2 of length d.
+	r1, r2, r3, d1, d2 []float64
 }
 
 // NewComSVRG2 starts com-SVRG-2 at x0. prm.Rho is ignored.
@@ -111,9 +100,11 @@ func NewComSVRG2(p Composition, reg Regularizer, x0 []float64, prm Params) (*Com
 	d := p.Dims()
 	m := &ComSVRG2{
 		c: c, reg: reg, prm: prm, x: append([]float64(nil), x0...),
-		snap: newSnapshot(d), tmp: newScratch(d),
+		est: NewEstimator(c),
 		jac: make([]float64, d.R*d.D), jtmp: make([]float64, d.R*d.D),
-		v: make([]float64, d.D), ghat: make([]float64, d.R),
+		v:  make([]float64, d.D),
+		r1: make([]float64, d.R), r2: make([]float64, d.R), r3: make([]float64, d.R),
+		d1: make([]float64, d.D), d2: make([]float64, d.D),
 	}
 	return m, nil
 }
@@ -140,38 +131,38 @@ func (m *ComSVRG2) jacT(a, dst []float64) {
 func (m *ComSVRG2) Epoch(rng *rand.Rand) {
 	d := m.c.P.Dims()
 	eta, batch := m.prm.Eta, m.prm.Batch
-	s, w := &m.snap, &m.tmp
+	s := m.est
 
-	copy(s.x, m.x)
-	m.c.InnerMean(s.x, s.g)
+	copy(s.X, m.x)
+	m.c.InnerMean(s.X, s.G)
 	clear(m.jac)
 	for j := range d.M {
-		m.c.InnerJacobian(j, s.x, m.jtmp)
+		m.c.InnerJacobian(j, s.X, m.jtmp)
 		axpy(m.jac, 1, m.jtmp)
 	}
 	scale(m.jac, 1/float64(d.M))
-	m.c.OuterGradMean(s.g, w.r3)
-	m.jacT(w.r3, s.grad)
+	m.c.OuterGradMean(s.G, m.r3)
+	m.jacT(m.r3, s.Grad)
 
 	inv := 1 / float64(batch)
 	for range m.prm.K {
-		estimateInner(m.c, rng, batch, m.x, s, w, m.ghat)
+		ghat := s.InnerEstimate(rng, batch, m.x)
 		i := rng.IntN(d.N)
-		m.c.OuterGrad(i, m.ghat, w.r1) // a = grad f_i(g_hat)
-		m.c.OuterGrad(i, s.g, w.r2)    // grad f_i(g(x~))
+		m.c.OuterGrad(i, ghat, m.r1) // a = grad f_i(g_hat)
+		m.c.OuterGrad(i, s.G, m.r2)  // grad f_i(g(x~))
 		// v = dg(x~)^T (a - grad f_i(g(x~))) + grad F(x~)
 		//     - (1/N) sum_b [dg_{l_b}(x~) - dg_{l_b}(x)]^T a
-		for k := range w.r3 {
-			w.r3[k] = w.r1[k] - w.r2[k]
+		for k := range m.r3 {
+			m.r3[k] = m.r1[k] - m.r2[k]
 		}
-		m.jacT(w.r3, m.v)
-		axpy(m.v, 1, s.grad)
+		m.jacT(m.r3, m.v)
+		axpy(m.v, 1, s.Grad)
 		for range batch {
 			l := rng.IntN(d.M)
-			m.c.InnerJacT(l, s.x, w.r1, w.d1)
-			m.c.InnerJacT(l, m.x, w.r1, w.d2)
+			m.c.InnerJacT(l, s.X, m.r1, m.d1)
+			m.c.InnerJacT(l, m.x, m.r1, m.d2)
 			for k := range m.v {
-				m.v[k] -= inv * (w.d1[k] - w.d2[k])
+				m.v[k] -= inv * (m.d1[k] - m.d2[k])
 			}
 		}
 		axpy(m.x, -eta, m.v)

@@ -30,10 +30,9 @@ type ComSVRADMM struct {
 	prm Params
 
 	xt, wt []float64 // x~, w~
-	snap   snapshot
-	tmp    scratch
+	est    *Estimator
 
-	x, w, lam, v, ghat, z, xsum, wsum []float64
+	x, w, lam, z, xsum, wsum []float64
 }
 
 // NewComSVRADMM starts com-SVR-ADMM at x~^0 = w~^0 = x0.
@@ -49,9 +48,8 @@ func NewComSVRADMM(p Composition, reg Regularizer, x0 []float64, prm Params) (*C
 	vec := func() []float64 { return make([]float64, d.D) }
 	a := &ComSVRADMM{
 		c: c, reg: reg, prm: prm,
-		xt: vec(), wt: vec(), snap: newSnapshot(d), tmp: newScratch(d),
-		x: vec(), w: vec(), lam: vec(), v: vec(), ghat: make([]float64, d.R),
-		z: vec(), xsum: vec(), wsum: vec(),
+		xt: vec(), wt: vec(), est: NewEstimator(c),
+		x: vec(), w: vec(), lam: vec(), z: vec(), xsum: vec(), wsum: vec(),
 	}
 	copy(a.xt, x0)
 	copy(a.wt, x0)
@@ -73,10 +71,10 @@ func (a *ComSVRADMM) W() []float64 { return a.wt }
 // Epoch runs one outer iteration of Algorithm 1.
 func (a *ComSVRADMM) Epoch(rng *rand.Rand) {
 	eta, rho := a.prm.Eta, a.prm.Rho
-	a.snap.take(a.c, a.xt)
+	a.est.Snapshot(a.xt)
 	copy(a.x, a.xt)
 	copy(a.w, a.wt)
-	for k, g := range a.snap.grad {
+	for k, g := range a.est.Grad {
 		a.lam[k] = -g // lambda^0 = lambda~^{s-1} = -grad F(x~)
 	}
 	clear(a.xsum)
@@ -87,10 +85,9 @@ func (a *ComSVRADMM) Epoch(rng *rand.Rand) {
 			a.z[k] = a.x[k] + a.lam[k]/rho
 		}
 		a.reg.Prox(1/rho, a.z, a.w)
-		estimateInner(a.c, rng, a.prm.Batch, a.x, &a.snap, &a.tmp, a.ghat)
-		direction1(a.c, rng, a.x, a.ghat, &a.snap, &a.tmp, a.v)
+		v := a.est.Estimate(rng, a.prm.Batch, a.x)
 		for k := range a.x {
-			a.x[k] = (a.x[k]/eta - a.v[k] - a.lam[k] + rho*a.w[k]) / den
+			a.x[k] = (a.x[k]/eta - v[k] - a.lam[k] + rho*a.w[k]) / den
 			a.lam[k] += rho * (a.x[k] - a.w[k])
 		}
 		axpy(a.xsum, 1, a.x)

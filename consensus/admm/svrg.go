@@ -2,71 +2,90 @@ package admm
 
 import "math/rand/v2"
 
-// snapshot is the reference point of an outer iteration: x~, g(x~) and
-// grad F(x~).
-type snapshot struct {
-	x, g, grad []float64
+// Estimator is the variance-reduced gradient estimator of com-SVRG-1 and
+// com-SVR-ADMM for a composition F(x) = (1/n) sum_i f_i(g(x)) around a
+// snapshot x~ (the paper's eqs. 8 and 9). Snapshot fixes x~ once per outer
+// iteration; every inner iteration then calls Estimate (or only
+// InnerEstimate). Every query goes through the counter it was built with,
+// and every random index is drawn from the caller's generator in a fixed
+// order, so two runs on generators in the same state draw the same
+// samples.
+type Estimator struct {
+	c *OracleCounter
+	// X, G and Grad are the snapshot: x~, g(x~) and grad F(x~). A method
+	// with its own snapshot rule (com-SVRG-2) may set them directly.
+	X, G, Grad []float64
+	// GHat is the last inner estimate g_hat and V the last direction v;
+	// both are overwritten by the next call.
+	GHat, V []float64
+
+	r1, r2 []float64 // length r
+	d1, d2 []float64 // length d
 }
 
-func newSnapshot(d Dims) snapshot {
-	return snapshot{x: make([]float64, d.D), g: make([]float64, d.R), grad: make([]float64, d.D)}
-}
-
-// take sets x~ = x and evaluates g(x~) (m queries) and grad F(x~)
-// (m + n queries): the paper's steps 3-5, 2m + n queries in all.
-func (s *snapshot) take(c *OracleCounter, x []float64) {
-	copy(s.x, x)
-	c.InnerMean(s.x, s.g)
-	c.Gradient(s.x, s.g, s.grad)
-}
-
-// scratch holds per-step temporaries so the inner loop does not allocate.
-type scratch struct {
-	r1, r2, r3 []float64 // length r
-	d1, d2     []float64 // length d
-}
-
-func newScratch(d Dims) scratch {
-	return scratch{
-		r1: make([]float64, d.R), r2: make([]float64, d.R), r3: make([]float64, d.R),
-		d1: make([]float64, d.D), d2: make([]float64, d.D),
+// NewEstimator returns an estimator for c's composition, its snapshot at
+// zero (call Snapshot before estimating).
+func NewEstimator(c *OracleCounter) *Estimator {
+	d := c.P.Dims()
+	vd := func() []float64 { return make([]float64, d.D) }
+	vr := func() []float64 { return make([]float64, d.R) }
+	return &Estimator{
+		c: c,
+		X: vd(), G: vr(), Grad: vd(),
+		GHat: vr(), V: vd(),
+		r1: vr(), r2: vr(), d1: vd(), d2: vd(),
 	}
 }
 
-// estimateInner writes the mini-batch estimate (the paper's eq. 9)
+// Snapshot sets x~ = x and evaluates g(x~) (m queries) and grad F(x~)
+// (m + n queries): the paper's steps 3-5, 2m + n queries in all.
+func (e *Estimator) Snapshot(x []float64) {
+	copy(e.X, x)
+	e.c.InnerMean(e.X, e.G)
+	e.c.Gradient(e.X, e.G, e.Grad)
+}
+
+// InnerEstimate computes the mini-batch estimate of g(x) (the paper's
+// eq. 9)
 //
-//	g_hat(x) = g(x~) - (1/N) sum_{b=1}^N [ g_{j_b}(x~) - g_{j_b}(x) ],
+//	g_hat(x) = g(x~) - (1/B) sum_{b=1}^B [ g_{j_b}(x~) - g_{j_b}(x) ],
 //
-// j_b uniform on {1..m} with replacement, into dst (2N queries).
-func estimateInner(c *OracleCounter, rng *rand.Rand, batch int, x []float64, s *snapshot, w *scratch, dst []float64) {
-	m := c.P.Dims().M
-	copy(dst, s.g)
+// j_b uniform on {1..m} with replacement drawn in order from rng
+// (2B queries), stores it in GHat and returns GHat.
+func (e *Estimator) InnerEstimate(rng *rand.Rand, batch int, x []float64) []float64 {
+	m := e.c.P.Dims().M
+	copy(e.GHat, e.G)
 	inv := 1 / float64(batch)
 	for range batch {
 		j := rng.IntN(m)
-		c.Inner(j, s.x, w.r1)
-		c.Inner(j, x, w.r2)
-		for k := range dst {
-			dst[k] -= inv * (w.r1[k] - w.r2[k])
+		e.c.Inner(j, e.X, e.r1)
+		e.c.Inner(j, x, e.r2)
+		for k := range e.GHat {
+			e.GHat[k] -= inv * (e.r1[k] - e.r2[k])
 		}
 	}
+	return e.GHat
 }
 
-// direction1 writes the com-SVRG-1 / com-SVR-ADMM estimate (the paper's
-// eq. 8)
+// Estimate computes g_hat (InnerEstimate, 2B queries) and then the
+// direction (the paper's eq. 8)
 //
 //	v = (dg_j(x))^T grad f_i(g_hat) - (dg_j(x~))^T grad f_i(g(x~)) + grad F(x~),
 //
-// i uniform on {1..n}, j uniform on {1..m}, into dst (4 queries).
-func direction1(c *OracleCounter, rng *rand.Rand, x, ghat []float64, s *snapshot, w *scratch, dst []float64) {
-	d := c.P.Dims()
+// with i uniform on {1..n} and then j uniform on {1..m} drawn from rng
+// after the mini-batch (4 queries), stores it in V and returns V. v is an
+// unbiased estimate of grad F(x) up to the bias of g_hat inside f_i.
+func (e *Estimator) Estimate(rng *rand.Rand, batch int, x []float64) []float64 {
+	e.InnerEstimate(rng, batch, x)
+	d := e.c.P.Dims()
 	i := rng.IntN(d.N)
 	j := rng.IntN(d.M)
-	c.OuterGrad(i, ghat, w.r1)
-	c.InnerJacT(j, x, w.r1, w.d1)
-	c.OuterGrad(i, s.g, w.r2)
-	c.InnerJacT(j, s.x, w.r2, w.d2)
-	for k := range dst {
-		dst[k] = w.d1[k] - w.d2[k] + s.grad[k]
+	e.c.OuterGrad(i, e.GHat, e.r1)
+	e.c.InnerJacT(j, x, e.r1, e.d1)
+	e.c.OuterGrad(i, e.G, e.r2)
+	e.c.InnerJacT(j, e.X, e.r2, e.d2)
+	for k := range e.V {
+		e.V[k] = e.d1[k] - e.d2[k] + e.Grad[k]
 	}
+	return e.V
 }

@@ -92,7 +92,7 @@ type CompositionAgent struct {
 	xt, wt       []float64 // x~, w~
 	xsum, wsum   []float64
 	z, sum       []float64 // scratch: prox argument, sum of live x_j
-	est          estimator
+	est          *admm.Estimator
 
 	pcg *rand.PCG
 	rng *rand.Rand
@@ -134,7 +134,7 @@ func NewCompositionAgent(cfg CompositionConfig, id int, g *graph.Graph, proc gra
 		lam:      vec(), a: vec(),
 		xt: append([]float64(nil), x0...), wt: append([]float64(nil), x0...),
 		xsum: vec(), wsum: vec(), z: vec(), sum: vec(),
-		est: newEstimator(d),
+		est: admm.NewEstimator(orc),
 		pcg: rand.NewPCG(0, 0),
 	}
 	ag.rng = rand.New(ag.pcg)
@@ -176,8 +176,8 @@ func (ag *CompositionAgent) Receive(t, ph int, in consensus.Inbox) error {
 	if k == 0 {
 		ag.pcg.Seed(graph.Hash(ag.cfg.Seed, uint64(t), graph.DrawSample, uint64(ag.id), 0),
 			graph.Hash(ag.cfg.Seed, uint64(t), graph.DrawSample, uint64(ag.id), 1))
-		ag.est.snapshot(ag.orc, ag.x)
-		for l, g := range ag.est.grad {
+		ag.est.Snapshot(ag.x)
+		for l, g := range ag.est.Grad {
 			ag.lam[l] = -ag.invN*g - ag.a[l]
 		}
 		clear(ag.xsum)
@@ -188,7 +188,7 @@ func (ag *CompositionAgent) Receive(t, ph int, in consensus.Inbox) error {
 		z[l] = ag.x[l] + ag.lam[l]/rho
 	}
 	ag.reg.Prox(ag.invN/rho, z, ag.w)
-	v := ag.est.direction(ag.orc, ag.rng, ag.cfg.Batch, ag.x)
+	v := ag.est.Estimate(ag.rng, ag.cfg.Batch, ag.x)
 	sum := ag.sum
 	d := float64(ag.liveSum(sum))
 	den := rho + 1/eta + 2*c*d

@@ -31,7 +31,7 @@ type CompositionReference struct {
 	n      int
 	eye    *mat.DiagDense
 	orcs   []*admm.OracleCounter
-	ests   []estimator
+	ests   []*admm.Estimator
 	rngs   []*rand.Rand
 	pcgs   []*rand.PCG
 	x, w   *mat.VecDense
@@ -68,7 +68,7 @@ func NewCompositionReference(cfg CompositionConfig, g *graph.Graph, proc graph.E
 		}
 		pcg := rand.NewPCG(0, 0)
 		r.orcs = append(r.orcs, orc)
-		r.ests = append(r.ests, newEstimator(d))
+		r.ests = append(r.ests, admm.NewEstimator(orc))
 		r.pcgs = append(r.pcgs, pcg)
 		r.rngs = append(r.rngs, rand.New(pcg))
 	}
@@ -112,8 +112,8 @@ func (r *CompositionReference) Step(t int) error {
 		for i := range N {
 			r.pcgs[i].Seed(graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 0),
 				graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 1))
-			r.ests[i].snapshot(r.orcs[i], r.blockData(r.x, i))
-			for l, v := range r.ests[i].grad {
+			r.ests[i].Snapshot(r.blockData(r.x, i))
+			for l, v := range r.ests[i].Grad {
 				grad.SetVec(i*n+l, v)
 			}
 		}
@@ -127,7 +127,7 @@ func (r *CompositionReference) Step(t int) error {
 	v := mat.NewVecDense(N*n, nil)
 	for i := range N {
 		r.cfg.Reg.Prox(invN/rho, r.blockData(z, i), r.blockData(r.w, i))
-		copy(r.blockData(v, i), r.ests[i].direction(r.orcs[i], r.rngs[i], r.cfg.Batch, r.blockData(r.x, i)))
+		copy(r.blockData(v, i), r.ests[i].Estimate(r.rngs[i], r.cfg.Batch, r.blockData(r.x, i)))
 	}
 	// rhs = x/eta - V/N - lambda + rho w - a + c (D + A) x
 	rhs := mat.NewVecDense(N*n, nil)

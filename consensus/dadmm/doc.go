@@ -38,7 +38,11 @@
 // regularizer on w_i and uses its variance-reduced composition estimator
 // as the local gradient; with N = 1 it is com-SVR-ADMM (Yu and Huang,
 // Algorithm 1 with A = I, B = -I) on the same samples. Its samples are
-// drawn per outer iteration rather than per round, see CompositionConfig.
+// drawn per outer iteration rather than per round, see CompositionConfig;
+// the estimator is admm.Estimator, the one com-SVR-ADMM itself uses.
+// PortfolioLocal presents a shard's P_i = F_i + R as a problem.Local, and
+// PortfolioProblem assembles f = (1/N) sum_i P_i with its exact optimum,
+// so that a run's optimality gap is measured like any other problem's.
 //
 // # One exchange per round
 //
