@@ -54,6 +54,11 @@ type Constants struct {
 	// NormA is ||E[A]|| = ||E[W]|| = sqrt(lambda_max of the Laplacian with
 	// edge weights p_ij^2).
 	NormA float64
+	// SecondMoment is ||E[A(zeta)^T A(zeta)]|| = lambda_max of the
+	// Laplacian with edge weights p_ij: the curvature a single random draw
+	// of the penalty and dual terms can show. It is >= NormA^2 and, unlike
+	// NormA^2 ~ p^2, shrinks only like p. Zero means NormA^2.
+	SecondMoment float64
 	// SigmaBar is the dual error-bound constant sigma-bar of Lemma A.9,
 	// used only by Theory; it has no closed form. Zero or negative means 1.
 	SigmaBar float64
@@ -70,32 +75,38 @@ const (
 )
 
 // Practical returns the parameters that work in practice for a horizon of
-// T rounds:
-//
-//	mu   = max{2, 4 L_f},  rho = 1,  L_K = L_f + rho ||A||^2 + mu,
-//	tau  = min{1/(2 L_K), c_tau/(L_K sqrt T)}            (c_tau = 10),
-//	eta  = tau (mu - L_f)^2 / (8 ||A||^2)                (0 when ||A|| = 0),
-//	beta = c_beta tau mu                                 (c_beta = 1),
-//	M_y  = DefaultMy, constant tau.
-//
-// T < 1 is treated as 1.
+// T rounds, with the constants of PracticalWith's defaults.
 func Practical(c Constants, T int) Params {
 	return PracticalWith(c, T, PracticalCTau, PracticalCBeta)
 }
 
-// PracticalWith is Practical with the constants c_tau and c_beta given.
+// PracticalWith returns the practical parameters for a horizon of T rounds
+// with the constants c_tau and c_beta:
+//
+//	M_2  = max{||E[A]||^2, ||E[A^T A]||}  (the second moment of the draws),
+//	mu   = max{2, 4 L_f},  rho = 1,  L_K = L_f + rho M_2 + mu,
+//	tau  = min{1/(2 L_K), c_tau/(L_K sqrt T)},
+//	eta  = tau (mu - L_f)^2 / (8 M_2)                    (0 when M_2 = 0),
+//	beta = c_beta tau mu,  M_y = DefaultMy, constant tau.
+//
+// The implementation notes size L_K and eta with ||A||^2 = ||E[A]||^2,
+// which is exact for a deterministic A; with random edges it scales as p^2
+// while a single draw of A_zeta^T A_zeta has norm ~ p, so at small p the
+// dual step eta ~ 1/p^2 is far too long (the ALM diverges at p = 0.1 on
+// the dropout sweep). The second moment M_2 equals ||A||^2 when p = 1.
+// T < 1 is treated as 1.
 func PracticalWith(c Constants, T int, cTau, cBeta float64) Params {
 	if T < 1 {
 		T = 1
 	}
 	mu := math.Max(2, 4*c.Lf)
 	rho := 1.0
-	a2 := c.NormA * c.NormA
-	lk := c.Lf + rho*a2 + mu
+	m2 := math.Max(c.NormA*c.NormA, c.SecondMoment)
+	lk := c.Lf + rho*m2 + mu
 	tau := math.Min(1/(2*lk), cTau/(lk*math.Sqrt(float64(T))))
 	var eta float64
-	if a2 > 0 {
-		eta = tau * (mu - c.Lf) * (mu - c.Lf) / (8 * a2)
+	if m2 > 0 {
+		eta = tau * (mu - c.Lf) * (mu - c.Lf) / (8 * m2)
 	}
 	return Params{
 		Eta:         eta,

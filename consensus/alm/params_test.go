@@ -92,11 +92,15 @@ func TestNormEW(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := normEW(g)
+		locals := make([]problem.Local, tc.n)
+		for i := range locals {
+			locals[i] = quad(1, []float64{0}, 0)
+		}
+		c, err := ConstantsFor(g, locals)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(got-tc.want) > 1e-12 {
+		if got := c.NormA; math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: ||E[W]|| = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -114,6 +118,14 @@ func TestConstantsFor(t *testing.T) {
 	}
 	if c.Lf != 1.5 || math.Abs(c.NormA-0.5*math.Sqrt2) > 1e-12 {
 		t.Errorf("got %+v, want Lf 1.5, NormA %v", c, 0.5*math.Sqrt2)
+	}
+	// L_p = 0.5 [[1,-1],[-1,1]] has lambda_max 1 > ||E[W]||^2 = 0.5.
+	if math.Abs(c.SecondMoment-1) > 1e-12 {
+		t.Errorf("SecondMoment = %v, want 1", c.SecondMoment)
+	}
+	p := Practical(c, 100)
+	if lk := c.Lf + 1*c.SecondMoment + p.Mu; math.Abs(p.Tau-math.Min(1/(2*lk), PracticalCTau/(lk*10))) > 1e-15 {
+		t.Errorf("Practical tau = %v does not use L_K = L_f + rho M_2 + mu = %v", p.Tau, lk)
 	}
 	if _, err := ConstantsFor(g, locals[:1]); err == nil || !strings.Contains(err.Error(), "objectives") {
 		t.Errorf("one objective for two agents: error %v", err)
