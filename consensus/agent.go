@@ -89,4 +89,15 @@ type Report struct {
 	Resets float64
 	// GradEvals counts stochastic gradient samples drawn so far.
 	GradEvals int64
+	// EdgeDuals, when the algorithm is asked for them, are the agent's
+	// replicas of the duals of its incident edges, ascending by peer; the
+	// drift ||y_ij^(i) - y_ij^(j)||^2 between the two replicas of an edge
+	// measures what one-sided message loss did (metrics.DualDrift).
+	EdgeDuals []EdgeDual `json:",omitempty"`
+}
+
+// EdgeDual is agent i's replica y_ij^(i) of the dual of edge {i, Peer}.
+type EdgeDual struct {
+	Peer int
+	Y    []float64
 }

@@ -41,6 +41,9 @@ type Config struct {
 	Seed uint64
 	// Rounds is the horizon T; rounds t >= T are rejected. 0 means no limit.
 	Rounds int
+	// ReportDuals adds the agent's edge dual replicas to its reports
+	// (consensus.Report.EdgeDuals), to measure their drift under loss.
+	ReportDuals bool
 }
 
 // normalized returns cfg with the documented defaults filled in, or an

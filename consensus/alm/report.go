@@ -13,7 +13,7 @@ import (
 // coordinate by coordinate: |g_k| strictly inside the box, max(0, -g_k) at
 // the lower bound, max(0, g_k) at the upper bound (0 when Lo = Hi).
 func (a *Agent) Report() consensus.Report {
-	return consensus.Report{
+	rep := consensus.Report{
 		ID:        a.id,
 		Round:     a.round,
 		X:         a.X(),
@@ -22,6 +22,13 @@ func (a *Agent) Report() consensus.Report {
 		Resets:    a.resets,
 		GradEvals: a.gradEvals,
 	}
+	if a.cfg.ReportDuals {
+		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
+		for k := range a.nb {
+			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: append([]float64(nil), a.y[k*a.n:(k+1)*a.n]...)}
+		}
+	}
+	return rep
 }
 
 // kktSq returns the agent's block of the squared box-KKT residual.

@@ -45,11 +45,18 @@ type Metrics struct {
 	Resets float64
 	// GradEvals is sum_i GradEvals_i, the stochastic gradient samples drawn.
 	GradEvals int64
+	// DualDrift is sum_{edges {i,j}} ||y_ij^(i) - y_ij^(j)||^2, the
+	// disagreement of the two replicas of each edge dual (see Drift); NaN
+	// when the reports carry no edge duals.
+	DualDrift float64
 }
 
 // Measure returns the metrics of the reports reps of one round, where
 // reps[i] is agent i's report and g is the run's graph (len(reps) must be
-// g.N). p may be nil, in which case ObjValue, OptGap and DistToOpt are NaN.
+// g.N). A report with a nil X stands for an agent that has departed: the
+// measures then run over the remaining agents (N is their number, xbar
+// their mean, Feasibility over the edges between them); at least one
+// must remain. p may be nil, in which case ObjValue, OptGap and DistToOpt are NaN.
 // Measure reads only p.Value, p.FStar and p.XStar, and g.N and g.Edges.
 // Sums run in ascending agent (and edge) order, so the result is
 // deterministic. A NaN in the reports propagates to the measures it enters.
@@ -57,8 +64,14 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 	if err := check(p, g, reps); err != nil {
 		return Metrics{}, err
 	}
-	n := len(reps)
-	dim := len(reps[0].X)
+	first := firstPresent(reps)
+	n := 0
+	for _, r := range reps {
+		if r.X != nil {
+			n++
+		}
+	}
+	dim := len(reps[first].X)
 	inv := 1 / float64(n)
 
 	xbar := make([]float64, dim)
@@ -71,9 +84,12 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 		xbar[k] *= inv
 	}
 
-	m := Metrics{Round: reps[0].Round, ObjValue: math.NaN(), OptGap: math.NaN(), DistToOpt: math.NaN()}
+	m := Metrics{Round: reps[first].Round, ObjValue: math.NaN(), OptGap: math.NaN(), DistToOpt: math.NaN(), DualDrift: math.NaN()}
 	var spread, mass, kkt, dual float64
 	for _, r := range reps {
+		if r.X == nil {
+			continue
+		}
 		for k, v := range r.X {
 			d := v - xbar[k]
 			spread += d * d
@@ -93,9 +109,15 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 
 	var feas float64
 	for _, e := range g.Edges {
+		if reps[e.I].X == nil || reps[e.J].X == nil {
+			continue
+		}
 		feas += e.P * e.P * sqDist(reps[e.I].X, reps[e.J].X)
 	}
 	m.Feasibility = math.Sqrt(feas)
+	if d, ok := DualDrift(reps); ok {
+		m.DualDrift = d.Sum
+	}
 
 	if p != nil {
 		m.ObjValue = p.Value(xbar)
@@ -118,18 +140,26 @@ func check(p *problem.Problem, g *graph.Graph, reps []consensus.Report) error {
 	if len(reps) != g.N {
 		return fmt.Errorf("metrics: %d reports for a graph of %d agents", len(reps), g.N)
 	}
-	round, dim := reps[0].Round, len(reps[0].X)
+	first := firstPresent(reps)
+	if first < 0 {
+		return errors.New("metrics: every agent has departed (all reports have a nil x)")
+	}
+	round, dim := reps[first].Round, len(reps[first].X)
 	if dim == 0 {
-		return errors.New("metrics: agent 0 reports an empty x")
+		return fmt.Errorf("metrics: agent %d reports an empty x", first)
 	}
 	for i, r := range reps {
 		switch {
 		case r.ID != i:
 			return fmt.Errorf("metrics: report %d comes from agent %d: reports must be indexed by agent id", i, r.ID)
+		case r.X == nil:
+			continue // departed
+		}
+		switch {
 		case r.Round != round:
-			return fmt.Errorf("metrics: agent %d reports round %d, agent 0 round %d: reports must be of one round", i, r.Round, round)
+			return fmt.Errorf("metrics: agent %d reports round %d, agent %d round %d: reports must be of one round", i, r.Round, first, round)
 		case len(r.X) != dim:
-			return fmt.Errorf("metrics: agent %d reports x of length %d, agent 0 of length %d", i, len(r.X), dim)
+			return fmt.Errorf("metrics: agent %d reports x of length %d, agent %d of length %d", i, len(r.X), first, dim)
 		case r.KKTSq < 0 || r.DualSq < 0:
 			return fmt.Errorf("metrics: agent %d reports negative squared norms (KKTSq %v, DualSq %v)", i, r.KKTSq, r.DualSq)
 		}
@@ -143,6 +173,16 @@ func check(p *problem.Problem, g *graph.Graph, reps []consensus.Report) error {
 		return fmt.Errorf("metrics: x* has length %d, reports have %d", len(p.XStar), dim)
 	}
 	return nil
+}
+
+// firstPresent returns the index of the first report with an x, or -1.
+func firstPresent(reps []consensus.Report) int {
+	for i, r := range reps {
+		if r.X != nil {
+			return i
+		}
+	}
+	return -1
 }
 
 // sqDist returns ||a - b||^2 for slices of equal length.

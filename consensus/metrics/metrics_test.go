@@ -166,10 +166,16 @@ func TestMeasureRejects(t *testing.T) {
 		{"mixed dims", path, origin(), func(r []consensus.Report) []consensus.Report { r[1].X = []float64{1}; return r }, "length 1"},
 		{"empty x", path, origin(), func(r []consensus.Report) []consensus.Report {
 			for i := range r {
-				r[i].X = nil
+				r[i].X = []float64{}
 			}
 			return r
 		}, "empty x"},
+		{"all departed", path, origin(), func(r []consensus.Report) []consensus.Report {
+			for i := range r {
+				r[i].X = nil
+			}
+			return r
+		}, "every agent has departed"},
 		{"negative square", path, origin(), func(r []consensus.Report) []consensus.Report { r[1].KKTSq = -1; return r }, "negative"},
 		{"x* of wrong length", path, func() *problem.Problem { p := origin(); p.XStar = []float64{0}; return p }(), nil, "x* has length 1"},
 	}
