@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/null"
+	"github.com/consim/consim/consensus/alm"
+	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
 )
 
@@ -37,29 +38,68 @@ func ringChords(b *testing.B, n int) *graph.Graph {
 	return g
 }
 
-// BenchmarkNullRounds measures rounds per second of the null agent, the
-// bare cost of one neighbour exchange per round, for each transport,
-// number of agents N and dimension d. One op is one round of all agents.
-func BenchmarkNullRounds(b *testing.B) {
-	for _, kind := range TransportKinds {
-		for _, n := range []int{16, 64, 256} {
-			for _, d := range []int{10, 100} {
-				b.Run(fmt.Sprintf("%s/N=%d/d=%d", kind, n, d), func(b *testing.B) { benchNull(b, kind, n, d) })
+// BenchmarkRounds measures rounds per second for each algorithm,
+// transport, number of agents N and dimension d, on one graph, so that
+// ratios come from one run: "null" is the bare cost of one neighbour
+// exchange per round (see consensus/null); "alm" is the distributed
+// stochastic ALM with its practical preset and the default global
+// safeguard (an all-reduce every 10 rounds) on noisy quadratics. One op is
+// one round of all agents.
+func BenchmarkRounds(b *testing.B) {
+	for _, algo := range []string{"null", "alm"} {
+		for _, kind := range TransportKinds {
+			for _, n := range []int{16, 64, 256} {
+				for _, d := range []int{10, 100} {
+					b.Run(fmt.Sprintf("%s/%s/N=%d/d=%d", algo, kind, n, d), func(b *testing.B) {
+						g := ringChords(b, n)
+						var agents []consensus.Agent
+						if algo == "null" {
+							agents = nullAgents(b, g, d)
+						} else {
+							agents = almAgents(b, g, d, b.N)
+						}
+						benchRounds(b, kind, agents)
+					})
+				}
 			}
 		}
 	}
 }
 
-func benchNull(b *testing.B, kind TransportKind, n, d int) {
-	g := ringChords(b, n)
-	agents := make([]consensus.Agent, n)
+// almAgents builds ALM agents on f_i(x) = (1/2) sum_k d_ik (x_k - c_ik)^2
+// with Gaussian gradient noise, curvatures d_ik in [1, 2].
+func almAgents(b *testing.B, g *graph.Graph, d, rounds int) []consensus.Agent {
+	locals := make([]problem.Local, g.N)
+	for i := range locals {
+		diag, c := make([]float64, d), make([]float64, d)
+		for k := range diag {
+			diag[k] = 1 + graph.Uniform(7, 0, 0, uint64(i), uint64(k))
+			c[k] = 2*graph.Uniform(7, 0, 1, uint64(i), uint64(k)) - 1
+		}
+		locals[i] = problem.QuadraticNoisy(diag, c, 0.1)
+	}
+	consts, err := alm.ConstantsFor(g, locals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := alm.Config{Params: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
+	proc := graph.Bernoulli{G: g, Seed: 1}.Specialize()
+	box := problem.Box{Lo: -10, Hi: 10}
+	agents := make([]consensus.Agent, g.N)
 	for i := range agents {
-		a, err := null.NewAgent(i, g, d, startValues(i, d))
+		a, err := alm.NewAgent(cfg, i, g, proc, locals[i], box, startValues(i, d))
 		if err != nil {
 			b.Fatal(err)
 		}
 		agents[i] = a
 	}
+	return agents
+}
+
+// benchRounds runs the agents for b.N rounds on a transport of the given
+// kind and reports rounds/s.
+func benchRounds(b *testing.B, kind TransportKind, agents []consensus.Agent) {
+	n := len(agents)
 	tr := newTestTransport(b, kind, n)
 	obs, err := tr.Observer()
 	if err != nil {

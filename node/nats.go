@@ -46,8 +46,18 @@ const (
 	natsCloseFlushTime = 2 * time.Second
 )
 
-// DefaultNATSConnectTimeout bounds connecting to a NATS server.
-const DefaultNATSConnectTimeout = 4 * time.Second
+// Defaults of NATSOptions.
+const (
+	// DefaultNATSConnectTimeout bounds connecting to a NATS server.
+	DefaultNATSConnectTimeout = 4 * time.Second
+	// DefaultNATSReconnectWait is the pause between reconnect attempts.
+	DefaultNATSReconnectWait = 250 * time.Millisecond
+	// DefaultNATSReconnectTimeout bounds the time without a server.
+	DefaultNATSReconnectTimeout = 30 * time.Second
+	// DefaultNATSReconnectBufSize is the publish buffer kept while
+	// reconnecting.
+	DefaultNATSReconnectBufSize = 16 << 20
+)
 
 // NATSOptions configure a NATS transport.
 type NATSOptions struct {
@@ -65,6 +75,19 @@ type NATSOptions struct {
 	// ConnectTimeout bounds each connection attempt; an unreachable
 	// server is an error after at most this long. Default 4 s.
 	ConnectTimeout time.Duration
+	// ReconnectWait is the pause between attempts to reconnect to a
+	// server that went away. Default 250 ms.
+	ReconnectWait time.Duration
+	// ReconnectTimeout bounds how long a connection may stay without a
+	// server: after that long it is closed, the endpoint's or observer's
+	// channels close (so the round loop or the coordinator ends with an
+	// error) and Lost reports why. Default 30 s.
+	ReconnectTimeout time.Duration
+	// ReconnectBufSize is how many bytes of publishes a connection keeps
+	// while it reconnects; they are sent once the server is back.
+	// Publishes beyond it fail, and their frames become dropouts at the
+	// receivers' deadlines. Default 16 MiB.
+	ReconnectBufSize int
 	// Logger receives connection events. Default: discard.
 	Logger hclog.Logger
 }
@@ -84,6 +107,7 @@ type NATSTransport struct {
 	mu      sync.Mutex
 	closers []func() error
 	closed  bool
+	lost    error // first connection given up on, see Lost
 }
 
 // NewNATSTransport starts the embedded server if opts.URL is empty, or
@@ -97,6 +121,15 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 	}
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = DefaultNATSConnectTimeout
+	}
+	if opts.ReconnectWait <= 0 {
+		opts.ReconnectWait = DefaultNATSReconnectWait
+	}
+	if opts.ReconnectTimeout <= 0 {
+		opts.ReconnectTimeout = DefaultNATSReconnectTimeout
+	}
+	if opts.ReconnectBufSize <= 0 {
+		opts.ReconnectBufSize = DefaultNATSReconnectBufSize
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
@@ -113,7 +146,7 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 		}
 		return t, nil
 	}
-	nc, err := t.connect("probe")
+	nc, err := t.connect("probe", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -137,25 +170,7 @@ func validRunID(run string) error {
 // startServer starts an embedded nats-server: in-process only, or on
 // 127.0.0.1 at a random port.
 func startServer(run string, inProcess bool) (*server.Server, error) {
-	srv, err := server.NewServer(&server.Options{
-		ServerName: "consim-" + run,
-		Host:       "127.0.0.1",
-		Port:       server.RANDOM_PORT,
-		DontListen: inProcess,
-		NoLog:      true,
-		NoSigs:     true,
-		MaxPayload: natsMaxPayload,
-		MaxPending: natsMaxPending,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("node: embedded NATS server: %w", err)
-	}
-	srv.Start()
-	if !srv.ReadyForConnections(5 * time.Second) {
-		srv.Shutdown()
-		return nil, errors.New("node: embedded NATS server not ready within 5s")
-	}
-	return srv, nil
+	return StartNATSServer(NATSServerOptions{Name: "consim-" + run, Host: "127.0.0.1", Port: server.RANDOM_PORT, InProcessOnly: inProcess})
 }
 
 // URL returns the address clients in other processes connect to: the
@@ -167,16 +182,26 @@ func (t *NATSTransport) URL() string { return t.url }
 // the transport's connections.
 func (t *NATSTransport) SlowConsumers() int64 { return t.slow.Load() }
 
-// connect opens one client connection named after the run and role.
-func (t *NATSTransport) connect(role string) (*nats.Conn, error) {
+// connect opens one client connection named after the run and role. A
+// connection that loses its server retries every ReconnectWait, keeping
+// up to ReconnectBufSize bytes of publishes, which it flushes once
+// reconnected (the server re-registers its subscriptions first). If no
+// server answers within ReconnectTimeout, or the client library gives up,
+// the connection is closed, the loss recorded for Lost and w's onLost
+// hook called. w may be nil (a probe).
+func (t *NATSTransport) connect(role string, w *connWatch) (*nats.Conn, error) {
 	name := "consim-" + t.opts.RunID + "-" + role
 	log := t.log.With("conn", role)
+	if w == nil {
+		w = t.newWatch(role)
+	}
 	opts := []nats.Option{
 		nats.Name(name),
 		nats.Timeout(t.opts.ConnectTimeout),
 		nats.RetryOnFailedConnect(false),
-		nats.MaxReconnects(10),
-		nats.ReconnectWait(250 * time.Millisecond),
+		nats.MaxReconnects(-1), // the watch bounds the outage in time
+		nats.ReconnectWait(t.opts.ReconnectWait),
+		nats.ReconnectBufSize(t.opts.ReconnectBufSize),
 		nats.NoCallbacksAfterClientClose(),
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
 			subject := ""
@@ -188,12 +213,9 @@ func (t *NATSTransport) connect(role string) (*nats.Conn, error) {
 			}
 			log.Warn("NATS asynchronous error", "subject", subject, "error", err)
 		}),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			if err != nil {
-				log.Warn("NATS disconnected", "error", err)
-			}
-		}),
-		nats.ReconnectHandler(func(*nats.Conn) { log.Info("NATS reconnected") }),
+		nats.DisconnectErrHandler(w.disconnected),
+		nats.ReconnectHandler(w.reconnected),
+		nats.ClosedHandler(w.closed),
 	}
 	url := t.url
 	if t.srv != nil && t.opts.InProcess {
@@ -205,6 +227,24 @@ func (t *NATSTransport) connect(role string) (*nats.Conn, error) {
 		return nil, fmt.Errorf("node: connect %s to NATS at %s: %w", name, url, err)
 	}
 	return nc, nil
+}
+
+// Lost returns the first connection of the transport that was closed
+// because its server stayed unreachable (see NATSOptions.ReconnectTimeout),
+// wrapping ErrNATSConnectionLost, or nil.
+func (t *NATSTransport) Lost() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lost
+}
+
+// noteLost records err as the transport's loss if it is the first.
+func (t *NATSTransport) noteLost(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lost == nil {
+		t.lost = err
+	}
 }
 
 // track registers c to be closed by Close.
@@ -237,7 +277,8 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 	if id < 0 {
 		return nil, fmt.Errorf("node: NATS endpoint for agent %d: negative id", id)
 	}
-	nc, err := t.connect("agent-" + strconv.Itoa(id))
+	w := t.newWatch("agent-" + strconv.Itoa(id))
+	nc, err := t.connect("agent-"+strconv.Itoa(id), w)
 	if err != nil {
 		return nil, err
 	}
@@ -262,13 +303,15 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 		e.Close()
 		return nil, fmt.Errorf("node: NATS endpoint for agent %d: %w", id, err)
 	}
+	w.onLost(func() { e.Close() })
 	return e, nil
 }
 
 // Observer implements Transport: a connection subscribed to the status
 // subject, registered at the server when Observer returns.
 func (t *NATSTransport) Observer() (Observer, error) {
-	nc, err := t.connect("observer")
+	w := t.newWatch("observer")
+	nc, err := t.connect("observer", w)
 	if err != nil {
 		return nil, err
 	}
@@ -284,6 +327,7 @@ func (t *NATSTransport) Observer() (Observer, error) {
 		o.Close()
 		return nil, fmt.Errorf("node: NATS observer: %w", err)
 	}
+	w.onLost(func() { o.Close() })
 	return o, nil
 }
 

@@ -29,13 +29,17 @@ type Options struct {
 	ReportEvery int
 	// PhaseDeadline bounds the wait for a phase's expected messages and
 	// all-reduce terms, measured from the end of the phase's sends. A
-	// message missing at the deadline is a dropout. Default 5 s.
+	// message missing at the deadline is a dropout. Default 5 s. Under
+	// injected loss every lost message costs its receiver this whole
+	// wait, so such runs want a deadline of a few milliseconds.
 	PhaseDeadline time.Duration
 	// StartTimeout bounds the wait for the coordinator's start after the
 	// ready status. Default 60 s.
 	StartTimeout time.Duration
 	// Logger receives the runtime's structured logs. Default: discard.
 	Logger hclog.Logger
+	// Faults are the injected fault models; the zero value injects none.
+	Faults Faults
 }
 
 // resolve validates o and fills in the defaults.
@@ -54,6 +58,9 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.PhaseDeadline < 0 || o.StartTimeout < 0 {
 		return o, fmt.Errorf("node: options: PhaseDeadline %v and StartTimeout %v must not be negative", o.PhaseDeadline, o.StartTimeout)
+	}
+	if err := o.Faults.validate(o.N, o.Rounds); err != nil {
+		return o, err
 	}
 	if o.PhaseDeadline == 0 {
 		o.PhaseDeadline = DefaultPhaseDeadline

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/consim/consim/consensus"
 )
@@ -34,18 +35,26 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 	}
 	r.waitTerms = 0
 	if r.reduce {
+		r.sumGot = false
 		for j := range r.termGot {
 			r.termGot[j] = j == r.id
-			if j != r.id && r.leaveKey[j] > r.cur {
+			if r.root == r.id && j != r.id && r.leaveKey[j] > r.cur {
 				r.waitTerms++
 			}
+		}
+		if r.root != r.id {
+			r.waitTerms = 1 // the root's sum
 		}
 	}
 	r.replayFuture()
 	if err := r.collect(ctx); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
-	if err := r.a.Receive(t, ph, r.deliver(t, ph)); err != nil {
+	in := r.deliver(t, ph)
+	if r.reduce && r.root == r.id {
+		r.broadcastSum(t, ph)
+	}
+	if err := r.a.Receive(t, ph, in); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
 	return nil
@@ -96,23 +105,56 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 		return nil
 	}
 	r.reduceLen = len(out.Reduce)
-	f, err := AppendFrame(r.wbuf[:0], FrameReduce, r.id, t, ph, out.Reduce)
-	if err != nil {
-		return err
-	}
-	r.wbuf = f
-	if err := r.ep.Broadcast(f); err != nil {
-		r.sendFailed(-1, err)
-	} else {
-		r.tr.MsgsSent++
-		r.tr.BytesSent += int64(len(f))
-	}
 	if r.terms == nil {
 		r.terms = make([][]float64, r.o.N)
 		r.termGot = make([]bool, r.o.N)
 	}
 	r.terms[r.id] = append(r.terms[r.id][:0], out.Reduce...)
+	r.root = r.reduceRoot()
+	if r.root == r.id {
+		return nil
+	}
+	f, err := AppendFrame(r.wbuf[:0], FrameReduce, r.id, t, ph, out.Reduce)
+	if err != nil {
+		return err
+	}
+	r.wbuf = f
+	if err := r.ep.Send(r.root, f); err != nil {
+		r.sendFailed(r.root, err)
+		return nil
+	}
+	r.tr.MsgsSent++
+	r.tr.BytesSent += int64(len(f))
 	return nil
+}
+
+// reduceRoot is the agent that gathers the terms of an all-reduce, sums
+// them in ascending agent order and broadcasts the sum: the lowest agent
+// not known to have left. A rooted reduce moves 2N frames where a
+// broadcast of every term moves N^2, and gives the same bits.
+func (r *runner) reduceRoot() int {
+	for j := 0; j < r.o.N; j++ {
+		if j == r.id || r.leaveKey[j] > r.cur {
+			return j
+		}
+	}
+	return r.id
+}
+
+// broadcastSum sends the root's sum of the current phase to every agent.
+func (r *runner) broadcastSum(t, ph int) {
+	f, err := AppendFrame(r.wbuf[:0], FrameSum, r.id, t, ph, r.sum)
+	if err != nil {
+		r.sendFailed(-1, err)
+		return
+	}
+	r.wbuf = f
+	if err := r.ep.Broadcast(f); err != nil {
+		r.sendFailed(-1, err)
+		return
+	}
+	r.tr.MsgsSent++
+	r.tr.BytesSent += int64(len(f))
 }
 
 // replayFuture processes the buffered frames of the current phase, drops
@@ -126,6 +168,7 @@ func (r *runner) replayFuture() {
 			r.accept(h, f)
 		case k < r.cur:
 			r.tr.Late++
+			r.remember(h, f)
 		default:
 			kept = append(kept, f)
 		}
@@ -140,9 +183,37 @@ func (r *runner) collect(ctx context.Context) error {
 	if r.waitMsgs == 0 && r.waitTerms == 0 {
 		return nil
 	}
-	r.timer.Reset(r.o.PhaseDeadline)
-	defer r.timer.Stop()
+	start := time.Now()
+	armed := false
+	defer func() {
+		if armed {
+			r.timer.Stop()
+		}
+	}()
 	for r.waitMsgs > 0 || r.waitTerms > 0 {
+		// Fast path: take the frames that have already arrived with a
+		// receive on the inbox alone, which locks one channel instead of
+		// the three of the waiting select below.
+		select {
+		case f, ok := <-r.inbox:
+			if !ok {
+				return errInboxClosed
+			}
+			r.receive(f)
+			continue
+		default:
+		}
+		if !armed {
+			// The deadline counts from the end of the phase's sends. An
+			// agent awaiting the root's sum allows the root its own
+			// deadline to gather the terms first.
+			deadline := r.o.PhaseDeadline
+			if r.reduce && r.root != r.id {
+				deadline *= 2
+			}
+			r.timer.Reset(deadline - time.Since(start))
+			armed = true
+		}
 		select {
 		case f, ok := <-r.inbox:
 			if !ok {
@@ -193,6 +264,7 @@ func (r *runner) receive(f []byte) {
 		r.accept(h, f)
 	case k < r.cur:
 		r.tr.Late++
+		r.remember(h, f)
 	case h.Round >= r.o.Rounds:
 		r.tr.Unexpected++
 	default:
@@ -211,12 +283,13 @@ func (r *runner) accept(h Header, f []byte) {
 		}
 		r.data[k] = DecodeValues(r.data[k], f, h)
 		r.got[k] = true
+		r.remember(h, f)
 		if r.leaveKey[h.From] > r.cur {
 			r.waitMsgs--
 		}
 	case FrameReduce:
 		switch {
-		case !r.reduce || r.termGot[h.From]:
+		case !r.reduce || r.root != r.id || r.termGot[h.From]:
 			r.tr.Unexpected++
 			return
 		case h.Count != r.reduceLen:
@@ -228,6 +301,18 @@ func (r *runner) accept(h Header, f []byte) {
 		if r.leaveKey[h.From] > r.cur {
 			r.waitTerms--
 		}
+	case FrameSum:
+		switch {
+		case !r.reduce || h.From != r.root || r.sumGot:
+			r.tr.Unexpected++
+			return
+		case h.Count != r.reduceLen:
+			r.tr.Malformed++
+			return
+		}
+		r.sum = DecodeValues(r.sum, f, h)
+		r.sumGot = true
+		r.waitTerms--
 	}
 }
 
@@ -247,7 +332,10 @@ func (r *runner) depart(j int, k uint64) {
 	if i, found := slices.BinarySearch(r.expect, j); found && !r.got[i] {
 		r.waitMsgs--
 	}
-	if r.reduce && !r.termGot[j] {
+	switch {
+	case r.reduce && r.root == r.id && !r.termGot[j]:
+		r.waitTerms--
+	case r.reduce && r.root == j && !r.sumGot:
 		r.waitTerms--
 	}
 }
@@ -261,6 +349,11 @@ func (r *runner) deliver(t, ph int) consensus.Inbox {
 			r.msgs = append(r.msgs, consensus.Msg{From: j, To: r.id, Round: t, Phase: ph, Data: r.data[k]})
 			continue
 		}
+		if data, ok := r.staleFor(j, t, ph); ok {
+			r.msgs = append(r.msgs, consensus.Msg{From: j, To: r.id, Round: t, Phase: ph, Data: data})
+			r.tr.StaleUsed++
+			continue
+		}
 		r.missing = append(r.missing, j)
 		r.tr.Dropouts++
 		if r.tr.DropoutsByPeer == nil {
@@ -270,6 +363,16 @@ func (r *runner) deliver(t, ph int) consensus.Inbox {
 	}
 	in := consensus.Inbox{Msgs: r.msgs, Missing: r.missing}
 	if !r.reduce {
+		return in
+	}
+	if r.root != r.id {
+		if !r.sumGot {
+			// No sum from the root: every other term counts as missing
+			// and contributes zero.
+			r.tr.ReduceMissing += int64(r.o.N - 1)
+			r.sum = append(r.sum[:0], r.terms[r.id]...)
+		}
+		in.Reduce = r.sum
 		return in
 	}
 	first := true

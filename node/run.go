@@ -17,7 +17,8 @@ import (
 // Protocol: publish a ready status; wait for the coordinator's start (at
 // most StartTimeout); then for each round t and phase ph < a.Phases(t):
 // send the outbox of a.Send(t, ph) (messages to their To agents, an
-// all-reduce term by broadcast), collect the expected messages and the
+// all-reduce term to the root of the reduce, which broadcasts the sum),
+// collect the expected messages and the
 // reduce terms until all have arrived or PhaseDeadline passes, and hand
 // the inbox to a.Receive. A progress status is published right after the
 // start (round 0, the initial state) and every ReportEvery rounds after
@@ -37,8 +38,14 @@ import (
 // Send or Broadcast after returning, and Run never modifies frames it
 // reads from the inbox.
 //
-// Run returns nil after a final status; the agent's error, a start
-// timeout, a closed endpoint or ctx.Err() otherwise. It does not close ep.
+// opts.Faults injects fault models under the agent (see Faults): loss and
+// delay of data frames at the endpoint, stale substitutes for missing
+// messages, crashes (a departed status, or a rejoin at the peers' round)
+// and per-round compute time.
+//
+// Run returns nil after a final or departed status; the agent's error, a
+// start timeout, a closed endpoint or ctx.Err() otherwise. It does not
+// close ep.
 func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err error) {
 	o, err := opts.resolve()
 	if err != nil {
@@ -52,6 +59,9 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		return fmt.Errorf("node: agent id %d outside 0..%d", id, o.N-1)
 	}
 	r := newRunner(a, ep, o)
+	if err := r.checkCrashes(); err != nil {
+		return r.fail(err)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("node: agent %d panicked: %v", id, p)
@@ -71,14 +81,34 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 	}
 	t := 0
 	for ; t < o.Rounds && !stop; t++ {
-		for ph := 0; ph < a.Phases(t); ph++ {
+		if c, ok := r.crashDue(t); ok {
+			next, end, err := r.crash(ctx, t, c)
+			switch {
+			case err != nil:
+				return r.fail(err)
+			case end == crashDeparted:
+				return nil
+			case end == crashStopped:
+				stop = true
+			}
+			if stop {
+				break
+			}
+			if t = next; t >= o.Rounds {
+				break
+			}
+		}
+		if err := r.straggle(ctx, t); err != nil {
+			return r.fail(err)
+		}
+		for ph := 0; ph < r.a.Phases(t); ph++ {
 			if err := r.phase(ctx, t, ph); err != nil {
 				return r.fail(err)
 			}
 		}
 		done := t + 1
 		if o.ReportEvery > 0 && done%o.ReportEvery == 0 && done < o.Rounds {
-			r.publish(StatusProgress, a.Report(), nil)
+			r.publish(StatusProgress, r.a.Report(), nil)
 		}
 		stop = r.stopRequested()
 	}
@@ -87,7 +117,7 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		// After the last round no peer has a phase left to wait in.
 		r.leave()
 	}
-	r.publish(StatusFinal, a.Report(), nil)
+	r.publish(StatusFinal, r.a.Report(), nil)
 	if r.log.IsDebug() {
 		r.log.Debug("agent finished", "stopped", stop, "dropouts", r.tr.Dropouts, "late", r.tr.Late)
 	}
@@ -134,8 +164,14 @@ type runner struct {
 	terms     [][]float64 // terms[j]: term of agent j
 	waitTerms int         // terms still awaited
 	sum       []float64   // the reduce sum
+	root      int         // the agent that sums the phase's terms
+	sumGot    bool        // a non-root agent has the root's sum
 	msgs      []consensus.Msg
 	missing   []int
+
+	// Fault models (see Faults).
+	crashes []Crash      // this agent's crashes still ahead, ascending
+	stale   [][]staleMsg // stale[ph][j]: latest message of j in phase ph
 }
 
 func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
@@ -152,6 +188,10 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		leaveKey: make([]uint64, o.N),
 	}
 	r.timer.Stop()
+	if o.Faults.injects() {
+		r.ep = newFaultEndpoint(ep, id, &r.o.Faults, &r.tr)
+	}
+	r.crashes = r.o.Faults.crashesOf(id)
 	for j := range r.leaveKey {
 		r.leaveKey[j] = noLeave
 	}

@@ -19,6 +19,10 @@ const (
 	StatusFinal StatusKind = "final"
 	// StatusFailed: the agent stopped on an error; Err says which.
 	StatusFailed StatusKind = "failed"
+	// StatusDeparted: the agent crashed for good (a Faults crash without
+	// restart); Report is its last state and Err says where it stopped.
+	// Its peers see dropouts from then on.
+	StatusDeparted StatusKind = "departed"
 )
 
 // Status is what an agent publishes to the coordinator.
@@ -40,7 +44,9 @@ type Traffic struct {
 	// splits them per sending neighbour (the edge {peer, id}).
 	Dropouts       int64         `json:"dropouts"`
 	DropoutsByPeer map[int]int64 `json:"dropouts_by_peer,omitempty"`
-	// ReduceMissing counts all-reduce terms missing at a deadline.
+	// ReduceMissing counts all-reduce terms missing from a sum: at the
+	// root, which gathers the terms, those absent at its deadline; at any
+	// other agent that got no sum from the root, the N-1 terms of others.
 	ReduceMissing int64 `json:"reduce_missing"`
 	// Late counts frames that arrived after their phase closed;
 	// Unexpected, frames from a sender the phase did not expect;
@@ -48,6 +54,18 @@ type Traffic struct {
 	Late       int64 `json:"late"`
 	Unexpected int64 `json:"unexpected"`
 	Malformed  int64 `json:"malformed"`
+	// InjectedLoss counts the data frames this agent sent that the loss
+	// model dropped; ByPeer splits them per destination (see Faults).
+	InjectedLoss       int64         `json:"injected_loss,omitempty"`
+	InjectedLossByPeer map[int]int64 `json:"injected_loss_by_peer,omitempty"`
+	// Delayed counts the data frames the delay model postponed.
+	Delayed int64 `json:"delayed,omitempty"`
+	// StaleUsed counts missing messages replaced by an earlier round's
+	// message of the same sender and phase (Faults.Staleness).
+	StaleUsed int64 `json:"stale_used,omitempty"`
+	// DroppedWhileDown counts the frames that reached this agent while it
+	// was crashed and were discarded.
+	DroppedWhileDown int64 `json:"dropped_while_down,omitempty"`
 }
 
 // ControlKind says what the coordinator tells the agents.
@@ -82,9 +100,9 @@ func DecodeStatus(frame []byte) (Status, error) {
 		return Status{}, fmt.Errorf("node: malformed status frame: %w", err)
 	}
 	switch s.Kind {
-	case StatusReady, StatusProgress, StatusFinal, StatusFailed:
+	case StatusReady, StatusProgress, StatusFinal, StatusFailed, StatusDeparted:
 	default:
-		return Status{}, fmt.Errorf("node: status frame of agent %d has kind %q: want ready, progress, final or failed", s.ID, s.Kind)
+		return Status{}, fmt.Errorf("node: status frame of agent %d has kind %q: want ready, progress, final, failed or departed", s.ID, s.Kind)
 	}
 	return s, nil
 }

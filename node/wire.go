@@ -26,11 +26,15 @@ type FrameKind uint8
 const (
 	// FrameData carries a consensus.Msg from one agent to another.
 	FrameData FrameKind = 1
-	// FrameReduce carries an agent's term of an all-reduce; it is broadcast.
+	// FrameReduce carries an agent's term of an all-reduce to the root of
+	// the reduce (see reduceRoot).
 	FrameReduce FrameKind = 2
 	// FrameLeave announces that the sender exchanges nothing from
 	// (Round, Phase) on; peers stop waiting for it.
 	FrameLeave FrameKind = 3
+	// FrameSum carries the all-reduce sum from the root to every agent; it
+	// is broadcast.
+	FrameSum FrameKind = 4
 )
 
 // String returns the kind's name.
@@ -42,6 +46,8 @@ func (k FrameKind) String() string {
 		return "reduce"
 	case FrameLeave:
 		return "leave"
+	case FrameSum:
+		return "sum"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -79,7 +85,7 @@ var ErrMalformedFrame = errors.New("malformed frame")
 // encodes without allocating.
 func AppendFrame(dst []byte, kind FrameKind, from, round, phase int, data []float64) ([]byte, error) {
 	switch {
-	case kind != FrameData && kind != FrameReduce && kind != FrameLeave:
+	case kind != FrameData && kind != FrameReduce && kind != FrameLeave && kind != FrameSum:
 		return dst, fmt.Errorf("node: encode frame: unknown kind %d", uint8(kind))
 	case kind == FrameLeave && len(data) != 0:
 		return dst, fmt.Errorf("node: encode leave frame: carries %d values, want 0", len(data))
@@ -125,7 +131,7 @@ func DecodeHeader(frame []byte) (Header, error) {
 		Count: int(binary.LittleEndian.Uint32(frame[11:])),
 	}
 	switch h.Kind {
-	case FrameData, FrameReduce:
+	case FrameData, FrameReduce, FrameSum:
 	case FrameLeave:
 		if h.Count != 0 {
 			return Header{}, fmt.Errorf("node: %w: leave frame from agent %d declares %d values", ErrMalformedFrame, h.From, h.Count)

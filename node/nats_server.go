@@ -1,0 +1,64 @@
+package node
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// NATSServerOptions configure a nats-server started by StartNATSServer.
+type NATSServerOptions struct {
+	// Name of the server, as clients see it. Default "consim".
+	Name string
+	// Host is the interface to listen on. Default 127.0.0.1.
+	Host string
+	// Port to listen on; server.RANDOM_PORT (-1) picks a free one, and
+	// zero selects the NATS default 4222.
+	Port int
+	// InProcessOnly listens on no port: clients connect in-process only.
+	InProcessOnly bool
+	// ReadyTimeout bounds the wait for the server to accept connections.
+	// Default 5 s.
+	ReadyTimeout time.Duration
+}
+
+// StartNATSServer starts a nats-server with the limits consim's transports
+// rely on (8 MiB messages, 256 MiB queued per client) and waits until it
+// accepts connections. The caller shuts it down (Shutdown, then
+// WaitForShutdown); its client URL is ClientURL().
+func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
+	if o.Name == "" {
+		o.Name = "consim"
+	}
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = 5 * time.Second
+	}
+	srv, err := server.NewServer(&server.Options{
+		ServerName: o.Name,
+		Host:       o.Host,
+		Port:       o.Port,
+		DontListen: o.InProcessOnly,
+		NoLog:      true,
+		NoSigs:     true,
+		MaxPayload: natsMaxPayload,
+		MaxPending: natsMaxPending,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node: NATS server: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(o.ReadyTimeout) {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		where := "in-process"
+		if !o.InProcessOnly {
+			where = fmt.Sprintf("on %s:%d (is the port in use?)", o.Host, o.Port)
+		}
+		return nil, fmt.Errorf("node: NATS server %s not ready within %v", where, o.ReadyTimeout)
+	}
+	return srv, nil
+}

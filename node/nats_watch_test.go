@@ -1,0 +1,142 @@
+package node
+
+import (
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// freeTCPPort returns a port on 127.0.0.1 that was free a moment ago.
+func freeTCPPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// recvWithin returns the next frame of c, or fails after d.
+func recvWithin(t *testing.T, c <-chan []byte, d time.Duration, what string) []byte {
+	t.Helper()
+	select {
+	case f, ok := <-c:
+		if !ok {
+			t.Fatalf("%s: channel closed", what)
+		}
+		return f
+	case <-time.After(d):
+		t.Fatalf("%s: nothing within %v", what, d)
+	}
+	return nil
+}
+
+// TestNATSReconnectsAfterServerRestart: a server restarted on the same
+// port is rejoined by endpoint and observer, and frames flow again.
+func TestNATSReconnectsAfterServerRestart(t *testing.T) {
+	opts := NATSServerOptions{Port: freeTCPPort(t)}
+	srv, err := StartNATSServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewNATSTransport(NATSOptions{RunID: "restart", URL: srv.ClientURL(), ReconnectWait: 50 * time.Millisecond, ReconnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	ep, err := tr.Endpoint(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := tr.Observer()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	if srv, err = StartNATSServer(opts); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	// Wait until both connections are back, and the server has the
+	// subscriptions they resent (a flush is a round trip).
+	deadline := time.Now().Add(5 * time.Second)
+	for _, nc := range []*nats.Conn{ep.(*natsEndpoint).nc, obs.(*natsObserver).nc} {
+		for nc.Stats().Reconnects == 0 || !nc.IsConnected() {
+			if time.Now().After(deadline) {
+				t.Fatal("not reconnected within 5s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := nc.FlushTimeout(5 * time.Second); err != nil {
+			t.Fatalf("flush after the reconnect: %v", err)
+		}
+	}
+	if err := obs.Control([]byte("ctl")); err != nil {
+		t.Fatalf("control after the restart: %v", err)
+	}
+	if f := recvWithin(t, ep.Control(), 5*time.Second, "control"); string(f) != "ctl" {
+		t.Errorf("control frame %q", f)
+	}
+	if err := ep.Status([]byte("st")); err != nil {
+		t.Fatal(err)
+	}
+	if f := recvWithin(t, obs.Statuses(), 5*time.Second, "status"); string(f) != "st" {
+		t.Errorf("status frame %q", f)
+	}
+	if err := tr.Lost(); err != nil {
+		t.Errorf("Lost() = %v after a reconnect", err)
+	}
+}
+
+// TestNATSGivesUpOnAbsentServer: without a server for ReconnectTimeout,
+// the endpoint's and observer's channels close and Lost says why.
+func TestNATSGivesUpOnAbsentServer(t *testing.T) {
+	srv, err := StartNATSServer(NATSServerOptions{Port: freeTCPPort(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bound = 300 * time.Millisecond
+	tr, err := NewNATSTransport(NATSOptions{RunID: "gone", URL: srv.ClientURL(), ReconnectWait: 50 * time.Millisecond, ReconnectTimeout: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	ep, err := tr.Endpoint(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := tr.Observer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	srv.Shutdown()
+	srv.WaitForShutdown()
+
+	for name, c := range map[string]<-chan []byte{"inbox": ep.Inbox(), "control": ep.Control(), "statuses": obs.Statuses()} {
+		select {
+		case _, ok := <-c:
+			if ok {
+				t.Errorf("%s: unexpected frame", name)
+			}
+		case <-time.After(10 * bound):
+			t.Fatalf("%s still open %v after the server went away", name, 10*bound)
+		}
+	}
+	if took := time.Since(begin); took < bound {
+		t.Errorf("gave up after %v, before the bound %v", took, bound)
+	}
+	lost := tr.Lost()
+	if !errors.Is(lost, ErrNATSConnectionLost) {
+		t.Fatalf("Lost() = %v, want ErrNATSConnectionLost", lost)
+	}
+	if err := ep.Send(0, []byte("x")); err == nil {
+		t.Error("send on a lost connection succeeded")
+	}
+}
