@@ -48,6 +48,12 @@ type Config struct {
 	// (default DefaultAgentTimeout). It must exceed the wall time of
 	// ReportEvery rounds.
 	AgentTimeout time.Duration
+	// ContinueOnDeparture keeps the run going when an agent departs for
+	// good (a crash without restart, node.StatusDeparted): the fault is
+	// recorded and later rounds are measured over the remaining agents
+	// (their reports, the departed agents' entries with a nil X). When
+	// off, a departure ends the run with ErrAgentDeparted naming the agent.
+	ContinueOnDeparture bool
 	// OutDir is the results root; the bundle is OutDir/RunID.
 	OutDir string
 	// Scenario, if not empty, is written as scenario.yaml.

@@ -7,6 +7,7 @@
 //	<OutDir>/<RunID>/scenario.yaml   the resolved scenario, as given
 //	<OutDir>/<RunID>/metrics.jsonl   one JSON object per measured round
 //	<OutDir>/<RunID>/metrics.csv     the same rows, header Columns
+//	<OutDir>/<RunID>/final.json      each agent's last iterate (FinalIterates)
 //	<OutDir>/<RunID>/summary.json    Summary, written when the run ends
 //
 // A run never rewrites earlier output: an existing bundle directory is an

@@ -17,6 +17,9 @@ var (
 	// ErrUnresponsive: an agent sent nothing for AgentTimeout, or did not
 	// finish within AgentTimeout of a Stop control.
 	ErrUnresponsive = errors.New("agent stopped answering")
+	// ErrAgentDeparted: an agent crashed for good (node.StatusDeparted)
+	// and Config.ContinueOnDeparture is off.
+	ErrAgentDeparted = errors.New("agent departed")
 	// ErrTimeout: the run exceeded Config.Timeout.
 	ErrTimeout = errors.New("run timed out")
 	// ErrObserverClosed: the status channel closed before the run ended.
@@ -24,7 +27,7 @@ var (
 )
 
 // AgentError names the agent that ended a run. It unwraps to
-// ErrAgentFailed or ErrUnresponsive.
+// ErrAgentFailed, ErrAgentDeparted or ErrUnresponsive.
 type AgentError struct {
 	// ID is the agent's id.
 	ID int
@@ -34,7 +37,7 @@ type AgentError struct {
 	Silent time.Duration
 	// Msg is the agent's own error message (failed only).
 	Msg string
-	// Kind is ErrAgentFailed or ErrUnresponsive.
+	// Kind is ErrAgentFailed, ErrAgentDeparted or ErrUnresponsive.
 	Kind error
 }
 
@@ -42,6 +45,9 @@ func (e *AgentError) Error() string {
 	at := "no status since start"
 	if e.Round >= 0 {
 		at = fmt.Sprintf("last status at round %d", e.Round)
+	}
+	if errors.Is(e.Kind, ErrAgentDeparted) {
+		return fmt.Sprintf("agent %d departed (%s): %s", e.ID, at, e.Msg)
 	}
 	if errors.Is(e.Kind, ErrUnresponsive) {
 		return fmt.Sprintf("agent %d stopped answering (%s, %v ago)", e.ID, at, e.Silent.Round(time.Millisecond))

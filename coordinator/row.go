@@ -32,7 +32,7 @@ type column struct {
 // metrics.jsonl. Add new columns at the end only.
 var columns = []column{
 	{"round", func(r *Row) float64 { return float64(r.Round) }, func(r *Row, v float64) { r.Round = int(v) }, true},
-	{"elapsed_s", func(r *Row) float64 { return r.Elapsed.Seconds() }, func(r *Row, v float64) { r.Elapsed = time.Duration(v * float64(time.Second)) }, true},
+	{"elapsed_s", func(r *Row) float64 { return r.Elapsed.Seconds() }, func(r *Row, v float64) { r.Elapsed = time.Duration(math.Round(v * float64(time.Second))) }, true},
 	{"consensus_err", func(r *Row) float64 { return r.ConsensusErr }, func(r *Row, v float64) { r.ConsensusErr = v }, false},
 	{"consensus_err_rel", func(r *Row) float64 { return r.ConsensusErrRel }, func(r *Row, v float64) { r.ConsensusErrRel = v }, false},
 	{"obj_value", func(r *Row) float64 { return r.ObjValue }, func(r *Row, v float64) { r.ObjValue = v }, false},
@@ -43,13 +43,15 @@ var columns = []column{
 	{"dual_norm", func(r *Row) float64 { return r.DualNorm }, func(r *Row, v float64) { r.DualNorm = v }, false},
 	{"resets", func(r *Row) float64 { return r.Resets }, func(r *Row, v float64) { r.Resets = v }, false},
 	{"grad_evals", func(r *Row) float64 { return float64(r.GradEvals) }, func(r *Row, v float64) { r.GradEvals = int64(v) }, true},
+	{"dual_drift", func(r *Row) float64 { return r.DualDrift }, func(r *Row, v float64) { r.DualDrift = v }, false},
 }
 
 // Columns returns the header of metrics.csv, which is also the key set of
 // each metrics.jsonl object, in order:
 //
 //	round, elapsed_s, consensus_err, consensus_err_rel, obj_value, opt_gap,
-//	dist_to_opt, feasibility, kkt, dual_norm, resets, grad_evals
+//	dist_to_opt, feasibility, kkt, dual_norm, resets, grad_evals,
+//	dual_drift
 //
 // round is Metrics.Round (completed rounds), elapsed_s the seconds from
 // Start; the others are the fields of metrics.Metrics of the same name.

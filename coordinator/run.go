@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,8 +38,9 @@ func (f EvaluatorFunc) Evaluate(reps []consensus.Report) (metrics.Metrics, error
 // reported with ev, and ends when every agent has sent its final status,
 // publishing Stop first if a tolerance is met, the run times out, an agent
 // fails or stops answering, or ctx is cancelled. Once the bundle exists,
-// Run always writes summary.json and returns the Summary; the error is
-// non-nil when the run failed (see the Err* values and AgentError).
+// Run always writes final.json and summary.json and returns the Summary;
+// the error is non-nil when the run failed (see the Err* values and
+// AgentError).
 func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Summary, error) {
 	if obs == nil || ev == nil {
 		return nil, errors.New("coordinator: nil observer or evaluator")
@@ -56,6 +58,9 @@ func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Sum
 	r := newRun(cfg, obs, ev, b)
 	r.execute(ctx)
 	end := time.Now()
+	if err := b.writeFinal(r.finalIterates()); err != nil {
+		r.fail(StopError, err)
+	}
 	if err := b.close(); err != nil {
 		r.fail(StopError, err)
 	}
@@ -84,6 +89,7 @@ const (
 	agentFinished
 	agentFailed
 	agentSilent
+	agentDeparted // crashed for good; the run goes on without it
 )
 
 // agent is what the coordinator knows of one agent.
@@ -93,6 +99,7 @@ type agent struct {
 	lastSeen  time.Time
 	lastRound int // last round reported, -1 if none
 	traffic   node.Traffic
+	last      *consensus.Report // latest report, for final.json
 }
 
 // pendingRound gathers the reports of one round until all agents sent one.
@@ -271,11 +278,14 @@ func (r *run) ingest(frame []byte, now time.Time) {
 			return
 		}
 		a.lastRound = max(a.lastRound, s.Report.Round)
+		a.remember(s.Report)
 		if s.Kind == node.StatusFinal {
 			a.state = agentFinished
 			r.log.Debug("agent finished", "agent", s.ID, "round", s.Report.Round)
 		}
 		r.collect(s.Report)
+	case node.StatusDeparted:
+		r.depart(s)
 	case node.StatusFailed:
 		a.state = agentFailed
 		err := &AgentError{ID: s.ID, Round: a.lastRound, Msg: s.Err, Kind: ErrAgentFailed}
@@ -307,15 +317,72 @@ func (r *run) collect(rep consensus.Report) {
 		pr.count++
 	}
 	pr.reps[rep.ID] = rep
-	if pr.count < r.cfg.N {
+	if !r.complete(pr) {
 		return
 	}
-	for t := range r.pending {
-		if t <= rep.Round {
-			delete(r.pending, t)
+	r.measurePending(rep.Round)
+}
+
+// complete reports whether every agent has reported pr's round, or has
+// departed without reporting it.
+func (r *run) complete(pr *pendingRound) bool {
+	if pr.count == r.cfg.N {
+		return true
+	}
+	for id, have := range pr.have {
+		if !have && r.agents[id].state != agentDeparted {
+			return false
 		}
 	}
-	r.measure(rep.Round, pr.reps)
+	return true
+}
+
+// measurePending measures round t, whose reports are complete, and drops
+// the pending rounds up to it. The entries of departed agents that did
+// not report t are left zero, with a nil X (see Config.ContinueOnDeparture).
+func (r *run) measurePending(t int) {
+	pr := r.pending[t]
+	for id, have := range pr.have {
+		if !have {
+			pr.reps[id] = consensus.Report{ID: id, Round: t}
+		}
+	}
+	for k := range r.pending {
+		if k <= t {
+			delete(r.pending, k)
+		}
+	}
+	r.measure(t, pr.reps)
+}
+
+// depart handles the departed status of an agent that crashed for good:
+// per ContinueOnDeparture the run goes on over the remaining agents, and
+// the pending rounds the departure completes are measured, or it ends
+// with ErrAgentDeparted.
+func (r *run) depart(s node.Status) {
+	a := &r.agents[s.ID]
+	a.state = agentDeparted
+	err := &AgentError{ID: s.ID, Round: a.lastRound, Msg: s.Err, Kind: ErrAgentDeparted}
+	r.faults = append(r.faults, Fault{Agent: s.ID, Kind: "departed", Round: a.lastRound, Message: s.Err})
+	if !r.cfg.ContinueOnDeparture {
+		r.fail(StopDeparted, err)
+		return
+	}
+	r.log.Warn("agent departed; the run continues without it", "agent", s.ID, "round", a.lastRound, "reason", s.Err)
+	if r.startSent && s.Report.ID == s.ID && s.Report.Round >= 0 {
+		a.lastRound = max(a.lastRound, s.Report.Round)
+		r.collect(s.Report)
+	}
+	rounds := make([]int, 0, len(r.pending))
+	for t := range r.pending {
+		rounds = append(rounds, t)
+	}
+	slices.Sort(rounds)
+	for _, t := range rounds {
+		if pr := r.pending[t]; pr != nil && r.complete(pr) {
+			r.measurePending(t)
+		}
+	}
 }
 
 // measure evaluates round t, appends its row to the bundle, reports
@@ -452,10 +519,15 @@ func (r *run) summary(end time.Time) *Summary {
 	if r.failure != nil {
 		s.Status, s.Reason = StatusFailed, r.failure.Error()
 	}
-	rounds := r.agents[0].lastRound
+	rounds, counted := -1, false
 	for id, a := range r.agents {
 		s.Traffic.addTraffic(id, a.traffic)
-		rounds = min(rounds, a.lastRound)
+		if a.state == agentDeparted {
+			continue // the rounds of the others count
+		}
+		if !counted || a.lastRound < rounds {
+			rounds, counted = a.lastRound, true
+		}
 	}
 	s.Rounds = max(rounds, 0)
 	s.Traffic.StatusMalformed = r.statusMalformed

@@ -20,6 +20,7 @@ const (
 	StopTolerance    = "tolerance"    // a tolerance was met; Stop published
 	StopNotReady     = "not_ready"    // ErrNotReady
 	StopAgentFailed  = "agent_failed" // ErrAgentFailed
+	StopDeparted     = "departed"     // ErrAgentDeparted
 	StopUnresponsive = "unresponsive" // ErrUnresponsive
 	StopTimeout      = "timeout"      // ErrTimeout
 	StopInterrupted  = "interrupted"  // the context was cancelled
@@ -47,7 +48,7 @@ type Summary struct {
 	Final     *Row          `json:"final,omitempty"`
 	Reduction Reduction     `json:"reduction"`
 	Traffic   TrafficTotals `json:"traffic"`
-	// Faults lists the agents that failed or stopped answering.
+	// Faults lists the agents that failed, departed or stopped answering.
 	Faults []Fault `json:"faults,omitempty"`
 	// StartedAt is when Run began; ReadySeconds the wait for the ready
 	// statuses; WallSeconds the time from Start to the end of the run.
@@ -84,6 +85,13 @@ type TrafficTotals struct {
 	Late          int64 `json:"late"`
 	Unexpected    int64 `json:"unexpected"`
 	Malformed     int64 `json:"malformed"`
+	// Injected faults (see node.Faults): data frames dropped by the loss
+	// model and postponed by the delay model, missing messages replaced
+	// by stale ones, frames discarded by crashed agents.
+	InjectedLoss     int64 `json:"injected_loss,omitempty"`
+	Delayed          int64 `json:"delayed,omitempty"`
+	StaleUsed        int64 `json:"stale_used,omitempty"`
+	DroppedWhileDown int64 `json:"dropped_while_down,omitempty"`
 	// DropoutsByEdge counts dropouts per edge "i-j" (i < j), both
 	// directions together.
 	DropoutsByEdge map[string]int64 `json:"dropouts_by_edge,omitempty"`
@@ -96,7 +104,7 @@ type TrafficTotals struct {
 // Fault is an agent that ended a run.
 type Fault struct {
 	Agent int    `json:"agent"`
-	Kind  string `json:"kind"` // "failed" or "unresponsive"
+	Kind  string `json:"kind"` // "failed", "unresponsive" or "departed"
 	// Round is the last round the agent reported, -1 if none.
 	Round   int    `json:"round"`
 	Message string `json:"message"`
@@ -113,6 +121,10 @@ func (t *TrafficTotals) addTraffic(id int, a node.Traffic) {
 	t.Late += a.Late
 	t.Unexpected += a.Unexpected
 	t.Malformed += a.Malformed
+	t.InjectedLoss += a.InjectedLoss
+	t.Delayed += a.Delayed
+	t.StaleUsed += a.StaleUsed
+	t.DroppedWhileDown += a.DroppedWhileDown
 	for peer, n := range a.DropoutsByPeer {
 		i, j := min(id, peer), max(id, peer)
 		if t.DropoutsByEdge == nil {

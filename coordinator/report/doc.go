@@ -1,0 +1,14 @@
+// Package report reads results bundles and sweep directories and writes
+// their tables (CSV and Markdown) and plots (PNG and SVG, drawn with
+// gonum.org/v1/plot).
+//
+// A run bundle is a directory with summary.json and metrics.jsonl (see
+// coordinator); a sweep directory holds sweep.csv and runs/<run-id>/
+// bundles. Report detects which of the two a directory is and writes
+// plots/ and report.md into it; nothing else in the directory is touched,
+// and a second Report overwrites the first one's files.
+//
+// report computes nothing itself: every statistic (means and spreads over
+// seeds, rounds to tolerance, fitted linear rates, the spectral rate
+// prediction) comes from consensus/metrics.
+package report

@@ -1,0 +1,234 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/coordinator"
+)
+
+// fabricateRun writes a bundle whose consensus error is e_t = 2 * 0.99^t
+// at rounds 10, 20, ..., 500.
+func fabricateRun(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var jsonl bytes.Buffer
+	var rows []coordinator.Row
+	for r := 10; r <= 500; r += 10 {
+		row := coordinator.Row{Metrics: metrics.Metrics{
+			Round:        r,
+			ConsensusErr: 2 * math.Pow(0.99, float64(r)),
+			OptGap:       1 / float64(r),
+			Feasibility:  math.Pow(0.995, float64(r)),
+			DistToOpt:    math.NaN(),
+		}, Elapsed: time.Duration(r) * time.Millisecond}
+		line, err := row.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		jsonl.Write(append(line, '\n'))
+		rows = append(rows, row)
+	}
+	sum := coordinator.Summary{
+		RunID: "fab", Status: coordinator.StatusOK, StopCause: coordinator.StopRounds, Agents: 4,
+		RoundsPlanned: 500, Rounds: 500, Initial: &rows[0], Final: &rows[len(rows)-1],
+		Traffic:     coordinator.TrafficTotals{MsgsSent: 4000, BytesSent: 1 << 20, Dropouts: 7},
+		WallSeconds: 0.5,
+	}
+	data, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{coordinator.SummaryFile: data, coordinator.MetricsJSONFile: jsonl.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStatsOfFabricatedRun(t *testing.T) {
+	dir := t.TempDir()
+	fabricateRun(t, dir)
+	r, err := ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rows) != 50 || r.Summary.RunID != "fab" {
+		t.Fatalf("read %d rows of run %q", len(r.Rows), r.Summary.RunID)
+	}
+	// 2 * 0.99^t <= 0.1 first holds at t >= ln(0.05)/ln(0.99) = 298.07,
+	// measured at round 300.
+	st := StatsOf(r, 0.1, 1e-3)
+	if st.RoundsToTol != 300 || math.Abs(st.Rate-0.99) > 1e-12 || st.Tolerance != 0.1 {
+		t.Errorf("abs tolerance: rounds %v, rate %v, tol %v; want 300, 0.99, 0.1", st.RoundsToTol, st.Rate, st.Tolerance)
+	}
+	if st.FinalRound != 500 || st.Msgs != 4000 || st.Dropouts != 7 || st.FinalConsensusErr != r.Rows[49].ConsensusErr {
+		t.Errorf("final values %+v", st)
+	}
+	// Relative: 0.99^t <= 1e-3 * 0.99^10 needs t >= 10 + 687.3, beyond 500.
+	st = StatsOf(r, 0, 1e-3)
+	if !math.IsNaN(st.RoundsToTol) || math.Abs(st.Tolerance-2e-3*math.Pow(0.99, 10)) > 1e-15 {
+		t.Errorf("rel tolerance: rounds %v, tol %v; want NaN, 2e-3 * 0.99^10", st.RoundsToTol, st.Tolerance)
+	}
+}
+
+func TestReportRun(t *testing.T) {
+	dir := t.TempDir()
+	fabricateRun(t, dir)
+	if k, err := Detect(dir); k != KindRun || err != nil {
+		t.Fatalf("Detect = %v, %v", k, err)
+	}
+	paths, err := Report(dir, Tolerance{Abs: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"plots/consensus.png", "plots/consensus.svg", "plots/optgap_feasibility.png", "plots/optgap_feasibility.svg", "report.md"}
+	checkFiles(t, dir, paths, want)
+	md, _ := os.ReadFile(filepath.Join(dir, ReportMD))
+	for _, s := range []string{"| rounds to tolerance | 300 |", "| consensus rate per round | 0.990000 |", "![consensus](plots/consensus.png)"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("report.md lacks %q:\n%s", s, md)
+		}
+	}
+	// A second report replaces the first.
+	if _, err := Report(dir, Tolerance{Abs: 0.1}); err != nil {
+		t.Errorf("second report: %v", err)
+	}
+}
+
+// checkFiles asserts paths are exactly dir/want, each non-empty, the PNGs
+// with the PNG signature.
+func checkFiles(t *testing.T, dir string, paths, want []string) {
+	t.Helper()
+	var got []string
+	for _, p := range paths {
+		rel, _ := filepath.Rel(dir, p)
+		got = append(got, filepath.ToSlash(rel))
+		data, err := os.ReadFile(p)
+		if err != nil || len(data) == 0 {
+			t.Errorf("%s: %d bytes, %v", rel, len(data), err)
+			continue
+		}
+		if filepath.Ext(p) == ".png" && !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s is not a PNG", rel)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("wrote %v, want %v", got, want)
+	}
+}
+
+// fabricateSweep is 2 grid points x 2 seeds, plus one failed run.
+func fabricateSweep() *SweepTable {
+	row := func(id string, point, rep int, p string, ce, rate float64, status string) SweepRow {
+		return SweepRow{
+			RunID: id, Point: point, Replica: rep, Labels: []Label{{"graph.p", p}}, Seed: uint64(1 + rep),
+			Stats: RunStats{Status: status, FinalRound: 100, FinalConsensusErr: ce, Tolerance: 1e-3,
+				RoundsToTol: math.NaN(), Rate: rate, FinalOptGap: 0.5, FinalFeasibility: 0.1,
+				Msgs: 100, Bytes: 1000, Dropouts: 3, WallSeconds: 1},
+			SpectralRatio: map[string]float64{"1": 1, "0.5": 0.25}[p],
+		}
+	}
+	rows := []SweepRow{
+		row("a", 0, 0, "1", 1e-6, 0.98, coordinator.StatusOK),
+		row("b", 0, 1, "1", 3e-6, 0.98, coordinator.StatusOK),
+		row("c", 1, 0, "0.5", 1e-4, 0.995, coordinator.StatusOK),
+		row("d", 1, 1, "0.5", 3e-4, 0.995, coordinator.StatusOK),
+		row("e", 1, 2, "0.5", 5, 2, coordinator.StatusFailed),
+	}
+	rows[0].Stats.RoundsToTol = 40
+	rows[4].Error = "timeout, with a comma"
+	return &SweepTable{Keys: []string{"graph.p"}, Rows: rows}
+}
+
+func TestSweepCSVRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), SweepCSV)
+	tab := fabricateSweep()
+	if err := tab.WriteCSV(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSweepCSV(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// NaN != NaN: compare the printed forms.
+	if a, b := fmtRows(tab), fmtRows(back); a != b {
+		t.Errorf("round trip\n got %s\nwant %s", b, a)
+	}
+	if err := tab.WriteCSV(path); err == nil {
+		t.Error("WriteCSV overwrote an existing sweep.csv")
+	}
+}
+
+// fmtRows prints every field of t's rows (NaN prints as NaN).
+func fmtRows(t *SweepTable) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(t.Keys, ",") + "\n")
+	for _, r := range t.Rows {
+		fmt.Fprintf(&b, "%+v\n", r)
+	}
+	return b.String()
+}
+
+func TestAggregate(t *testing.T) {
+	aggs, c := Aggregate(fabricateSweep())
+	if len(aggs) != 2 {
+		t.Fatalf("%d points, want 2", len(aggs))
+	}
+	a, b := aggs[0], aggs[1]
+	ce := a.Stat("final_consensus_err")
+	if a.Runs != 2 || a.OK != 2 || a.Reached != 1 || ce.Mean != 2e-6 || ce.Min != 1e-6 || ce.Max != 3e-6 ||
+		math.Abs(ce.Std-math.Sqrt2*1e-6) > 1e-20 {
+		t.Errorf("point 0: %+v, consensus %+v", a, ce)
+	}
+	// The failed run is counted but not aggregated.
+	if b.Runs != 3 || b.OK != 2 || math.Abs(b.Stat("final_consensus_err").Mean-2e-4) > 1e-18 {
+		t.Errorf("point 1: runs %d ok %d mean %v", b.Runs, b.OK, b.Stat("final_consensus_err").Mean)
+	}
+	// 1 - r = 0.02 s exactly: c = 0.02 and the prediction is exact.
+	if math.Abs(c-0.02) > 1e-12 || math.Abs(a.PredictedRate-0.98) > 1e-12 || math.Abs(b.PredictedRate-0.995) > 1e-12 {
+		t.Errorf("c = %v, predicted %v %v", c, a.PredictedRate, b.PredictedRate)
+	}
+}
+
+func TestWriteSweepAndReport(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := WriteSweep(dir, fabricateSweep())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, dir, paths, []string{"sweep.csv", "aggregate.csv", "aggregate.md",
+		"plots/final_consensus_err.png", "plots/final_consensus_err.svg", "plots/rate.png", "plots/rate.svg"})
+	agg, _ := os.ReadFile(filepath.Join(dir, AggregateCSV))
+	lines := strings.Split(strings.TrimSpace(string(agg)), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "point,graph.p,runs,ok,reached,final_consensus_err_mean,final_consensus_err_std") ||
+		!strings.HasPrefix(lines[1], "0,1,2,2,1,2e-06,") {
+		t.Errorf("aggregate.csv:\n%s", agg)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, AggregateMD))
+	if !strings.Contains(string(md), "| 1 | 2/2 | 2.000e-06 ± 1.414e-06 | [1.000e-06, 3.000e-06] |") {
+		t.Errorf("aggregate.md:\n%s", md)
+	}
+	if k, err := Detect(dir); k != KindSweep || err != nil {
+		t.Fatalf("Detect = %v, %v", k, err)
+	}
+	paths, err = Report(dir, Tolerance{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiles(t, dir, paths, []string{"plots/final_consensus_err.png", "plots/final_consensus_err.svg", "plots/rate.png", "plots/rate.svg", "report.md"})
+	if _, err := Report(t.TempDir(), Tolerance{}); err == nil {
+		t.Error("Report of an empty directory succeeded")
+	}
+}

@@ -1,0 +1,295 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/coordinator"
+)
+
+// Label is one grid assignment of a sweep point, e.g. graph.p = 0.5.
+type Label struct {
+	Key, Value string
+}
+
+// SweepRow is one run of a sweep: one line of sweep.csv.
+type SweepRow struct {
+	RunID   string
+	Point   int
+	Replica int
+	Labels  []Label
+	Seed    uint64
+	Stats   RunStats
+	// SpectralRatio is metrics.SpectralRatio of the run's expected graph.
+	SpectralRatio float64
+	// Error says why a run failed; empty when it did not.
+	Error string
+}
+
+// SweepTable is sweep.csv: the grid keys and one row per run.
+type SweepTable struct {
+	Keys []string
+	Rows []SweepRow
+}
+
+// quantity is one per-run measure aggregated over seeds.
+type quantity struct {
+	name, title string
+	get         func(*RunStats) float64
+	set         func(*RunStats, float64)
+}
+
+// quantities are the measures of sweep.csv and aggregate.csv, in order.
+var quantities = []quantity{
+	{"final_consensus_err", "final consensus error", func(s *RunStats) float64 { return s.FinalConsensusErr }, func(s *RunStats, v float64) { s.FinalConsensusErr = v }},
+	{"rounds_to_tol", "rounds to tolerance", func(s *RunStats) float64 { return s.RoundsToTol }, func(s *RunStats, v float64) { s.RoundsToTol = v }},
+	{"rate", "consensus rate per round", func(s *RunStats) float64 { return s.Rate }, func(s *RunStats, v float64) { s.Rate = v }},
+	{"final_opt_gap", "final optimality gap", func(s *RunStats) float64 { return s.FinalOptGap }, func(s *RunStats, v float64) { s.FinalOptGap = v }},
+	{"final_feasibility", "final feasibility", func(s *RunStats) float64 { return s.FinalFeasibility }, func(s *RunStats, v float64) { s.FinalFeasibility = v }},
+	{"msgs", "messages", func(s *RunStats) float64 { return s.Msgs }, func(s *RunStats, v float64) { s.Msgs = v }},
+	{"bytes", "bytes", func(s *RunStats) float64 { return s.Bytes }, func(s *RunStats, v float64) { s.Bytes = v }},
+	{"dropouts", "dropouts", func(s *RunStats) float64 { return s.Dropouts }, func(s *RunStats, v float64) { s.Dropouts = v }},
+	{"wall_s", "wall s", func(s *RunStats) float64 { return s.WallSeconds }, func(s *RunStats, v float64) { s.WallSeconds = v }},
+}
+
+// header returns the columns of sweep.csv:
+//
+//	run_id, point, replica, <grid keys>, seed, status, final_round,
+//	tolerance, <quantities>, spectral_ratio, error
+func (t *SweepTable) header() []string {
+	h := []string{"run_id", "point", "replica"}
+	h = append(h, t.Keys...)
+	h = append(h, "seed", "status", "final_round", "tolerance")
+	for _, q := range quantities {
+		h = append(h, q.name)
+	}
+	return append(h, "spectral_ratio", "error")
+}
+
+// WriteCSV writes t as sweep.csv at path, which must not exist.
+func (t *SweepTable) WriteCSV(path string) error {
+	recs := [][]string{t.header()}
+	for _, r := range t.Rows {
+		rec := []string{r.RunID, strconv.Itoa(r.Point), strconv.Itoa(r.Replica)}
+		for _, l := range r.Labels {
+			rec = append(rec, l.Value)
+		}
+		rec = append(rec, strconv.FormatUint(r.Seed, 10), r.Stats.Status, strconv.Itoa(r.Stats.FinalRound), formatFloat(r.Stats.Tolerance))
+		for _, q := range quantities {
+			rec = append(rec, formatFloat(q.get(&r.Stats)))
+		}
+		recs = append(recs, append(rec, formatFloat(r.SpectralRatio), r.Error))
+	}
+	return writeCSV(path, recs, true)
+}
+
+// ReadSweepCSV reads a sweep.csv written by WriteCSV.
+func ReadSweepCSV(path string) (*SweepTable, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read sweep table: %w", err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read sweep table %s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("read sweep table %s: no header", path)
+	}
+	h := recs[0]
+	seedCol := slices.Index(h, "seed")
+	if len(h) < 3 || h[0] != "run_id" || h[1] != "point" || h[2] != "replica" || seedCol < 3 {
+		return nil, fmt.Errorf("read sweep table %s: unexpected header %v", path, h)
+	}
+	t := &SweepTable{Keys: slices.Clone(h[3:seedCol])}
+	if want := t.header(); !slices.Equal(h, want) {
+		return nil, fmt.Errorf("read sweep table %s: header %v, want %v", path, h, want)
+	}
+	for n, rec := range recs[1:] {
+		row, err := t.parseRow(rec, seedCol)
+		if err != nil {
+			return nil, fmt.Errorf("read sweep table %s: line %d: %w", path, n+2, err)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
+
+func (t *SweepTable) parseRow(rec []string, seedCol int) (SweepRow, error) {
+	var r SweepRow
+	var err error
+	r.RunID = rec[0]
+	if r.Point, err = strconv.Atoi(rec[1]); err != nil {
+		return r, fmt.Errorf("point: %w", err)
+	}
+	if r.Replica, err = strconv.Atoi(rec[2]); err != nil {
+		return r, fmt.Errorf("replica: %w", err)
+	}
+	for k, key := range t.Keys {
+		r.Labels = append(r.Labels, Label{Key: key, Value: rec[3+k]})
+	}
+	c := seedCol
+	if r.Seed, err = strconv.ParseUint(rec[c], 10, 64); err != nil {
+		return r, fmt.Errorf("seed: %w", err)
+	}
+	r.Stats.Status = rec[c+1]
+	if r.Stats.FinalRound, err = strconv.Atoi(rec[c+2]); err != nil {
+		return r, fmt.Errorf("final_round: %w", err)
+	}
+	nums := append([]string{rec[c+3]}, rec[c+4:c+4+len(quantities)]...)
+	vals := make([]float64, len(nums))
+	for k, s := range nums {
+		if vals[k], err = strconv.ParseFloat(s, 64); err != nil {
+			return r, fmt.Errorf("column %d: %w", c+3+k+1, err)
+		}
+	}
+	r.Stats.Tolerance = vals[0]
+	for k, q := range quantities {
+		q.set(&r.Stats, vals[k+1])
+	}
+	end := c + 4 + len(quantities)
+	if r.SpectralRatio, err = strconv.ParseFloat(rec[end], 64); err != nil {
+		return r, fmt.Errorf("spectral_ratio: %w", err)
+	}
+	r.Error = rec[end+1]
+	return r, nil
+}
+
+// PointAgg aggregates the runs of one grid point over seeds.
+type PointAgg struct {
+	Point  int
+	Labels []Label
+	// Runs counts the point's runs, OK those with status ok (the only
+	// ones aggregated) and Reached the ok ones that reached the tolerance.
+	Runs, OK, Reached int
+	// Stats holds one metrics.Stats per quantity, in quantities order.
+	Stats []metrics.Stats
+	// SpectralRatio summarises the runs' spectral ratios (random
+	// topologies differ between seeds).
+	SpectralRatio metrics.Stats
+	// PredictedRate is metrics.PredictedRate at the mean spectral ratio
+	// with the sweep's calibrated constant.
+	PredictedRate float64
+}
+
+// Stat returns the Stats of the quantity called name (a sweep.csv column).
+func (a *PointAgg) Stat(name string) metrics.Stats {
+	for k, q := range quantities {
+		if q.name == name {
+			return a.Stats[k]
+		}
+	}
+	return metrics.Summarize(nil)
+}
+
+// Aggregate groups t's rows by grid point, in point order, and summarises
+// every quantity over the ok runs with metrics.Summarize. It calibrates
+// the spectral rate prediction over the points (metrics.CalibrateRate of
+// the mean spectral ratios against the mean fitted rates) and returns its
+// constant c, NaN when there is nothing to calibrate on.
+func Aggregate(t *SweepTable) ([]PointAgg, float64) {
+	byPoint := make(map[int][]SweepRow)
+	var order []int
+	for _, r := range t.Rows {
+		if _, ok := byPoint[r.Point]; !ok {
+			order = append(order, r.Point)
+		}
+		byPoint[r.Point] = append(byPoint[r.Point], r)
+	}
+	slices.Sort(order)
+	aggs := make([]PointAgg, 0, len(order))
+	for _, p := range order {
+		rows := byPoint[p]
+		a := PointAgg{Point: p, Labels: rows[0].Labels, Runs: len(rows), PredictedRate: math.NaN()}
+		cols := make([][]float64, len(quantities))
+		var ratios []float64
+		for _, r := range rows {
+			if r.Stats.Status != coordinator.StatusOK {
+				continue
+			}
+			a.OK++
+			if !math.IsNaN(r.Stats.RoundsToTol) {
+				a.Reached++
+			}
+			for k, q := range quantities {
+				cols[k] = append(cols[k], q.get(&r.Stats))
+			}
+			ratios = append(ratios, r.SpectralRatio)
+		}
+		for k := range quantities {
+			a.Stats = append(a.Stats, metrics.Summarize(cols[k]))
+		}
+		a.SpectralRatio = metrics.Summarize(ratios)
+		aggs = append(aggs, a)
+	}
+	ratios := make([]float64, len(aggs))
+	rates := make([]float64, len(aggs))
+	for k := range aggs {
+		ratios[k] = aggs[k].SpectralRatio.Mean
+		rates[k] = aggs[k].Stat("rate").Mean
+	}
+	c, err := metrics.CalibrateRate(ratios, rates)
+	if err != nil {
+		return aggs, math.NaN()
+	}
+	for k := range aggs {
+		aggs[k].PredictedRate = metrics.PredictedRate(c, aggs[k].SpectralRatio.Mean)
+	}
+	return aggs, c
+}
+
+// WriteAggregateCSV writes aggregate.csv at path (which must not exist):
+// per grid point its labels, runs, ok, reached, for every quantity its
+// mean, std, min and max over the ok seeds, and the mean spectral ratio
+// and predicted rate.
+func WriteAggregateCSV(path string, keys []string, aggs []PointAgg) error {
+	h := append([]string{"point"}, keys...)
+	h = append(h, "runs", "ok", "reached")
+	for _, q := range quantities {
+		h = append(h, q.name+"_mean", q.name+"_std", q.name+"_min", q.name+"_max")
+	}
+	h = append(h, "spectral_ratio", "predicted_rate")
+	recs := [][]string{h}
+	for _, a := range aggs {
+		rec := []string{strconv.Itoa(a.Point)}
+		for _, l := range a.Labels {
+			rec = append(rec, l.Value)
+		}
+		rec = append(rec, strconv.Itoa(a.Runs), strconv.Itoa(a.OK), strconv.Itoa(a.Reached))
+		for _, s := range a.Stats {
+			rec = append(rec, formatFloat(s.Mean), formatFloat(s.Std), formatFloat(s.Min), formatFloat(s.Max))
+		}
+		recs = append(recs, append(rec, formatFloat(a.SpectralRatio.Mean), formatFloat(a.PredictedRate)))
+	}
+	return writeCSV(path, recs, true)
+}
+
+// writeCSV writes records to path; with fresh set the file must not exist.
+func writeCSV(path string, recs [][]string, fresh bool) error {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if fresh {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	w := csv.NewWriter(f)
+	if err := w.WriteAll(recs); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
+}
+
+// formatFloat writes x in the shortest exact form; NaN as "NaN".
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
