@@ -7,7 +7,9 @@ import (
 	"os"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/alm"
+	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
 )
@@ -16,8 +18,21 @@ import (
 // graph sample, the initial points and the rounds' draws never share
 // randomness.
 const (
-	purposeGraph = 0x6772617068 // "graph"
-	purposeInit  = 0x696e6974   // "init"
+	purposeGraph     = 0x6772617068 // "graph"
+	purposeInit      = 0x696e6974   // "init"
+	purposePortfolio = 0x706f7274   // "port": the portfolio rewards
+)
+
+// Defaults of the dadmm_composition parameters that have no other rule:
+// the values of Yu and Huang's portfolio experiment. K defaults to the
+// periods per agent (the paper takes K of the order of n).
+const (
+	DefaultCompositionEta   = 0.001
+	DefaultCompositionRho   = 1.0
+	DefaultCompositionBatch = 5
+	// portfolioMeanHi bounds the mean rewards nu_k ~ U[0, 0.1], as in the
+	// paper's experiment.
+	portfolioMeanHi = 0.1
 )
 
 // Setup is a scenario made concrete: everything every process of a run
@@ -28,12 +43,24 @@ type Setup struct {
 	Graph    *graph.Graph
 	// Process draws the edges present in each round and draw.
 	Process graph.EdgeProcess
-	Spec    problem.Spec
-	Box     problem.Box
+	// Spec describes the generated regression data (not used by
+	// problem.kind portfolio).
+	Spec problem.Spec
+	Box  problem.Box
 	// Locals are the agents' objectives f_i (data only; no central solve).
+	// For portfolio, Locals[i] is P_i = F_i + R of shard i
+	// (dadmm.PortfolioLocal).
 	Locals []problem.Local
-	// ALM is the resolved ALM configuration: preset plus overrides.
+	// Shards are the agents' portfolio problems, the reward matrix split
+	// by periods (problem.kind portfolio only).
+	Shards []*admm.Portfolio
+	// ALM is the resolved ALM configuration: preset plus overrides
+	// (algorithm alm only).
 	ALM alm.Config
+	// DADMM is the resolved configuration of dadmm and dadmm_linearized.
+	DADMM dadmm.Config
+	// Composition is the resolved configuration of dadmm_composition.
+	Composition dadmm.CompositionConfig
 }
 
 // Build validates s and materialises its graph, edge process, local
@@ -49,25 +76,98 @@ func (s *Scenario) Build() (*Setup, error) {
 	}
 	st := &Setup{Scenario: s, Graph: g, Spec: s.problemSpec()}
 	st.Box = st.Spec.Box()
-	st.Process = graph.Bernoulli{G: g, Seed: s.Seed}.Specialize()
-	st.Locals = make([]problem.Local, s.Agents)
-	for i := range st.Locals {
-		if st.Locals[i], err = problem.NewLocal(st.Spec, s.Agents, s.Seed, i); err != nil {
-			return nil, s.errorAt("problem", err)
-		}
-	}
-	if st.ALM, err = s.almConfig(g, st.Locals); err != nil {
+	if g, st.Process, err = s.buildProcess(g); err != nil {
 		return nil, err
+	}
+	st.Graph = g
+	if err := st.buildLocals(); err != nil {
+		return nil, err
+	}
+	switch a := s.Algorithm.Name; a {
+	case AlgorithmALM:
+		if st.ALM, err = s.almConfig(g, st.Locals); err != nil {
+			return nil, err
+		}
+	case AlgorithmDADMM, AlgorithmDADMMLinearized:
+		st.DADMM = s.dadmmConfig()
+	case AlgorithmDADMMComposition:
+		st.Composition = s.compositionConfig()
 	}
 	return st, nil
 }
 
-// Dim is n, the length of every agent's block.
-func (s *Scenario) Dim() int { return s.Problem.Dim }
+// buildLocals generates the agents' data: the regression locals of
+// problem.Spec, or for a portfolio the reward matrix, its shards and the
+// objectives P_i of the shards.
+func (st *Setup) buildLocals() error {
+	s := st.Scenario
+	st.Locals = make([]problem.Local, s.Agents)
+	if s.Problem.Kind != ProblemPortfolio {
+		for i := range st.Locals {
+			l, err := problem.NewLocal(st.Spec, s.Agents, s.Seed, i)
+			if err != nil {
+				return s.errorAt("problem", err)
+			}
+			st.Locals[i] = l
+		}
+		return nil
+	}
+	shards, err := s.portfolioShards()
+	if err != nil {
+		return s.errorAt("problem", err)
+	}
+	st.Shards = shards
+	for i, p := range shards {
+		l, err := dadmm.NewPortfolioLocal(p, admm.Ridge{Mu: s.Problem.Mu})
+		if err != nil {
+			return s.errorAt("problem", err)
+		}
+		st.Locals[i] = l
+	}
+	return nil
+}
+
+// portfolioShards draws the periods x assets reward matrix of the
+// portfolio problem (admm.GenerateReturns, covariance condition number
+// problem.cov, mean rewards uniform on [0, 0.1]) from the run seed and
+// splits it into one contiguous block of periods per agent.
+func (s *Scenario) portfolioShards() ([]*admm.Portfolio, error) {
+	p := s.Problem
+	rng := rand.New(rand.NewPCG(
+		graph.Hash(s.Seed, 0, purposePortfolio, 0, 0),
+		graph.Hash(s.Seed, 0, purposePortfolio, 0, 1)))
+	rets, err := admm.GenerateReturns(admm.ReturnsConfig{
+		Assets: p.Assets, Periods: p.Periods, Cov: p.Cov, MeanHi: portfolioMeanHi,
+	}, rng)
+	if err != nil {
+		return nil, fmt.Errorf("portfolio rewards: %w", err)
+	}
+	return dadmm.SplitPortfolio(rets, s.Agents)
+}
+
+// Dim is n, the length of every agent's block: problem.dim, or the number
+// of assets of a portfolio.
+func (s *Scenario) Dim() int {
+	if s.Problem.Kind == ProblemPortfolio {
+		return s.Problem.Assets
+	}
+	return s.Problem.Dim
+}
 
 // Problem builds the full problem with its central optimum: what the
-// coordinator needs to measure the optimality gap.
+// coordinator needs to measure the optimality gap. For a portfolio it is
+// f = (1/N) sum_i P_i, P_i = F_i + (mu/2)||x||^2 the objective of agent
+// i's shard of periods, the sharded objective the agents minimize, with
+// its optimum solved exactly (dadmm.PortfolioProblem); with one agent it
+// is the portfolio problem of the whole reward matrix (admm.Portfolio.Solve).
 func (st *Setup) Problem() (*problem.Problem, error) {
+	if st.Scenario.Problem.Kind == ProblemPortfolio {
+		p, err := dadmm.PortfolioProblem(st.Shards, admm.Ridge{Mu: st.Scenario.Problem.Mu})
+		if err != nil {
+			return nil, st.Scenario.errorAt("problem", err)
+		}
+		return p, nil
+	}
 	p, err := problem.New(st.Spec, st.Scenario.Agents, st.Scenario.Seed)
 	if err != nil {
 		return nil, st.Scenario.errorAt("problem", err)
@@ -97,15 +197,27 @@ func (st *Setup) Agent(i int) (consensus.Agent, error) {
 	if i < 0 || i >= st.Scenario.Agents {
 		return nil, fmt.Errorf("scenarios: agent id %d is outside [0, %d)", i, st.Scenario.Agents)
 	}
+	var (
+		a   consensus.Agent
+		err error
+	)
 	switch st.Scenario.Algorithm.Name {
 	case AlgorithmALM:
-		a, err := alm.NewAgent(st.ALM, i, st.Graph, st.Process, st.Locals[i], st.Box, st.InitialPoint(i))
-		if err != nil {
-			return nil, fmt.Errorf("scenarios: build agent %d: %w", i, err)
+		a, err = alm.NewAgent(st.ALM, i, st.Graph, st.Process, st.Locals[i], st.Box, st.InitialPoint(i))
+	case AlgorithmDADMM, AlgorithmDADMMLinearized:
+		a, err = dadmm.NewAgent(st.DADMM, i, st.Graph, st.Process, st.Locals[i], st.InitialPoint(i))
+	case AlgorithmDADMMComposition:
+		if len(st.Shards) != st.Scenario.Agents {
+			return nil, fmt.Errorf("scenarios: build agent %d: %s needs the portfolio shards, have %d", i, AlgorithmDADMMComposition, len(st.Shards))
 		}
-		return a, nil
+		a, err = dadmm.NewCompositionAgent(st.Composition, i, st.Graph, st.Process, st.Shards[i], st.InitialPoint(i))
+	default:
+		return nil, fmt.Errorf("scenarios: algorithm %q has no agent", st.Scenario.Algorithm.Name)
 	}
-	return nil, fmt.Errorf("scenarios: algorithm %q has no agent", st.Scenario.Algorithm.Name)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: build agent %d: %w", i, err)
+	}
+	return a, nil
 }
 
 // Agents builds every agent of the run.
@@ -241,7 +353,52 @@ func (s *Scenario) almConfig(g *graph.Graph, locals []problem.Local) (alm.Config
 		SameDraw:       s.Edges.SameDraw,
 		Seed:           s.Seed,
 		Rounds:         s.Rounds,
+		ReportDuals:    s.Faults.Active(),
 	}, nil
+}
+
+// dadmmConfig resolves the parameters of dadmm (MethodExact) and
+// dadmm_linearized (MethodLinearized): c (default dadmm.DefaultC), gamma
+// (default 0) and tau (default 0, i.e. tau_i = N/L_i per agent).
+func (s *Scenario) dadmmConfig() dadmm.Config {
+	p := s.Algorithm.Params
+	method := dadmm.MethodExact
+	if s.Algorithm.Name == AlgorithmDADMMLinearized {
+		method = dadmm.MethodLinearized
+	}
+	return dadmm.Config{
+		Method: method,
+		C:      orDefault(p.C, dadmm.DefaultC),
+		Gamma:  orDefault(p.Gamma, 0),
+		Tau:    orDefault(p.Tau, 0),
+		Seed:   s.Seed,
+	}
+}
+
+// compositionConfig resolves the parameters of dadmm_composition: eta,
+// rho and the mini-batch default to the paper's values, K to the periods
+// per agent, c to dadmm.DefaultC; R = (mu/2)||w||^2 with problem.mu.
+func (s *Scenario) compositionConfig() dadmm.CompositionConfig {
+	p := s.Algorithm.Params
+	k := max(1, s.Problem.Periods/max(1, s.Agents))
+	if p.K != nil {
+		k = *p.K
+	}
+	batch := DefaultCompositionBatch
+	if p.Batch != nil {
+		batch = *p.Batch
+	}
+	return dadmm.CompositionConfig{
+		Params: admm.Params{
+			Eta:   orDefault(p.Eta, DefaultCompositionEta),
+			Rho:   orDefault(p.Rho, DefaultCompositionRho),
+			K:     k,
+			Batch: batch,
+		},
+		C:    orDefault(p.C, dadmm.DefaultC),
+		Reg:  admm.Ridge{Mu: s.Problem.Mu},
+		Seed: s.Seed,
+	}
 }
 
 func orDefault(v *float64, def float64) float64 {

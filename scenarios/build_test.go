@@ -28,7 +28,7 @@ func TestBuildShipped(t *testing.T) {
 			if len(as) != s.Agents {
 				t.Fatalf("%d agents, want %d", len(as), s.Agents)
 			}
-			if st.ALM.Tau <= 0 || st.ALM.Eta <= 0 || st.ALM.Beta <= 0 {
+			if s.Algorithm.Name == AlgorithmALM && (st.ALM.Tau <= 0 || st.ALM.Eta <= 0 || st.ALM.Beta <= 0) {
 				t.Fatalf("resolved parameters not positive: %+v", st.ALM.Params)
 			}
 		})

@@ -47,6 +47,8 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string) {
 		v.Set(reflect.ValueOf(dur))
 	case t == intervalType:
 		d.interval(n, v, key)
+	case reflect.PointerTo(t).Implements(yamlSelfDecoderType):
+		v.Addr().Interface().(yamlSelfDecoder).decodeYAML(d, n, key)
 	case t.Kind() == reflect.Struct:
 		d.section(n, v, key)
 	case t.Kind() == reflect.Pointer:

@@ -84,10 +84,10 @@ func TestDefaultsDocCoversEveryKey(t *testing.T) {
 		t.Errorf("keyDocs has %d entries for %d keys (stale entries?)", len(keyDocs), len(keys))
 	}
 	for _, want := range []string{
-		"graph.p                    1 ",
-		"runtime.phase_deadline     5s ",
-		"problem.box                [-.inf, .inf] ",
-		"agents                     required ",
+		"graph.p                       1 ",
+		"runtime.phase_deadline        5s ",
+		"problem.box                   [-.inf, .inf] ",
+		"agents                        required ",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("DefaultsDoc lacks %q:\n%s", want, doc)

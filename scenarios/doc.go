@@ -23,5 +23,48 @@
 // stops Parse at once, since nothing after it can be read. Load returns a
 // single *Error when the file cannot be read.
 //
-// scenarios imports no other consim package; cmd/consim imports it.
+// # Algorithms and problems
+//
+// algorithm.name selects the agents' state machine; Setup.Agent builds it:
+//
+//   - alm: the smoothed linearized ALM (consensus/alm), on least_squares,
+//     logistic and nonconvex_regression; parameters from algorithm.preset,
+//     overridden by eta, tau, rho, mu, beta, m_y, c_tau, c_beta.
+//   - dadmm: decentralized ADMM of Shi et al. with the exact prox of f_i
+//     (consensus/dadmm, MethodExact): least_squares only, since logistic
+//     and nonconvex_regression have no closed-form prox; parameters c, gamma.
+//   - dadmm_linearized: one stochastic gradient step on the linearized
+//     subproblem (MethodLinearized), on least_squares, logistic and
+//     nonconvex_regression; parameters c, tau.
+//   - dadmm_composition: decentralized com-SVR-ADMM on problem.kind
+//     portfolio, the only algorithm for it; parameters c, eta, rho, k,
+//     batch. With agents: 1 it is com-SVR-ADMM (Yu and Huang, Algorithm 1);
+//     a round is one inner iteration, so rounds = K x outer iterations,
+//     and metrics.every = k reports the outer iterates x~.
+//
+// A parameter under algorithm.params that the chosen algorithm does not
+// read is an error naming the key and the algorithm. The dadmm family does
+// not project onto X, so problem.box must be unbounded for it.
+//
+// For a portfolio, the periods x assets reward matrix is drawn from the
+// run seed and split into contiguous blocks of periods, one per agent
+// (dadmm.SplitPortfolio). Agent i minimizes P_i = F_i + (mu/2)||x||^2 of
+// its block, and the coordinator measures f = (1/N) sum_i P_i, the
+// sharded objective, whose optimum Setup.Problem solves exactly; with one
+// agent it is the portfolio problem of the whole matrix.
+//
+// # Dropouts and the ADMM duals
+//
+// An ADMM agent skips every edge that is absent from the round's draw or
+// whose message missed the phase deadline: it adds nothing to the dual
+// a_i and does not enter the primal step. When both endpoints miss the
+// same edge, its two dual increments c (x_i - x_j) and c (x_j - x_i) are
+// both skipped, so sum_i a_i stays 0 and a consensual fixed point is still
+// optimal; the duals simply accumulate over fewer rounds. When only one
+// endpoint hears the other (asymmetric loss), one increment is left over,
+// sum_i a_i drifts from 0, and the run converges, if at all, to a biased
+// point. The ALM's duals follow the rules of consensus/alm.
+//
+// scenarios imports graph and the consensus packages it builds agents and
+// problems from; cmd/consim imports it.
 package scenarios

@@ -13,16 +13,21 @@ const (
 	TopologyStar       = "star"
 	TopologyFile       = "file"
 
-	EdgeModelBernoulli = "bernoulli"
+	EdgeModelBernoulli      = "bernoulli"
+	EdgeModelGilbertElliott = "gilbert_elliott"
 
 	ProblemLeastSquares = "least_squares"
 	ProblemLogistic     = "logistic"
 	ProblemNonconvex    = "nonconvex_regression"
+	ProblemPortfolio    = "portfolio"
 
 	InitRandom = "random"
 	InitZero   = "zero"
 
-	AlgorithmALM = "alm"
+	AlgorithmALM              = "alm"
+	AlgorithmDADMM            = "dadmm"
+	AlgorithmDADMMLinearized  = "dadmm_linearized"
+	AlgorithmDADMMComposition = "dadmm_composition"
 
 	PresetPractical = "practical"
 	PresetTheory    = "theory"
@@ -43,18 +48,26 @@ func Topologies() []string {
 }
 
 // EdgeModels lists the values of edges.model.
-func EdgeModels() []string { return []string{EdgeModelBernoulli} }
+func EdgeModels() []string { return []string{EdgeModelBernoulli, EdgeModelGilbertElliott} }
 
 // ProblemKinds lists the values of problem.kind.
 func ProblemKinds() []string {
-	return []string{ProblemLeastSquares, ProblemLogistic, ProblemNonconvex}
+	return []string{ProblemLeastSquares, ProblemLogistic, ProblemNonconvex, ProblemPortfolio}
 }
 
 // InitKinds lists the values of problem.init.kind.
 func InitKinds() []string { return []string{InitRandom, InitZero} }
 
 // Algorithms lists the values of algorithm.name.
-func Algorithms() []string { return []string{AlgorithmALM} }
+func Algorithms() []string {
+	return []string{AlgorithmALM, AlgorithmDADMM, AlgorithmDADMMLinearized, AlgorithmDADMMComposition}
+}
+
+// isADMM reports whether algorithm name is one of the decentralized ADMM
+// family (package consensus/dadmm).
+func isADMM(name string) bool {
+	return name == AlgorithmDADMM || name == AlgorithmDADMMLinearized || name == AlgorithmDADMMComposition
+}
 
 // Presets lists the values of algorithm.preset.
 func Presets() []string { return []string{PresetPractical, PresetTheory} }

@@ -74,6 +74,9 @@ func Parse(data []byte, filename string) (*Scenario, error) {
 	if _, ok := d.pos["graph.file"]; ok {
 		s.Graph.File = s.resolvePath(s.Graph.File)
 	}
+	if _, ok := d.pos["edges.replay"]; ok {
+		s.Edges.Replay = s.resolvePath(s.Edges.Replay)
+	}
 	if err := d.errs.err(); err != nil {
 		return nil, err
 	}

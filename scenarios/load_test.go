@@ -26,7 +26,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "agents: 4\ngrpah: {topology: ring}\n",
-			want: []string{`x.yaml:2:1: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, output)`},
+			want: []string{`x.yaml:2:1: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
 		},
 		{
 			name: "unknown key in a section",
@@ -41,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown key three levels down",
 			yaml: "algorithm:\n  params:\n    rhoo: 2\n",
-			want: []string{`x.yaml:3:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta)`},
+			want: []string{`x.yaml:3:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, c, gamma, k, batch)`},
 		},
 		{
 			name: "malformed YAML",
@@ -140,12 +140,12 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "empty file",
 			yaml: "# nothing\n",
-			want: []string{`x.yaml: empty scenario (expected a mapping with keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, output)`},
+			want: []string{`x.yaml: empty scenario (expected a mapping with keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
 		},
 		{
 			name: "top level is a list",
 			yaml: "- agents: 4\n",
-			want: []string{`x.yaml:1:1: top level must be a mapping of keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, output`},
+			want: []string{`x.yaml:1:1: top level must be a mapping of keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep`},
 		},
 		{
 			name: "two documents",
@@ -194,7 +194,7 @@ func TestParseAcceptsAnchorsAndNullSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Metrics.Every != 5 || s.Edges != Default().Edges {
+	if s.Metrics.Every != 5 || !sameEdges(s.Edges, Default().Edges) {
 		t.Errorf("metrics.every = %d, edges = %+v", s.Metrics.Every, s.Edges)
 	}
 }

@@ -19,7 +19,12 @@ type Scenario struct {
 	Rounds  int     `yaml:"rounds"`
 	Metrics Metrics `yaml:"metrics"`
 	Runtime Runtime `yaml:"runtime"`
-	Output  Output  `yaml:"output"`
+	// Faults are the runtime fault models (see Faults); by default none.
+	Faults Faults `yaml:"faults"`
+	Output Output `yaml:"output"`
+	// Sweep, when set, makes the file a parameter sweep for consim sweep
+	// (see Sweep); consim run ignores it and runs the scenario once.
+	Sweep *Sweep `yaml:"sweep,omitempty"`
 
 	src source
 }
@@ -54,7 +59,65 @@ type Edges struct {
 	// SameDraw uses one draw for zeta1 and zeta2 (the rho-term then
 	// penalises sum p_ij (x_i - x_j) instead of sum p_ij^2 (x_i - x_j)).
 	SameDraw bool `yaml:"same_draw"`
+	// GilbertElliott parameterises model gilbert_elliott; it must be left
+	// out for the other models.
+	GilbertElliott GilbertElliott `yaml:"gilbert_elliott,omitempty"`
+	// Cuts remove listed edges over ranges of rounds, on top of the model.
+	Cuts Cuts `yaml:"cuts,omitempty"`
+	// Partitions split the agents into groups over ranges of rounds, on
+	// top of the model.
+	Partitions Partitions `yaml:"partitions,omitempty"`
+	// Replay, when set, is a recording of the realized edge sets (see
+	// Setup.RecordEdges) that replaces the draws of the model, cuts and
+	// partitions, which then only set E[W]. Parse resolves a relative
+	// path against the scenario file's directory.
+	Replay string `yaml:"replay,omitempty"`
 }
+
+// GilbertElliott is the bursty-link model: each edge has a good/bad Markov
+// chain with per-round transition probabilities PGB (good -> bad) and PBG
+// (bad -> good), started from its stationary distribution; given the
+// state, each draw has the edge present with probability PGood or PBad.
+// A bad spell lasts 1/PBG rounds on average.
+type GilbertElliott struct {
+	PGB float64 `yaml:"p_gb"`
+	PBG float64 `yaml:"p_bg"`
+	// PGood is the presence probability in the good state; nil keeps the
+	// graph's p_ij.
+	PGood *float64 `yaml:"p_good,omitempty"`
+	PBad  float64  `yaml:"p_bad"`
+}
+
+// Cut removes Edges from every draw of the rounds From <= t < To.
+type Cut struct {
+	// Edges are pairs [i, j] of the graph.
+	Edges EdgePairs `yaml:"edges,flow"`
+	From  int       `yaml:"from"`
+	// To is the first round after the cut; 0 (left out) never heals.
+	To int `yaml:"to,omitempty"`
+}
+
+// Partition makes the edges between different Groups absent from every
+// draw of the rounds From <= t < To. Agents listed in no group form one
+// more group together; a partition with a To heals at round To.
+type Partition struct {
+	Groups AgentGroups `yaml:"groups,flow"`
+	From   int         `yaml:"from"`
+	// To is the first round after the partition; 0 (left out) never heals.
+	To int `yaml:"to,omitempty"`
+}
+
+// Cuts is the list edges.cuts.
+type Cuts []Cut
+
+// Partitions is the list edges.partitions.
+type Partitions []Partition
+
+// EdgePairs is a list of agent pairs [i, j].
+type EdgePairs [][2]int
+
+// AgentGroups is a list of groups of agent ids.
+type AgentGroups [][]int
 
 // Problem is the local problem family and its generated data.
 type Problem struct {
@@ -79,6 +142,17 @@ type Problem struct {
 	// Outliers is the fraction of nonconvex_regression rows whose targets
 	// are pure noise, in [0, 1); unused by the other kinds.
 	Outliers float64 `yaml:"outliers,omitempty"`
+	// Assets is the number of assets of a portfolio problem, the length
+	// of x (problem.dim may be left out); unused by the other kinds.
+	Assets int `yaml:"assets,omitempty"`
+	// Periods is n, the number of periods (rows of the reward matrix) of
+	// a portfolio problem, split contiguously across the agents.
+	Periods int `yaml:"periods,omitempty"`
+	// Cov is the condition number of the covariance of the portfolio
+	// rewards (admm.ReturnsConfig.Cov).
+	Cov float64 `yaml:"cov,omitempty"`
+	// Mu is mu, the weight of the portfolio regularizer (mu/2)||x||^2.
+	Mu float64 `yaml:"mu,omitempty"`
 	// Box is X = [lo, hi]^n; infinite bounds are allowed.
 	Box  Interval `yaml:"box,flow"`
 	Init Init     `yaml:"init"`
@@ -97,7 +171,8 @@ type Algorithm struct {
 	// Name is one of Algorithms.
 	Name string `yaml:"name"`
 	// Preset is one of Presets: the rule that derives the parameters from
-	// the problem and graph constants.
+	// the problem and graph constants (alm only; the dadmm family ignores
+	// it, as it ignores Safeguard and SafeguardEvery).
 	Preset string `yaml:"preset"`
 	// Params override single values of the preset.
 	Params Params `yaml:"params"`
@@ -108,17 +183,22 @@ type Algorithm struct {
 	SafeguardEvery int `yaml:"safeguard_every"`
 }
 
-// Params are optional overrides of the preset's parameters; a nil field
-// keeps the preset's value.
+// Params are optional overrides of the algorithm's parameters; a nil field
+// keeps the preset's (alm) or the documented default (dadmm family). Each
+// algorithm accepts only its own keys, see paramKeys.
 type Params struct {
-	Eta   *float64 `yaml:"eta,omitempty"`    // dual step eta
-	Tau   *float64 `yaml:"tau,omitempty"`    // primal step tau
-	Rho   *float64 `yaml:"rho,omitempty"`    // penalty rho
+	Eta   *float64 `yaml:"eta,omitempty"`    // alm: dual step eta; dadmm_composition: step eta
+	Tau   *float64 `yaml:"tau,omitempty"`    // alm, dadmm_linearized: primal step tau
+	Rho   *float64 `yaml:"rho,omitempty"`    // alm: penalty rho; dadmm_composition: x = w penalty rho
 	Mu    *float64 `yaml:"mu,omitempty"`     // proximal weight mu
 	Beta  *float64 `yaml:"beta,omitempty"`   // smoothing step beta, z <- z + beta (x - z)
 	MY    *float64 `yaml:"m_y,omitempty"`    // dual safeguard radius M_y
 	CTau  *float64 `yaml:"c_tau,omitempty"`  // c_tau in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}
 	CBeta *float64 `yaml:"c_beta,omitempty"` // c_beta in beta = c_beta tau mu
+	C     *float64 `yaml:"c,omitempty"`      // dadmm family: edge penalty c
+	Gamma *float64 `yaml:"gamma,omitempty"`  // dadmm: proximal weight gamma
+	K     *int     `yaml:"k,omitempty"`      // dadmm_composition: rounds K per outer iteration
+	Batch *int     `yaml:"batch,omitempty"`  // dadmm_composition: mini-batch of g_hat
 }
 
 // Metrics sets what the coordinator observes.

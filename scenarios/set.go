@@ -56,6 +56,9 @@ func (s *Scenario) Set(assignment string) error {
 	if _, ok := d.pos["graph.file"]; ok {
 		next.Graph.File = next.resolvePath(next.Graph.File)
 	}
+	if _, ok := d.pos["edges.replay"]; ok {
+		next.Edges.Replay = next.resolvePath(next.Edges.Replay)
+	}
 	*s = next
 	return nil
 }

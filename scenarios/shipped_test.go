@@ -58,7 +58,7 @@ func TestShippedContents(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadShipped("nosuch"); err == nil || !strings.Contains(err.Error(), "no shipped scenario nosuch (shipped: logistic32, nonconvex, quickstart)") {
+	if _, err := LoadShipped("nosuch"); err == nil || !strings.Contains(err.Error(), "no shipped scenario nosuch (shipped: "+strings.Join(Shipped(), ", ")+")") {
 		t.Errorf("LoadShipped(nosuch) = %v", err)
 	}
 }

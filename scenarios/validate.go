@@ -25,6 +25,8 @@ func (s *Scenario) Validate() error {
 	v.algorithm()
 	v.metrics()
 	v.runtime()
+	v.faults()
+	v.sweep()
 	// Report in file order, overrides last.
 	file := s.src.file
 	sort.SliceStable(v.errs.list, func(i, j int) bool {
@@ -110,6 +112,9 @@ func (v *validator) graph() {
 
 func (v *validator) edges() {
 	v.oneOf("edges.model", v.s.Edges.Model, EdgeModels())
+	v.gilbertElliott()
+	v.schedule()
+	v.replay()
 }
 
 func (v *validator) problem() {
@@ -117,8 +122,13 @@ func (v *validator) problem() {
 	if v.required("problem.kind", p.Kind == "", "one of "+strings.Join(ProblemKinds(), ", ")) {
 		v.oneOf("problem.kind", p.Kind, ProblemKinds())
 	}
-	if v.required("problem.dim", p.Dim == 0, "an integer >= 1") {
-		v.atLeast("problem.dim", p.Dim, 1)
+	if p.Kind == ProblemPortfolio {
+		v.portfolio()
+	} else {
+		v.notPortfolio()
+		if v.required("problem.dim", p.Dim == 0, "an integer >= 1") {
+			v.atLeast("problem.dim", p.Dim, 1)
+		}
 	}
 	if v.atLeast("problem.samples_per_agent", p.SamplesPerAgent, 1) && (p.Batch < 1 || p.Batch > p.SamplesPerAgent) {
 		v.fail("problem.batch", "%d is outside [1, %d] (1 <= batch <= samples_per_agent)", p.Batch, p.SamplesPerAgent)
@@ -180,6 +190,7 @@ func (v *validator) algorithm() {
 	check("m_y", p.MY, func(x float64) bool { return x > 0 }, "> 0 (.inf disables resets)")
 	check("c_tau", p.CTau, pos, "a finite number > 0")
 	check("c_beta", p.CBeta, pos, "a finite number > 0")
+	v.algorithmFit()
 }
 
 func (v *validator) metrics() {

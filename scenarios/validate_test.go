@@ -42,9 +42,9 @@ func TestValidateErrors(t *testing.T) {
 			want: []string{
 				`x.yaml:1:1: agents: missing (required: an integer >= 1)`,
 				`x.yaml:1:1: rounds: missing (required: an integer >= 1)`,
-				`x.yaml:1:1: algorithm.name: missing (required: one of alm)`,
+				`x.yaml:1:1: algorithm.name: missing (required: one of alm, dadmm, dadmm_linearized, dadmm_composition)`,
 				`x.yaml:1:8: graph.topology: missing (required: one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file)`,
-				`x.yaml:3:3: problem.kind: missing (required: one of least_squares, logistic, nonconvex_regression)`,
+				`x.yaml:3:3: problem.kind: missing (required: one of least_squares, logistic, nonconvex_regression, portfolio)`,
 				`x.yaml:3:3: problem.dim: missing (required: an integer >= 1)`,
 			},
 		},
@@ -56,7 +56,7 @@ func TestValidateErrors(t *testing.T) {
 		{
 			name: "bad algorithm",
 			yaml: strings.Replace(minimal, "{name: alm}", "{name: admm}", 1),
-			want: []string{`x.yaml:4:19: algorithm.name: "admm" is not one of alm`},
+			want: []string{`x.yaml:4:19: algorithm.name: "admm" is not one of alm, dadmm, dadmm_linearized, dadmm_composition (did you mean "dadmm"?)`},
 		},
 		{
 			name: "bad enums in defaulted keys",
@@ -201,7 +201,7 @@ runtime: {transport: tcp}
 	tests[8].want = []string{
 		`x.yaml:4:32: algorithm.preset: "fast" is not one of practical, theory`,
 		`x.yaml:4:49: algorithm.safeguard: "local" is not one of global, edge, none`,
-		`x.yaml:6:16: edges.model: "markov" is not one of bernoulli`,
+		`x.yaml:6:16: edges.model: "markov" is not one of bernoulli, gilbert_elliott`,
 		`x.yaml:7:22: runtime.transport: "tcp" is not one of chan, nats, nats-tcp`,
 	}
 	for _, tt := range tests {

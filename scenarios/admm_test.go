@@ -1,0 +1,345 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/graph"
+	"github.com/consim/consim/node"
+)
+
+// Scenario sources of the ADMM tests: a least-squares problem like
+// quickstart's without a box, and a small portfolio.
+const (
+	lsqSource = `name: lsq
+agents: 6
+graph: {topology: ring, p: 0.8}
+problem: {kind: least_squares, dim: 4, samples_per_agent: 30, batch: 5}
+algorithm: {name: dadmm}
+rounds: 200
+`
+	portfolioSource = `name: pf
+agents: 4
+graph: {topology: complete, p: 0.6}
+problem: {kind: portfolio, assets: 8, periods: 160, cov: 3, mu: 0.05}
+algorithm: {name: dadmm_composition, params: {eta: 0.1, k: 40, batch: 2}}
+rounds: 200
+`
+)
+
+// scenarioWith parses src and applies the overrides.
+func scenarioWith(t *testing.T, src string, sets ...string) *Scenario {
+	t.Helper()
+	s, err := Parse([]byte(src), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range sets {
+		if err := s.Set(kv); err != nil {
+			t.Fatalf("set %s: %v", kv, err)
+		}
+	}
+	return s
+}
+
+func TestValidateADMM(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		sets []string
+		want []string // substrings of the error; none: valid
+	}{
+		{"dadmm least squares", lsqSource, nil, nil},
+		{"dadmm with c and gamma", lsqSource, []string{"algorithm.params.c=0.5", "algorithm.params.gamma=0.1"}, nil},
+		{"linearized logistic", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=logistic", "problem.reg=0.1", "algorithm.params.tau=0.1"}, nil},
+		{"linearized nonconvex", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=nonconvex_regression"}, nil},
+		{"composition portfolio", portfolioSource, nil, nil},
+		{"portfolio dim equal to assets", portfolioSource, []string{"problem.dim=8"}, nil},
+
+		{"dadmm logistic has no prox", lsqSource, []string{"problem.kind=logistic", "problem.reg=0.1"},
+			[]string{"algorithm.name: dadmm solves each subproblem with the exact prox of f_i, and problem.kind logistic has none"}},
+		{"dadmm nonconvex has no prox", lsqSource, []string{"problem.kind=nonconvex_regression"},
+			[]string{"algorithm.name: dadmm solves", "problem.kind nonconvex_regression has none (only least_squares does); use dadmm_linearized"}},
+		{"dadmm bounded box", lsqSource, []string{"problem.box=[-10, 10]"},
+			[]string{"problem.box: dadmm is unconstrained (it does not project onto X): need [-.inf, .inf], got [-10, 10]"}},
+		{"linearized half-bounded box", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.box=[0, .inf]"},
+			[]string{"problem.box: dadmm_linearized is unconstrained"}},
+		{"alm portfolio", portfolioSource, []string{"algorithm.name=alm", "algorithm.params={}"},
+			[]string{"algorithm.name: alm cannot solve problem.kind portfolio", "only dadmm_composition handles"}},
+		{"linearized portfolio", portfolioSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.eta=null", "algorithm.params.k=null", "algorithm.params.batch=null"},
+			[]string{"algorithm.name: dadmm_linearized cannot solve problem.kind portfolio"}},
+		{"composition least squares", lsqSource, []string{"algorithm.name=dadmm_composition"},
+			[]string{"algorithm.name: dadmm_composition needs a composition objective: problem.kind must be portfolio, not least_squares"}},
+
+		{"alm param on dadmm", lsqSource, []string{"algorithm.params.c_tau=20"},
+			[]string{"algorithm.params.c_tau: does not apply to algorithm dadmm (its parameters: c, gamma)"}},
+		{"tau on exact dadmm", lsqSource, []string{"algorithm.params.tau=0.1"},
+			[]string{"algorithm.params.tau: does not apply to algorithm dadmm"}},
+		{"gamma on linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.gamma=1"},
+			[]string{"algorithm.params.gamma: does not apply to algorithm dadmm_linearized (its parameters: c, tau)"}},
+		{"admm params on alm", lsqSource, []string{"algorithm.name=alm", "algorithm.params.c=1", "algorithm.params.k=3"},
+			[]string{"algorithm.params.c: does not apply to algorithm alm", "algorithm.params.k: does not apply to algorithm alm"}},
+		{"beta on composition", portfolioSource, []string{"algorithm.params.beta=0.5"},
+			[]string{"algorithm.params.beta: does not apply to algorithm dadmm_composition (its parameters: c, eta, rho, k, batch)"}},
+
+		{"c zero", lsqSource, []string{"algorithm.params.c=0"}, []string{"algorithm.params.c: must be a finite number > 0, got 0"}},
+		{"c infinite", lsqSource, []string{"algorithm.params.c=.inf"}, []string{"algorithm.params.c: must be a finite number > 0, got .inf"}},
+		{"gamma negative", lsqSource, []string{"algorithm.params.gamma=-1"}, []string{"algorithm.params.gamma: must be a finite number >= 0, got -1"}},
+		{"k zero", portfolioSource, []string{"algorithm.params.k=0"}, []string{"algorithm.params.k: must be an integer >= 1"}},
+		{"batch zero", portfolioSource, []string{"algorithm.params.batch=0"}, []string{"algorithm.params.batch: must be an integer >= 1"}},
+		{"composition rho zero", portfolioSource, []string{"algorithm.params.rho=0"}, []string{"algorithm.params.rho: must be > 0 for dadmm_composition"}},
+		{"composition eta negative", portfolioSource, []string{"algorithm.params.eta=-0.1"}, []string{"algorithm.params.eta: must be a finite number > 0"}},
+
+		{"portfolio keys missing", "agents: 2\ngraph: {topology: path}\nproblem: {kind: portfolio}\nalgorithm: {name: dadmm_composition}\nrounds: 5\n", nil,
+			[]string{"problem.assets: missing (required: for portfolio, an integer >= 1)", "problem.periods: missing", "problem.cov: missing", "problem.mu: missing"}},
+		{"portfolio too few periods", portfolioSource, []string{"problem.periods=7"},
+			[]string{"problem.periods: 7 periods for 4 agents: need at least 2 per agent (8)"}},
+		{"portfolio cov below 1", portfolioSource, []string{"problem.cov=0.5"}, []string{"problem.cov: must be a finite condition number >= 1, got 0.5"}},
+		{"portfolio mu negative", portfolioSource, []string{"problem.mu=-1"}, []string{"problem.mu: must be a finite number > 0, got -1"}},
+		{"portfolio dim differs", portfolioSource, []string{"problem.dim=3"}, []string{"problem.dim: 3 differs from problem.assets = 8"}},
+		{"portfolio regression keys", portfolioSource, []string{"problem.samples_per_agent=10", "problem.box=[-1, 1]"},
+			[]string{"problem.samples_per_agent: does not apply to problem.kind portfolio", "problem.box: does not apply to problem.kind portfolio"}},
+		{"portfolio keys on least squares", lsqSource, []string{"problem.assets=3", "problem.mu=0.1"},
+			[]string{"problem.assets: only applies to portfolio, not least_squares", "problem.mu: only applies to portfolio, not least_squares"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := scenarioWith(t, tt.src, tt.sets...).Validate()
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Validate = %v, want an ErrInvalid error", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// runOnChan runs the agents of st for the given rounds on the channel
+// transport through the node runtime and returns them afterwards.
+func runOnChan(t *testing.T, st *Setup, rounds int) []consensus.Agent {
+	t.Helper()
+	agents, err := st.Agents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := node.NewChanTransport(len(agents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	obs, err := tr.Observer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- node.RunAll(ctx, agents, tr, node.Options{Rounds: rounds, PhaseDeadline: 10 * time.Second})
+	}()
+	if err := node.StartWhenReady(ctx, obs, len(agents)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("RunAll: %v", err)
+	}
+	return agents
+}
+
+// measure returns the metrics of the agents' current reports.
+func measure(t *testing.T, st *Setup, agents []consensus.Agent) metrics.Metrics {
+	t.Helper()
+	p, err := st.Problem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := make([]consensus.Report, len(agents))
+	for i, a := range agents {
+		reps[i] = a.Report()
+	}
+	m, err := metrics.Measure(p, st.Graph, reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRunADMMOnChan builds each dadmm algorithm from a scenario, runs it
+// on the channel transport through the node runtime, and checks that the
+// iterates are the lockstep driver's on the same agents (the runtime adds
+// no arithmetic) and that the optimality gap against the problem's exact
+// optimum and the consensus error shrink by the given factors.
+func TestRunADMMOnChan(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       string
+		sets      []string
+		rounds    int
+		gapFactor float64 // final gap <= gapFactor * initial gap
+	}{
+		{"dadmm", lsqSource, nil, 1000, 1e-8},
+		{"dadmm_linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.tau=0.1"}, 400, 1e-2},
+		{"dadmm_composition", portfolioSource, nil, 1600, 1e-6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := scenarioWith(t, tt.src, tt.sets...)
+			st, err := s.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := st.Agents()
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := measure(t, st, fresh)
+			got := runOnChan(t, st, tt.rounds)
+			end := measure(t, st, got)
+			t.Logf("%s: consensus error %.3g -> %.3g, gap %.3g -> %.3g, ||xbar - x*|| %.3g after %d rounds",
+				tt.name, start.ConsensusErr, end.ConsensusErr, start.OptGap, end.OptGap, end.DistToOpt, end.Round)
+			if end.Round != tt.rounds {
+				t.Fatalf("reports are of round %d, want %d", end.Round, tt.rounds)
+			}
+			if !(end.OptGap >= -1e-12 && end.OptGap <= tt.gapFactor*start.OptGap) {
+				t.Errorf("gap %.3g -> %.3g, want a %g-fold reduction", start.OptGap, end.OptGap, 1/tt.gapFactor)
+			}
+			if !(end.ConsensusErr <= 1e-3*start.ConsensusErr) {
+				t.Errorf("consensus error %.3g -> %.3g, want a 1000-fold reduction", start.ConsensusErr, end.ConsensusErr)
+			}
+
+			d, err := lockstep.New(fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Run(0, tt.rounds); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				x, y := got[i].Report().X, fresh[i].Report().X
+				for k := range x {
+					if x[k] != y[k] {
+						t.Fatalf("agent %d: x[%d] = %v on the runtime, %v in lockstep", i, k, x[k], y[k])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCompositionScenarioIsComSVRADMM checks the scenario wiring of
+// dadmm_composition with one agent: after s outer iterations its x is x~
+// of admm.ComSVRADMM with the scenario's eta, rho, K, mini-batch, ridge
+// and start, fed the agent's per-outer-iteration generators.
+func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
+	const outer, k = 3, 25
+	s := scenarioWith(t, portfolioSource, "agents=1", "graph.p=1", "algorithm.params.k=25", "algorithm.params.rho=0.5",
+		"rounds=75", "seed=9")
+	st, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := runOnChan(t, st, outer*k)
+	ref, err := admm.NewComSVRADMM(st.Shards[0], admm.Ridge{Mu: s.Problem.Mu}, st.InitialPoint(0),
+		admm.Params{Eta: 0.1, Rho: 0.5, K: k, Batch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := range outer {
+		t0 := uint64(e * k)
+		ref.Epoch(rand.New(rand.NewPCG(graph.Hash(s.Seed, t0, graph.DrawSample, 0, 0), graph.Hash(s.Seed, t0, graph.DrawSample, 0, 1))))
+	}
+	x, want := agents[0].Report().X, ref.Point()
+	for i := range want {
+		if math.Abs(x[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+			t.Fatalf("x[%d] = %v, com-SVR-ADMM x~ = %v", i, x[i], want[i])
+		}
+	}
+	if n := st.Composition.K; n != k {
+		t.Fatalf("resolved K = %d, want %d", n, k)
+	}
+}
+
+// TestCompositionDefaults checks the documented defaults of
+// dadmm_composition and of the dadmm configurations.
+func TestCompositionDefaults(t *testing.T) {
+	s := scenarioWith(t, portfolioSource, "algorithm.params={eta: null, k: null, batch: null}")
+	st, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := st.Composition
+	if c.Eta != DefaultCompositionEta || c.Rho != DefaultCompositionRho || c.Batch != DefaultCompositionBatch || c.K != 160/4 || c.C != 1 {
+		t.Errorf("defaults: %+v", c)
+	}
+	if r, ok := c.Reg.(admm.Ridge); !ok || r.Mu != s.Problem.Mu {
+		t.Errorf("regularizer %+v, want ridge mu = %v", c.Reg, s.Problem.Mu)
+	}
+	if len(st.Shards) != 4 || len(st.Locals) != 4 || s.Dim() != 8 || st.Shards[3].Dims().M != 40 {
+		t.Errorf("shards %d, locals %d, dim %d", len(st.Shards), len(st.Locals), s.Dim())
+	}
+
+	l, err := scenarioWith(t, lsqSource, "algorithm.name=dadmm_linearized").Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := l.DADMM; d.Method != "linearized" || d.C != 1 || d.Tau != 0 || d.Gamma != 0 {
+		t.Errorf("dadmm_linearized defaults: %+v", d)
+	}
+}
+
+// TestShippedADMMScenarios builds and briefly runs every shipped scenario
+// of the dadmm family.
+func TestShippedADMMScenarios(t *testing.T) {
+	tests := []struct {
+		name      string
+		algorithm string
+		agents    int
+		rounds    int
+	}{
+		{"portfolio_cov2", AlgorithmDADMMComposition, 1, 30},
+		{"portfolio_cov10", AlgorithmDADMMComposition, 1, 30},
+		{"portfolio16", AlgorithmDADMMComposition, 16, 30},
+		{"admm_vs_alm", AlgorithmDADMMLinearized, 8, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := LoadShipped(tt.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Algorithm.Name != tt.algorithm || s.Agents != tt.agents {
+				t.Fatalf("algorithm %s on %d agents, want %s on %d", s.Algorithm.Name, s.Agents, tt.algorithm, tt.agents)
+			}
+			if err := s.Set("rounds=" + strconv.Itoa(tt.rounds)); err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := measure(t, st, runOnChan(t, st, tt.rounds))
+			if m.Round != tt.rounds || math.IsNaN(m.OptGap) || math.IsInf(m.OptGap, 0) || m.OptGap < -1e-12 {
+				t.Errorf("after %d rounds: %+v", tt.rounds, m)
+			}
+		})
+	}
+}
