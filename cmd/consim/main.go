@@ -44,6 +44,14 @@ func commands() map[string]command {
 		"validate":  {"check a scenario file and print it with every default filled in", validateCommand},
 		"graph":     {"print topology statistics and spectra of a scenario's graph", graphCommand},
 		"reproduce": {"reproduce a paper's experiment (admm)", reproduceCommand},
+
+		// Agents as OS processes, on one host or several.
+		"nats":        {"serve a standalone NATS server, the bus of a multi-host run", natsCommand},
+		"node":        {"join a run as one agent process (see launch)", nodeCommand},
+		"coordinator": {"observe a run of agent processes and write its bundle", coordinatorCommand},
+		"launch":      {"run a scenario with every agent as its own process", launchCommand},
+		"sweep":       {"run a scenario's sweep grid over seeds and write tables and plots", sweepCommand},
+		"report":      {"draw plots and write report.md for a run bundle or sweep directory", reportCommand},
 	}
 }
 
@@ -96,7 +104,7 @@ func topUsage(w io.Writer, cmds map[string]command) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-12s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'consim COMMAND --help' for a command's flags.")
 }

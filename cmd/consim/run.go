@@ -128,7 +128,9 @@ func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agen
 	agentCtx, cancelAgents := context.WithCancel(ctx)
 	defer cancelAgents()
 	agentsDone := make(chan error, 1)
-	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, nodeOptions(s, logger)) }()
+	opts := nodeOptions(s, logger)
+	opts.Faults.Rebuild = st.Agent // a crash that loses state restarts from the initial agent
+	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, opts) }()
 	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
 
 	// The coordinator has sent Stop if it ended early. Agents that do not
@@ -191,6 +193,7 @@ func coordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, p
 		Logger:   logger.Named("coordinator"),
 		Progress: progress,
 	}
+	cfg.ContinueOnDeparture = s.Faults.ContinueOnDeparture()
 	return cfg, ev, nil
 }
 
@@ -202,6 +205,7 @@ func nodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
 		ReportEvery:   s.Metrics.Every,
 		PhaseDeadline: s.Runtime.PhaseDeadline.Std(),
 		Logger:        logger.Named("node"),
+		Faults:        s.Faults.Node(s.Seed),
 	}
 }
 

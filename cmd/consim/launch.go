@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/node"
+)
+
+// defaultStopGrace is how long agent processes have to end on their own
+// after the coordinator is done, and again after SIGTERM before SIGKILL.
+const defaultStopGrace = 5 * time.Second
+
+// launchOptions configure launch.
+type launchOptions struct {
+	path         string   // scenario file
+	sets         []string // --set overrides, passed to every agent process as given
+	natsURL      string   // external NATS server; empty starts one on loopback
+	runID        string   // empty: generated
+	out          string   // results root; empty: the scenario's output.dir
+	logLevel     string   // the launcher's log level
+	nodeLogLevel string   // the agent processes' log level
+	readyTimeout time.Duration
+	grace        time.Duration
+
+	// exe is the consim binary the agents run; empty: this executable.
+	exe string
+	// started, if set, is called with each agent's id and process id
+	// once it has started.
+	started func(id, pid int)
+}
+
+func launchCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("launch", "launch SCENARIO [--nats URL] [--out DIR] [--set key=value ...]", stderr)
+	var o launchOptions
+	var sets stringList
+	fs.StringVar(&o.natsURL, "nats", "", "URL of an external NATS server (default: start one on 127.0.0.1 at a free port)")
+	fs.StringVar(&o.out, "out", "", "results root directory (scenario output.dir); the bundle is DIR/<run-id>")
+	fs.StringVar(&o.runID, "run-id", "", "run id (default: <name>-<UTC time>-<random>)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level of the launcher and coordinator: trace, debug, info, warn, error, off")
+	fs.StringVar(&o.nodeLogLevel, "node-log-level", "warn", "log level of the agent processes (their stderr is shown prefixed with the agent)")
+	fs.DurationVar(&o.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent process to be ready")
+	fs.DurationVar(&o.grace, "grace", defaultStopGrace, "how long agent processes have to exit after the run, and after SIGTERM before SIGKILL")
+	fs.Var(&sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable; passed to every agent)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if o.path, err = oneScenario(fs, pos); err != nil {
+		return err
+	}
+	if o.readyTimeout <= 0 || o.grace <= 0 {
+		return usagef("--ready-timeout %v and --grace %v must be positive", o.readyTimeout, o.grace)
+	}
+	if _, err := newLogger("node", o.nodeLogLevel, io.Discard); err != nil {
+		return usagef("--node-log-level %q: want trace, debug, info, warn, error or off", o.nodeLogLevel)
+	}
+	o.sets = sets
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := launch(ctx, o, stderr)
+	if sum != nil {
+		printSummary(stdout, sum)
+	}
+	return err
+}
+
+// launch runs the scenario with every agent as its own `consim node`
+// process and the coordinator in this process, over the NATS server at
+// o.natsURL or one started here on loopback. Agent processes end on their
+// own after the run; those still running o.grace later, or when ctx ends,
+// get SIGTERM, and SIGKILL after another o.grace. launch returns once
+// every agent process has exited; the error joins the coordinator's and
+// one *childError per agent process that failed on its own.
+func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinator.Summary, error) {
+	if o.grace <= 0 {
+		o.grace = defaultStopGrace
+	}
+	if o.readyTimeout <= 0 {
+		o.readyTimeout = coordinator.DefaultReadyTimeout
+	}
+	if o.nodeLogLevel == "" {
+		o.nodeLogLevel = "warn"
+	}
+	out := &lockedWriter{w: stderr}
+	logger, err := newLogger("consim", o.logLevel, out)
+	if err != nil {
+		return nil, err
+	}
+	sets := append([]string(nil), o.sets...)
+	if o.out != "" {
+		sets = append(sets, "output.dir="+o.out)
+	}
+	s, err := loadScenario(o.path, sets)
+	if err != nil {
+		return nil, err
+	}
+	st, err := buildScenario(s)
+	if err != nil {
+		return nil, err
+	}
+	path, err := filepath.Abs(o.path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("scenario path: %w", err)}
+	}
+	exe := o.exe
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find the consim executable: %w", err)
+		}
+	}
+	runID := o.runID
+	if runID == "" {
+		runID = newRunID(s.Name)
+	}
+
+	url := o.natsURL
+	if url == "" {
+		srv, err := node.StartNATSServer(node.NATSServerOptions{Name: "consim-" + runID, Host: "127.0.0.1", Port: server.RANDOM_PORT})
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			srv.Shutdown()
+			srv.WaitForShutdown()
+		}()
+		url = srv.ClientURL()
+	}
+	// The observer subscribes before any agent starts: no ready is lost.
+	tr, obs, err := dialObserver(s, url, runID, logger)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+
+	coordCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sup := &supervisor{out: out, onExit: func(c *child) {
+		err := c.failure()
+		var ce *childError
+		if !errors.As(err, &ce) {
+			return
+		}
+		logger.Error("agent process failed", "agent", c.name, "pid", ce.PID, "status", ce.Status)
+		if ce.Code == exitUsage {
+			// It rejected its arguments and will never be ready.
+			cancel()
+		}
+	}}
+	for i := range s.Agents {
+		args := []string{"node", "--nats", url, "--run", runID, "--id", strconv.Itoa(i), "--log-level", o.nodeLogLevel}
+		for _, kv := range o.sets {
+			args = append(args, "--set", kv)
+		}
+		c, err := sup.start("agent "+strconv.Itoa(i), exe, append(args, path)...)
+		if err != nil {
+			cancel()
+			sup.stop(o.grace)
+			return nil, fmt.Errorf("launch agent %d: %w", i, err)
+		}
+		if o.started != nil {
+			o.started(i, c.cmd.Process.Pid)
+		}
+	}
+	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", url)
+
+	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, logger, newProgressPrinter(out))
+	if ctx.Err() == nil {
+		// After the last round or the coordinator's stop, agents exit.
+		sup.wait(o.grace)
+	}
+	sup.stop(o.grace)
+	errs := []error{runErr}
+	for _, err := range sup.failures() {
+		errs = append(errs, fmt.Errorf("launch: %w", err))
+	}
+	return sum, errors.Join(errs...)
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/node"
+)
+
+// nodeFlags are the flags of `consim node`.
+type nodeFlags struct {
+	natsURL  string
+	runID    string
+	id       int
+	logLevel string
+	sets     stringList
+}
+
+// nodeCommand runs one agent of a run in this process: it rebuilds the
+// scenario from the file and the run seed (so no data crosses the bus),
+// builds agent --id only, joins the run at the NATS server and runs until
+// the last round or the coordinator's stop.
+func nodeCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("node", "node --nats URL --run ID --id I SCENARIO [--set key=value ...]", stderr)
+	var f nodeFlags
+	fs.StringVar(&f.natsURL, "nats", "", "URL of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
+	fs.StringVar(&f.runID, "run", "", "run id shared by the coordinator and every agent (required)")
+	fs.IntVar(&f.id, "id", -1, "this agent's id, 0..agents-1 (required)")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: trace, debug, info, warn, error, off")
+	fs.Var(&f.sets, "set", "override a scenario key, as given to the coordinator (repeatable)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneScenario(fs, pos)
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.natsURL == "":
+		return usagef("--nats URL is required")
+	case f.runID == "":
+		return usagef("--run ID is required")
+	case f.id < 0:
+		return usagef("--id I is required (a non-negative agent id)")
+	}
+	logger, err := newLogger("node", f.logLevel, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runNode(ctx, path, f.sets, f.natsURL, f.runID, f.id, logger)
+}
+
+// runNode runs agent id of the scenario at path (with the overrides sets)
+// over the NATS server at url, in run runID.
+func runNode(ctx context.Context, path string, sets []string, url, runID string, id int, logger hclog.Logger) error {
+	s, err := loadScenario(path, sets)
+	if err != nil {
+		return err
+	}
+	if id >= s.Agents {
+		return usagef("--id %d: scenario %s has agents 0..%d", id, s.Name, s.Agents-1)
+	}
+	st, err := buildScenario(s)
+	if err != nil {
+		return err
+	}
+	agent, err := st.Agent(id)
+	if err != nil {
+		return err
+	}
+	logger = logger.With("agent", id)
+	tr, err := node.NewNATSTransport(node.NATSOptions{
+		RunID:            runID,
+		URL:              url,
+		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
+		Logger:           logger.Named("transport"),
+	})
+	if err != nil {
+		return fmt.Errorf("agent %d: %w", id, err)
+	}
+	defer tr.Close()
+	ep, err := tr.Endpoint(id)
+	if err != nil {
+		return fmt.Errorf("agent %d: %w", id, err)
+	}
+	runErr := node.Run(ctx, agent, newReadyRepeater(ep, readyRepeat), nodeOptions(s, logger))
+	if err := ep.Close(); err != nil {
+		logger.Warn("closing the endpoint", "error", err)
+	}
+	if lost := tr.Lost(); lost != nil && runErr != nil {
+		return fmt.Errorf("%w (%w)", runErr, lost)
+	}
+	return runErr
+}
+
+// newLogger returns a logger named name at level (a usage error if level
+// is unknown) writing to w.
+func newLogger(name, level string, w io.Writer) (hclog.Logger, error) {
+	l := hclog.LevelFromString(level)
+	if l == hclog.NoLevel {
+		return nil, usagef("--log-level %q: want trace, debug, info, warn, error or off", level)
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: name, Level: l, Output: w}), nil
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/report"
+	"github.com/consim/consim/graph"
+	"github.com/consim/consim/node"
+	"github.com/consim/consim/scenarios"
+)
+
+// sweepFlags are the flags of `consim sweep`.
+type sweepFlags struct {
+	out       string
+	parallel  int
+	transport string
+	natsURL   string
+	sweepID   string
+	logLevel  string
+	sets      stringList
+}
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// sweepCommand runs every (grid point, seed) of a scenario's sweep block
+// and writes DIR/<sweep-id>/ with scenario.yaml (the sweep as resolved),
+// runs/<run-id>/ (one results bundle per run, run id <sweep-id>-NNN in
+// expansion order), sweep.csv, aggregate.csv, aggregate.md and plots/.
+//
+// Each run is a goroutine-mode run (runScenario) on its own transport.
+// Sweeps use the in-memory chan transport unless --transport says
+// otherwise: the scenario's runtime.transport is not used, since many
+// small runs are what a sweep is, and the bus adds nothing to their
+// results. --set overrides apply to the scenario before the grid, so a
+// swept key's grid values win over them.
+func sweepCommand(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sweep", "sweep SCENARIO [--out DIR] [--parallel K] [--transport chan|nats|nats-tcp] [--sweep-id ID] [--set key=value ...]", stderr)
+	var f sweepFlags
+	fs.StringVar(&f.out, "out", "", "results root (scenario output.dir); the sweep is written to DIR/<sweep-id>")
+	fs.IntVar(&f.parallel, "parallel", -1, "runs at once (default: the scenario's sweep.parallel; 0 = number of CPUs)")
+	fs.StringVar(&f.transport, "transport", string(node.TransportChan), "transport of every run: chan (the sweep default), nats, nats-tcp")
+	fs.StringVar(&f.natsURL, "nats", "", "URL of an external NATS server (implies --transport nats-tcp)")
+	fs.StringVar(&f.sweepID, "sweep-id", "", "sweep id (default: <name>-<UTC time>-<random>)")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level of the runs: trace, debug, info, warn, error, off")
+	fs.Var(&f.sets, "set", "override a scenario key before the grid, e.g. --set rounds=500 (repeatable)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	path, err := oneScenario(fs, pos)
+	if err != nil {
+		return err
+	}
+	level := hclog.LevelFromString(f.logLevel)
+	if level == hclog.NoLevel {
+		return usagef("--log-level %q: want trace, debug, info, warn, error or off", f.logLevel)
+	}
+	if f.sweepID != "" && !idRE.MatchString(f.sweepID) {
+		return usagef("--sweep-id %q: use letters, digits, '-' and '_'", f.sweepID)
+	}
+	sets := append([]string(nil), f.sets...)
+	if f.natsURL != "" {
+		if !flagGiven(fs, "transport") {
+			f.transport = string(node.TransportNATSTCP)
+		}
+		sets = append(sets, "runtime.nats_url="+f.natsURL)
+	}
+	sets = append(sets, "runtime.transport="+f.transport)
+	if f.out != "" {
+		sets = append(sets, "output.dir="+f.out)
+	}
+	s, err := loadScenario(path, sets)
+	if err != nil {
+		return err
+	}
+	if s.Sweep == nil {
+		return usagef("%s has no sweep block; add one (sweep: {grid: {graph.p: [1, 0.5]}, seeds: 3}) or use 'consim run' for a single run", path)
+	}
+	points, err := s.Expand()
+	if err != nil {
+		return usageError{err}
+	}
+	parallel := f.parallel
+	if parallel < 0 {
+		parallel = s.Sweep.Parallel
+	}
+	if parallel == 0 {
+		parallel = runtime.NumCPU()
+	}
+	id := f.sweepID
+	if id == "" {
+		id = newRunID(s.Name)
+	}
+	dir, err := createSweepDir(s, id)
+	if err != nil {
+		return err
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "consim", Level: level, Output: stderr})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	tol := report.Tolerance{Abs: s.Sweep.Tolerance, Rel: scenarios.DefaultSweepRelTolerance}
+	if tol.Abs == 0 {
+		tol.Abs = s.Metrics.Tolerance
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d runs (%d grid points x %d seeds), %d at once, transport %s\n",
+		id, len(points), len(points)/s.Sweep.Seeds, s.Sweep.Seeds, parallel, s.Runtime.Transport)
+	start := time.Now()
+	sw := &sweeper{
+		id: id, runs: filepath.Join(dir, report.RunsDir), tol: tol, logger: logger,
+		out: stdout, total: len(points), rows: make([]*report.SweepRow, len(points)),
+	}
+	sw.runAll(ctx, points, parallel)
+
+	table := &report.SweepTable{}
+	for _, ax := range s.Sweep.Grid {
+		table.Keys = append(table.Keys, ax.Key)
+	}
+	failed := 0
+	for _, r := range sw.rows {
+		if r == nil {
+			continue // not started: interrupted
+		}
+		if r.Stats.Status != coordinator.StatusOK {
+			failed++
+		}
+		table.Rows = append(table.Rows, *r)
+	}
+	paths, werr := report.WriteSweep(dir, table)
+	if md, err := os.ReadFile(filepath.Join(dir, report.AggregateMD)); err == nil {
+		fmt.Fprintf(stdout, "\n%s\n", md)
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d runs in %.1fs (tolerance: %s)\n  results %s\n", id, len(table.Rows), time.Since(start).Seconds(), tol, dir)
+	for _, p := range paths {
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(stdout, "  wrote %s\n", rel)
+	}
+	switch {
+	case werr != nil:
+		return werr
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted after %d of %d runs", len(table.Rows), len(points))
+	case failed > 0:
+		return fmt.Errorf("%d of %d runs failed (see the status and error columns of %s)", failed, len(points), report.SweepCSV)
+	}
+	return nil
+}
+
+// flagGiven reports whether the flag called name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// createSweepDir makes output.dir/id with the resolved scenario.yaml; it
+// refuses an existing directory, so a sweep never rewrites earlier output.
+func createSweepDir(s *scenarios.Scenario, id string) (string, error) {
+	if err := os.MkdirAll(s.Output.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("create results root: %w", err)
+	}
+	dir := filepath.Join(s.Output.Dir, id)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return "", usagef("%s exists: a sweep never rewrites earlier output; choose another --sweep-id", dir)
+		}
+		return "", fmt.Errorf("create sweep directory: %w", err)
+	}
+	resolved, err := s.Marshal()
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, coordinator.ScenarioFile), resolved, 0o644); err != nil {
+		return "", fmt.Errorf("write sweep scenario: %w", err)
+	}
+	return dir, nil
+}
+
+// sweeper runs the points of a sweep and keeps one row per run.
+type sweeper struct {
+	id     string
+	runs   string // directory of the run bundles
+	tol    report.Tolerance
+	logger hclog.Logger
+	out    io.Writer
+	total  int
+
+	mu   sync.Mutex
+	done int
+	rows []*report.SweepRow // by expansion index; nil if never started
+}
+
+// runAll runs the points, at most parallel at once, until all ran or ctx
+// is cancelled.
+func (sw *sweeper) runAll(ctx context.Context, points []scenarios.SweepPoint, parallel int) {
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range points {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			sw.runOne(ctx, i, points[i])
+		}()
+	}
+	wg.Wait()
+}
+
+// runOne runs one point into runs/<sweep-id>-NNN and records its row.
+func (sw *sweeper) runOne(ctx context.Context, i int, pt scenarios.SweepPoint) {
+	s := pt.Scenario
+	s.Output.Dir = sw.runs
+	runID := fmt.Sprintf("%s-%03d", sw.id, i)
+	row := &report.SweepRow{
+		RunID: runID, Point: pt.Point, Replica: pt.Replica, Seed: s.Seed, SpectralRatio: math.NaN(),
+		Stats: report.RunStats{Status: coordinator.StatusFailed, FinalConsensusErr: math.NaN(), Tolerance: math.NaN(),
+			RoundsToTol: math.NaN(), Rate: math.NaN(), FinalOptGap: math.NaN(), FinalFeasibility: math.NaN(),
+			Msgs: math.NaN(), Bytes: math.NaN(), Dropouts: math.NaN(), WallSeconds: math.NaN()},
+	}
+	for _, l := range pt.Labels {
+		row.Labels = append(row.Labels, report.Label{Key: l.Key, Value: l.Value})
+	}
+	sum, err := sw.run(ctx, s, runID, row)
+	if sum != nil && sum.Bundle != "" {
+		if r, rerr := report.ReadRun(sum.Bundle); rerr == nil {
+			row.Stats = report.StatsOf(r, sw.tol.Abs, sw.tol.Rel)
+		} else if err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		row.Stats.Status = coordinator.StatusFailed
+		row.Error = strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.rows[i] = row
+	sw.done++
+	status := row.Stats.Status
+	if row.Error != "" {
+		status += ": " + row.Error
+	}
+	fmt.Fprintf(sw.out, "[%*d/%d] %-28s seed %-4d final consensus err %.3e  rounds to tol %s  %.2fs  %s\n",
+		len(fmt.Sprint(sw.total)), sw.done, sw.total, labelString(pt.Labels), s.Seed,
+		row.Stats.FinalConsensusErr, roundsString(row.Stats.RoundsToTol), row.Stats.WallSeconds, status)
+}
+
+// run builds the point's graph for its spectral ratio and runs it.
+func (sw *sweeper) run(ctx context.Context, s *scenarios.Scenario, runID string, row *report.SweepRow) (*coordinator.Summary, error) {
+	st, err := buildScenario(s)
+	if err != nil {
+		return nil, err
+	}
+	if ratio, err := spectralRatio(st.Graph); err == nil {
+		row.SpectralRatio = ratio
+	}
+	return runScenario(ctx, s, runID, sw.logger.Named(runID), nil)
+}
+
+// spectralRatio is metrics.SpectralRatio of g: lambda_2 of its
+// p^2-weighted Laplacian over lambda_max of its unit-weight one.
+func spectralRatio(g *graph.Graph) (float64, error) {
+	l2, err := g.Lambda2(graph.ByP2)
+	if err != nil {
+		return 0, fmt.Errorf("lambda_2(L_p2): %w", err)
+	}
+	lmax, err := g.LambdaMax(graph.Unit)
+	if err != nil {
+		return 0, fmt.Errorf("lambda_max(L_1): %w", err)
+	}
+	return metrics.SpectralRatio(l2, lmax), nil
+}
+
+func labelString(ls []scenarios.Label) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = l.Key + "=" + l.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+func roundsString(r float64) string {
+	if math.IsNaN(r) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", r)
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// tailLines is the number of stderr lines kept per child process.
+const tailLines = 20
+
+// maxLine caps one kept line, so a child that never writes a newline
+// cannot grow the buffer without bound.
+const maxLine = 4096
+
+// tailWriter keeps the last n complete lines written to it in a ring and
+// copies each line, with a prefix, to an optional shared writer.
+type tailWriter struct {
+	prefix string
+	out    *lockedWriter // nil: keep only
+
+	mu      sync.Mutex
+	partial []byte
+	ring    []string
+	next    int
+	full    bool
+}
+
+func newTailWriter(n int, prefix string, out *lockedWriter) *tailWriter {
+	return &tailWriter{prefix: prefix, out: out, ring: make([]string, n)}
+}
+
+// Write splits p into lines; it never fails.
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rest := p
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			w.partial = append(w.partial, rest...)
+			if len(w.partial) > maxLine {
+				w.line(w.partial)
+				w.partial = w.partial[:0]
+			}
+			break
+		}
+		w.partial = append(w.partial, rest[:i]...)
+		w.line(w.partial)
+		w.partial = w.partial[:0]
+		rest = rest[i+1:]
+	}
+	return len(p), nil
+}
+
+// line keeps one line and forwards it.
+func (w *tailWriter) line(b []byte) {
+	s := string(b)
+	w.ring[w.next] = s
+	w.next = (w.next + 1) % len(w.ring)
+	if w.next == 0 {
+		w.full = true
+	}
+	if w.out != nil {
+		w.out.writeLine(w.prefix + s)
+	}
+}
+
+// Lines returns the kept lines, oldest first, and an unterminated last
+// line if there is one.
+func (w *tailWriter) Lines() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	if w.full {
+		out = append(out, w.ring[w.next:]...)
+	}
+	out = append(out, w.ring[:w.next]...)
+	if len(w.partial) > 0 {
+		out = append(out, string(w.partial))
+	}
+	return out
+}
+
+// lockedWriter serialises whole lines from several goroutines onto w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) writeLine(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, s+"\n")
+}
+
+// Write writes p as is, under the lock.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
