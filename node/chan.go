@@ -18,7 +18,7 @@ import (
 // shared between receivers of a Broadcast and must not be modified.
 type ChanTransport struct {
 	n       int
-	inbox   []*mailbox
+	inbox   []*queue
 	control []*mailbox
 	status  *mailbox
 
@@ -34,13 +34,13 @@ func NewChanTransport(n int) (*ChanTransport, error) {
 	}
 	t := &ChanTransport{
 		n:         n,
-		inbox:     make([]*mailbox, n),
+		inbox:     make([]*queue, n),
 		control:   make([]*mailbox, n),
 		status:    newMailbox(),
 		connected: make([]bool, n),
 	}
 	for i := range n {
-		t.inbox[i], t.control[i] = newMailbox(), newMailbox()
+		t.inbox[i], t.control[i] = newQueue(), newMailbox()
 	}
 	return t, nil
 }
@@ -105,6 +105,15 @@ func (e *chanEndpoint) Broadcast(frame []byte) error {
 }
 
 func (e *chanEndpoint) Inbox() <-chan []byte { return e.t.inbox[e.id].C() }
+
+// TakeInbox implements Batcher.
+func (e *chanEndpoint) TakeInbox(dst [][]byte) ([][]byte, bool) { return e.t.inbox[e.id].take(dst) }
+
+// WaitInbox implements Batcher.
+func (e *chanEndpoint) WaitInbox() { e.t.inbox[e.id].wait() }
+
+// Wake implements Batcher.
+func (e *chanEndpoint) Wake() { e.t.inbox[e.id].signal() }
 
 func (e *chanEndpoint) Status(frame []byte) error {
 	if !e.t.status.put(clone(frame)) {

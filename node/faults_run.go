@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // crashEnd says how a crash ended.
@@ -158,10 +159,14 @@ func (r *runner) straggle(ctx context.Context, t int) error {
 	if d <= 0 {
 		return nil
 	}
-	r.timer.Reset(d)
-	defer r.timer.Stop()
+	if r.sleep == nil {
+		r.sleep = time.NewTimer(d)
+	} else {
+		r.sleep.Reset(d)
+	}
+	defer r.sleep.Stop()
 	select {
-	case <-r.timer.C:
+	case <-r.sleep.C:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

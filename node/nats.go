@@ -258,8 +258,11 @@ func (t *NATSTransport) track(c func() error) error {
 	return nil
 }
 
+// frameSink is where a subscription queues the frames it receives.
+type frameSink interface{ put(frame []byte) bool }
+
 // subscribe subscribes nc to subject, queueing each message's data in mb.
-func subscribe(nc *nats.Conn, subject string, mb *mailbox) error {
+func subscribe(nc *nats.Conn, subject string, mb frameSink) error {
 	sub, err := nc.Subscribe(subject, func(m *nats.Msg) { mb.put(m.Data) })
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", subject, err)
@@ -286,7 +289,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 	e := &natsEndpoint{
 		nc: nc, id: id, run: run,
 		all: SubjectAll(run), status: SubjectStatus(run),
-		inbox: newMailbox(), control: newMailbox(),
+		inbox: newQueue(), control: newMailbox(),
 	}
 	err = errors.Join(
 		subscribe(nc, SubjectInbox(run, id), e.inbox),
@@ -354,7 +357,7 @@ type natsEndpoint struct {
 	id          int
 	run         string
 	all, status string
-	inbox       *mailbox
+	inbox       *queue
 	control     *mailbox
 	once        sync.Once
 
@@ -382,6 +385,15 @@ func (e *natsEndpoint) Send(to int, frame []byte) error {
 func (e *natsEndpoint) Broadcast(frame []byte) error { return e.nc.Publish(e.all, frame) }
 
 func (e *natsEndpoint) Inbox() <-chan []byte { return e.inbox.C() }
+
+// TakeInbox implements Batcher.
+func (e *natsEndpoint) TakeInbox(dst [][]byte) ([][]byte, bool) { return e.inbox.take(dst) }
+
+// WaitInbox implements Batcher.
+func (e *natsEndpoint) WaitInbox() { e.inbox.wait() }
+
+// Wake implements Batcher.
+func (e *natsEndpoint) Wake() { e.inbox.signal() }
 
 func (e *natsEndpoint) Status(frame []byte) error { return e.nc.Publish(e.status, frame) }
 

@@ -191,17 +191,14 @@ func (r *runner) collect(ctx context.Context) error {
 		}
 	}()
 	for r.waitMsgs > 0 || r.waitTerms > 0 {
-		// Fast path: take the frames that have already arrived with a
-		// receive on the inbox alone, which locks one channel instead of
-		// the three of the waiting select below.
-		select {
-		case f, ok := <-r.inbox:
-			if !ok {
-				return errInboxClosed
-			}
-			r.receive(f)
+		// Fast path: take the frames that have already arrived without
+		// arming the deadline or waiting on several channels.
+		got, err := r.poll()
+		if err != nil {
+			return err
+		}
+		if got {
 			continue
-		default:
 		}
 		if !armed {
 			// The deadline counts from the end of the phase's sends. An
@@ -211,26 +208,78 @@ func (r *runner) collect(ctx context.Context) error {
 			if r.reduce && r.root != r.id {
 				deadline *= 2
 			}
-			r.timer.Reset(deadline - time.Since(start))
+			r.deadline = start.Add(deadline)
+			r.timer.Reset(time.Until(r.deadline))
 			armed = true
 		}
-		select {
-		case f, ok := <-r.inbox:
-			if !ok {
-				return errInboxClosed
-			}
-			r.receive(f)
-		case <-r.timer.C:
+		expired, err := r.wait(ctx)
+		if err != nil {
+			return err
+		}
+		if expired {
 			if r.log.IsDebug() {
 				r.log.Debug("phase deadline", "round", r.cur>>16, "phase", r.cur&0xffff,
 					"awaited_msgs", r.waitMsgs, "awaited_terms", r.waitTerms)
 			}
 			return nil
-		case <-ctx.Done():
-			return ctx.Err()
 		}
 	}
 	return nil
+}
+
+// poll processes the frames that have already arrived, without blocking,
+// and reports whether there were any: a whole batch from a Batcher, or one
+// frame from the inbox channel.
+func (r *runner) poll() (bool, error) {
+	if r.batch != nil {
+		var ok bool
+		r.taken, ok = r.batch.TakeInbox(r.taken[:0])
+		if !ok {
+			return false, errInboxClosed
+		}
+		for _, f := range r.taken {
+			r.receive(f)
+		}
+		clear(r.taken)
+		return len(r.taken) > 0, nil
+	}
+	select {
+	case f, ok := <-r.inbox:
+		if !ok {
+			return false, errInboxClosed
+		}
+		r.receive(f)
+		return true, nil
+	default:
+		return false, nil
+	}
+}
+
+// wait blocks until frames may have arrived (processing the frame itself
+// on the channel path), the armed deadline passes (expired) or ctx ends.
+// On the batch path the deadline timer and ctx wake the agent through
+// Batcher.Wake (see armDeadline and Run), so the wait is a single channel
+// receive; after it the deadline and ctx are checked.
+func (r *runner) wait(ctx context.Context) (expired bool, err error) {
+	if r.batch != nil {
+		r.batch.WaitInbox()
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		return !time.Now().Before(r.deadline), nil
+	}
+	select {
+	case f, ok := <-r.inbox:
+		if !ok {
+			return false, errInboxClosed
+		}
+		r.receive(f)
+		return false, nil
+	case <-r.timer.C:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 }
 
 // receive accounts for an arriving frame and routes it: leave frames mark

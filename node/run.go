@@ -59,6 +59,11 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		return fmt.Errorf("node: agent id %d outside 0..%d", id, o.N-1)
 	}
 	r := newRunner(a, ep, o)
+	if r.batch != nil {
+		// A batch wait is a plain receive: cancellation wakes it.
+		stopWake := context.AfterFunc(ctx, r.batch.Wake)
+		defer stopWake()
+	}
 	if err := r.checkCrashes(); err != nil {
 		return r.fail(err)
 	}
@@ -141,9 +146,15 @@ type runner struct {
 	log hclog.Logger
 	tr  Traffic
 
-	inbox   <-chan []byte
-	control <-chan []byte // nil once closed
-	timer   *time.Timer
+	inbox <-chan []byte // frame by frame, when batch is nil
+	batch Batcher       // the endpoint's batch inbox, if it has one
+	// deadline is the current phase's deadline; timer fires at it (on
+	// the batch path it wakes the agent, see wait).
+	deadline time.Time
+	sleep    *time.Timer   // a straggler's compute time
+	taken    [][]byte      // frames of the last batch
+	control  <-chan []byte // nil once closed
+	timer    *time.Timer
 
 	wbuf     []byte   // encode buffer
 	leaveKey []uint64 // leaveKey[j]: first phase agent j skips
@@ -182,16 +193,23 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		o:        o,
 		id:       id,
 		log:      o.Logger.With("agent", id),
-		inbox:    ep.Inbox(),
 		control:  ep.Control(),
-		timer:    time.NewTimer(time.Hour),
 		leaveKey: make([]uint64, o.N),
 	}
-	r.timer.Stop()
 	if o.Faults.injects() {
 		r.ep = newFaultEndpoint(ep, id, &r.o.Faults, &r.tr)
 	}
 	r.crashes = r.o.Faults.crashesOf(id)
+	// A crashing agent reads its inbox frame by frame while it is down
+	// (see down); every other agent takes batches where it can.
+	if b, ok := ep.(Batcher); ok && len(r.crashes) == 0 {
+		r.batch = b
+		r.timer = time.AfterFunc(time.Hour, b.Wake)
+	} else {
+		r.inbox = ep.Inbox()
+		r.timer = time.NewTimer(time.Hour)
+	}
+	r.timer.Stop()
 	for j := range r.leaveKey {
 		r.leaveKey[j] = noLeave
 	}

@@ -1,0 +1,129 @@
+package node
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Batcher is implemented by endpoints that can hand over every frame
+// queued for the agent at once. The round loop prefers it to Inbox, which
+// costs a channel operation (and often a goroutine wake-up) per frame:
+// with a batch the agent wakes once for all the frames that arrived while
+// it computed.
+type Batcher interface {
+	// TakeInbox appends the queued frames to dst in arrival order, empties
+	// the queue and returns the extended slice. ok is false once the
+	// endpoint is closed and nothing is left.
+	TakeInbox(dst [][]byte) (frames [][]byte, ok bool)
+	// WaitInbox blocks until a frame is queued, the endpoint closes or
+	// Wake is called; it returns at once if frames are queued. It may
+	// also return spuriously: callers re-check what they wait for.
+	WaitInbox()
+	// Wake makes a blocked (or the next) WaitInbox return. Deadlines and
+	// cancellation use it.
+	Wake()
+}
+
+// queue is an unbounded FIFO of frames with a one-slot wake-up signal: put
+// never blocks, take hands over everything queued. A channel view (C) is
+// started on first use for readers that want one frame at a time; a queue
+// must be read through take or through C, not both.
+type queue struct {
+	mu     sync.Mutex
+	frames [][]byte
+	closed bool
+	ready  chan struct{}
+	// waiting is set while the reader is in wait: only then does put
+	// signal ready, so a sender to a busy reader takes no channel lock.
+	waiting atomic.Bool
+
+	once sync.Once
+	out  chan []byte
+}
+
+func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
+
+// put appends frame and reports whether the queue was still open; a frame
+// put into a closed queue is discarded.
+func (q *queue) put(frame []byte) bool {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return false
+	}
+	q.frames = append(q.frames, frame)
+	q.mu.Unlock()
+	if q.waiting.Load() {
+		q.signal()
+	}
+	return true
+}
+
+func (q *queue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// wait blocks until frames are queued, the queue closes or signal is
+// called (see Batcher.WaitInbox). The reader announces itself before it
+// looks at the queue, so a put that finds it not waiting has appended
+// before the look and is seen.
+func (q *queue) wait() {
+	q.waiting.Store(true)
+	q.mu.Lock()
+	pending := len(q.frames) > 0 || q.closed
+	q.mu.Unlock()
+	if !pending {
+		<-q.ready
+	}
+	q.waiting.Store(false)
+}
+
+// take appends the queued frames to dst and empties the queue. ok is
+// false once the queue is closed and empty.
+func (q *queue) take(dst [][]byte) ([][]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	dst = append(dst, q.frames...)
+	clear(q.frames)
+	q.frames = q.frames[:0]
+	return dst, !(q.closed && len(dst) == 0)
+}
+
+// C returns a channel yielding the frames one at a time in order; it is
+// closed after the queue closes and the frames queued before are read.
+func (q *queue) C() <-chan []byte {
+	q.once.Do(func() {
+		q.out = make(chan []byte, mailboxBuffer)
+		go q.pump()
+	})
+	return q.out
+}
+
+func (q *queue) pump() {
+	defer close(q.out)
+	var batch [][]byte
+	for {
+		var ok bool
+		batch, ok = q.take(batch[:0])
+		if !ok {
+			return
+		}
+		for _, f := range batch {
+			q.out <- f
+		}
+		if len(batch) == 0 {
+			q.wait()
+		}
+	}
+}
+
+// close marks the queue closed and wakes its reader. It is idempotent.
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
