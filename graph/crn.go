@@ -1,5 +1,7 @@
 package graph
 
+import "math"
+
 // Common randomness. Every random choice in a run is a pure function of
 // (run seed, round, draw, ids), computed by a counter-based hash, so both
 // endpoints of an edge reach the same answer without talking, nothing
@@ -38,4 +40,12 @@ func Hash(seed uint64, round, draw, a, b uint64) uint64 {
 // a, b), with 53 random bits.
 func Uniform(seed uint64, round, draw, a, b uint64) float64 {
 	return float64(Hash(seed, round, draw, a, b)>>11) * 0x1p-53
+}
+
+// Exponential returns the quantile u in [0, 1) of the exponential
+// distribution with the given mean: -mean ln(1 - u). With u from Uniform
+// it is an exponential draw that every party computing the same u agrees
+// on.
+func Exponential(u, mean float64) float64 {
+	return -mean * math.Log1p(-u)
 }

@@ -2,7 +2,6 @@ package node
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -109,7 +108,8 @@ func (d Dist) validate(what string) error {
 }
 
 // sample returns the duration of quantile u in [0, 1): Mean for fixed,
-// Min + u (Max - Min) for uniform, -Mean ln(1 - u) for exponential.
+// Min + u (Max - Min) for uniform, graph.Exponential(u, Mean) for
+// exponential.
 func (d Dist) sample(u float64) time.Duration {
 	switch d.Kind {
 	case DistFixed:
@@ -117,7 +117,7 @@ func (d Dist) sample(u float64) time.Duration {
 	case DistUniform:
 		return d.Min + time.Duration(u*float64(d.Max-d.Min))
 	case DistExponential:
-		return time.Duration(-float64(d.Mean) * math.Log1p(-u))
+		return time.Duration(graph.Exponential(u, float64(d.Mean)))
 	}
 	return 0
 }
