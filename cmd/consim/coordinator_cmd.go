@@ -38,11 +38,7 @@ func coordinatorCommand(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&f.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent's ready status")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error, off")
 	fs.Var(&f.sets, "set", "override a scenario key, as given to every agent (repeatable)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneScenario(fs, pos)
+	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
 	}

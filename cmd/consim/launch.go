@@ -53,11 +53,8 @@ func launchCommand(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent process to be ready")
 	fs.DurationVar(&o.grace, "grace", defaultStopGrace, "how long agent processes have to exit after the run, and after SIGTERM before SIGKILL")
 	fs.Var(&sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable; passed to every agent)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	if o.path, err = oneScenario(fs, pos); err != nil {
+	var err error
+	if o.path, err = scenarioPath(fs, args); err != nil {
 		return err
 	}
 	if o.readyTimeout <= 0 || o.grace <= 0 {

@@ -34,11 +34,7 @@ func nodeCommand(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.id, "id", -1, "this agent's id, 0..agents-1 (required)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: trace, debug, info, warn, error, off")
 	fs.Var(&f.sets, "set", "override a scenario key, as given to the coordinator (repeatable)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneScenario(fs, pos)
+	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
 	}

@@ -44,36 +44,21 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.runID, "run-id", "", "run id (default: <name>-<UTC time>-<random>)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error, off")
 	fs.Var(&f.sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable)")
-	pos, err := parseArgs(fs, args)
+	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
 	}
-	path, err := oneScenario(fs, pos)
+	logger, err := newLogger("consim", f.logLevel, stderr)
 	if err != nil {
 		return err
 	}
-	level := hclog.LevelFromString(f.logLevel)
-	if level == hclog.NoLevel {
-		return usagef("--log-level %q: want trace, debug, info, warn, error or off", f.logLevel)
+	if f.natsURL != "" && f.transport == "" {
+		f.transport = string(node.TransportNATSTCP)
 	}
-	sets := append([]string(nil), f.sets...)
-	if f.natsURL != "" {
-		if f.transport == "" {
-			f.transport = string(node.TransportNATSTCP)
-		}
-		sets = append(sets, "runtime.nats_url="+f.natsURL)
-	}
-	if f.transport != "" {
-		sets = append(sets, "runtime.transport="+f.transport)
-	}
-	if f.out != "" {
-		sets = append(sets, "output.dir="+f.out)
-	}
-	s, err := loadScenario(path, sets)
+	s, err := loadScenario(path, runtimeOverrides(f.sets, f.transport, f.natsURL, f.out))
 	if err != nil {
 		return err
 	}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "consim", Level: level, Output: stderr})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

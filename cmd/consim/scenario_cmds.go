@@ -32,6 +32,33 @@ func buildScenario(s *scenarios.Scenario) (*scenarios.Setup, error) {
 	return st, nil
 }
 
+// scenarioPath parses args, whose flags may stand before or after the
+// file, and returns the one scenario file they name.
+func scenarioPath(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
+	}
+	return oneScenario(fs, pos)
+}
+
+// runtimeOverrides returns sets followed by the scenario overrides that
+// the --transport, --nats and --out flags stand for (empty ones add
+// nothing).
+func runtimeOverrides(sets []string, transport, natsURL, out string) []string {
+	sets = append([]string(nil), sets...)
+	if natsURL != "" {
+		sets = append(sets, "runtime.nats_url="+natsURL)
+	}
+	if transport != "" {
+		sets = append(sets, "runtime.transport="+transport)
+	}
+	if out != "" {
+		sets = append(sets, "output.dir="+out)
+	}
+	return sets
+}
+
 func oneScenario(fs *flag.FlagSet, pos []string) (string, error) {
 	if len(pos) != 1 {
 		fs.Usage()
@@ -44,11 +71,7 @@ func validateCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", "validate SCENARIO [--set key=value ...]", stderr)
 	var sets stringList
 	fs.Var(&sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneScenario(fs, pos)
+	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
 	}
@@ -71,11 +94,7 @@ func graphCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("graph", "graph SCENARIO [--set key=value ...]", stderr)
 	var sets stringList
 	fs.Var(&sets, "set", "override a scenario key (repeatable)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	path, err := oneScenario(fs, pos)
+	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
 	}

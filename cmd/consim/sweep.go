@@ -61,33 +61,21 @@ func sweepCommand(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.sweepID, "sweep-id", "", "sweep id (default: <name>-<UTC time>-<random>)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level of the runs: trace, debug, info, warn, error, off")
 	fs.Var(&f.sets, "set", "override a scenario key before the grid, e.g. --set rounds=500 (repeatable)")
-	pos, err := parseArgs(fs, args)
+	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
 	}
-	path, err := oneScenario(fs, pos)
+	logger, err := newLogger("consim", f.logLevel, stderr)
 	if err != nil {
 		return err
-	}
-	level := hclog.LevelFromString(f.logLevel)
-	if level == hclog.NoLevel {
-		return usagef("--log-level %q: want trace, debug, info, warn, error or off", f.logLevel)
 	}
 	if f.sweepID != "" && !idRE.MatchString(f.sweepID) {
 		return usagef("--sweep-id %q: use letters, digits, '-' and '_'", f.sweepID)
 	}
-	sets := append([]string(nil), f.sets...)
-	if f.natsURL != "" {
-		if !flagGiven(fs, "transport") {
-			f.transport = string(node.TransportNATSTCP)
-		}
-		sets = append(sets, "runtime.nats_url="+f.natsURL)
+	if f.natsURL != "" && !flagGiven(fs, "transport") {
+		f.transport = string(node.TransportNATSTCP)
 	}
-	sets = append(sets, "runtime.transport="+f.transport)
-	if f.out != "" {
-		sets = append(sets, "output.dir="+f.out)
-	}
-	s, err := loadScenario(path, sets)
+	s, err := loadScenario(path, runtimeOverrides(f.sets, f.transport, f.natsURL, f.out))
 	if err != nil {
 		return err
 	}
@@ -113,7 +101,6 @@ func sweepCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger := hclog.New(&hclog.LoggerOptions{Name: "consim", Level: level, Output: stderr})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
