@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -185,6 +186,7 @@ func (r *runner) collect(ctx context.Context) error {
 	}
 	start := time.Now()
 	armed := false
+	spins := 0
 	defer func() {
 		if armed {
 			r.timer.Stop()
@@ -198,6 +200,14 @@ func (r *runner) collect(ctx context.Context) error {
 			return err
 		}
 		if got {
+			continue
+		}
+		if r.batch != nil && spins < maxSpins {
+			// In lockstep the awaited frames usually come from goroutines
+			// that are runnable right now: yielding to them is cheaper
+			// than parking and being woken.
+			spins++
+			runtime.Gosched()
 			continue
 		}
 		if !armed {
@@ -226,6 +236,9 @@ func (r *runner) collect(ctx context.Context) error {
 	}
 	return nil
 }
+
+// maxSpins bounds the yields of collect before it parks on the inbox.
+const maxSpins = 4
 
 // poll processes the frames that have already arrived, without blocking,
 // and reports whether there were any: a whole batch from a Batcher, or one
