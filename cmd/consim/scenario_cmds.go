@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/consim/consim/scenarios"
 )
@@ -91,9 +92,11 @@ func validateCommand(args []string, stdout, stderr io.Writer) error {
 }
 
 func graphCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("graph", "graph SCENARIO [--set key=value ...]", stderr)
+	fs := newFlagSet("graph", "graph SCENARIO [--record FILE] [--set key=value ...]", stderr)
 	var sets stringList
+	var record string
 	fs.Var(&sets, "set", "override a scenario key (repeatable)")
+	fs.StringVar(&record, "record", "", "write the realized edge set of every round and draw to FILE (a new file), for edges.replay")
 	path, err := scenarioPath(fs, args)
 	if err != nil {
 		return err
@@ -113,5 +116,27 @@ func graphCommand(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%-28s %s (%s)\n", "scenario", s.Name, path)
 	fmt.Fprintf(stdout, "%-28s %s\n", "topology", s.Graph.Topology)
 	fmt.Fprint(stdout, stats.String())
+	if record != "" {
+		if err := recordEdges(st, record); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-28s %s (%d rounds x 3 draws)\n", "recorded edges", record, s.Rounds)
+	}
+	return nil
+}
+
+// recordEdges writes st's realized edge sets to path, which must not exist.
+func recordEdges(st *scenarios.Setup, path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return usageError{fmt.Errorf("--record: %w", err)}
+	}
+	if err := st.RecordEdges(f); err != nil {
+		f.Close()
+		return fmt.Errorf("record edges to %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("record edges to %s: %w", path, err)
+	}
 	return nil
 }
