@@ -31,7 +31,8 @@ vet:
 
 ## bench: rounds/s of the runtime and the algorithms (see README, Benchmarks).
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2x ./node/ ./consensus/...
+	$(GO) test -run '^$$' -bench Rounds ./node/
+	$(GO) test -run '^$$' -bench ProcessMode -benchtime 3x ./cmd/consim
 
 clean:
 	rm -rf bin
