@@ -328,12 +328,21 @@ func (s *Scenario) almConfig(g *graph.Graph, locals []problem.Local) (alm.Config
 	if err != nil {
 		return alm.Config{}, s.errorAt("algorithm", err)
 	}
+	// The practical preset runs the agents on sigma f with sigma = 1/L_f,
+	// so the preset sees L_f = 1 (the implementation notes: "scale f so
+	// L_f ~ 1"); the theory preset keeps the paper's f (sigma = 1).
 	var p alm.Params
+	scale := 1.0
 	switch a.Preset {
 	case PresetTheory:
-		p = alm.Theory(c, s.Rounds)
+		scale = orDefault(a.Params.Scale, 1)
+		p = alm.Theory(c.Scaled(scale), s.Rounds)
 	default:
-		p = alm.PracticalWith(c, s.Rounds, orDefault(a.Params.CTau, alm.PracticalCTau), orDefault(a.Params.CBeta, alm.PracticalCBeta))
+		if c.Lf > 0 {
+			scale = 1 / c.Lf
+		}
+		scale = orDefault(a.Params.Scale, scale)
+		p = alm.PracticalWith(c.Scaled(scale), s.Rounds, orDefault(a.Params.CTau, alm.PracticalCTau), orDefault(a.Params.CBeta, alm.PracticalCBeta))
 	}
 	override := func(dst *float64, v *float64) {
 		if v != nil {
@@ -354,6 +363,7 @@ func (s *Scenario) almConfig(g *graph.Graph, locals []problem.Local) (alm.Config
 		Seed:           s.Seed,
 		Rounds:         s.Rounds,
 		ReportDuals:    s.Faults.Active(),
+		Scale:          scale,
 	}, nil
 }
 

@@ -114,6 +114,7 @@ var keyDocs = map[string]keyDoc{
 	"algorithm.params.m_y":      {"preset", "alm only: dual safeguard radius M_y > 0 (.inf disables resets)"},
 	"algorithm.params.c_tau":    {"preset", "alm only: c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}"},
 	"algorithm.params.c_beta":   {"preset", "alm only: c_beta > 0 in beta = c_beta tau mu"},
+	"algorithm.params.scale":    {"preset", "alm only: sigma > 0, the agents minimise sigma f (practical: 1/L_f, so the scaled L_f = 1; theory: 1)"},
 	"algorithm.params.c":        {"1", "dadmm family: edge penalty c > 0"},
 	"algorithm.params.gamma":    {"0", "dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2"},
 	"algorithm.params.k":        {"n/N", "dadmm_composition only: rounds K >= 1 per outer iteration (default periods per agent)"},

@@ -41,7 +41,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown key three levels down",
 			yaml: "algorithm:\n  params:\n    rhoo: 2\n",
-			want: []string{`x.yaml:3:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, c, gamma, k, batch)`},
+			want: []string{`x.yaml:3:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale, c, gamma, k, batch)`},
 		},
 		{
 			name: "malformed YAML",

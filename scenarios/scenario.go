@@ -195,6 +195,7 @@ type Params struct {
 	MY    *float64 `yaml:"m_y,omitempty"`    // dual safeguard radius M_y
 	CTau  *float64 `yaml:"c_tau,omitempty"`  // c_tau in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}
 	CBeta *float64 `yaml:"c_beta,omitempty"` // c_beta in beta = c_beta tau mu
+	Scale *float64 `yaml:"scale,omitempty"`  // alm: sigma, the agents minimise sigma f
 	C     *float64 `yaml:"c,omitempty"`      // dadmm family: edge penalty c
 	Gamma *float64 `yaml:"gamma,omitempty"`  // dadmm: proximal weight gamma
 	K     *int     `yaml:"k,omitempty"`      // dadmm_composition: rounds K per outer iteration

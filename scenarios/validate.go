@@ -190,6 +190,7 @@ func (v *validator) algorithm() {
 	check("m_y", p.MY, func(x float64) bool { return x > 0 }, "> 0 (.inf disables resets)")
 	check("c_tau", p.CTau, pos, "a finite number > 0")
 	check("c_beta", p.CBeta, pos, "a finite number > 0")
+	check("scale", p.Scale, pos, "a finite number > 0")
 	v.algorithmFit()
 }
 

@@ -10,7 +10,7 @@ import (
 // paramKeys lists the algorithm.params keys each algorithm reads; any
 // other key set under algorithm.params is an error.
 var paramKeys = map[string][]string{
-	AlgorithmALM:              {"eta", "tau", "rho", "mu", "beta", "m_y", "c_tau", "c_beta"},
+	AlgorithmALM:              {"eta", "tau", "rho", "mu", "beta", "m_y", "c_tau", "c_beta", "scale"},
 	AlgorithmDADMM:            {"c", "gamma"},
 	AlgorithmDADMMLinearized:  {"c", "tau"},
 	AlgorithmDADMMComposition: {"c", "eta", "rho", "k", "batch"},

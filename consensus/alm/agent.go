@@ -32,6 +32,7 @@ type Agent struct {
 	id   int
 	n    int
 	invN float64 // 1/N of f = (1/N) sum_i f_i
+	wf   float64 // sigma/N: the weight of grad f_i in the scaled objective sigma f
 	f    problem.Local
 	box  problem.Box
 	proc graph.EdgeProcess
@@ -102,6 +103,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 		id:     id,
 		n:      n,
 		invN:   1 / float64(g.N),
+		wf:     cfg.Scale / float64(g.N),
 		f:      f,
 		box:    box,
 		proc:   proc,

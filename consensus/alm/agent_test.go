@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
+	driver "github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
 )
@@ -299,5 +300,44 @@ func TestBoxResidualSq(t *testing.T) {
 		if got := boxResidualSq(tc.x, tc.g, tc.lo, tc.hi); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestScaleReportsInUnitsOfF: with sigma != 1 the agents iterate on
+// sigma f, and their reports give the duals, dual norm and KKT residual of
+// f itself: y/sigma. Two agents on one edge, one round with known values.
+func TestScaleReportsInUnitsOfF(t *testing.T) {
+	g, err := graph.New(2, []graph.Edge{{I: 0, J: 1, P: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := graph.Bernoulli{G: g, Seed: 1}
+	box := problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	reports := func(scale float64) [2]consensus.Report {
+		p := Params{Eta: 1, Tau: 0.1, Rho: 0, Mu: 0, Beta: 0, My: math.Inf(1)}
+		cfg := Config{Params: p, Safeguard: SafeguardNone, Seed: 3, Scale: scale}
+		var as [2]*Agent
+		for i := range as {
+			a, err := NewAgent(cfg, i, g, proc, problem.Quadratic(1, []float64{1}, []float64{0}), box, []float64{float64(2 * i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			as[i] = a
+		}
+		if err := driver.Round([]consensus.Agent{as[0], as[1]}, 0); err != nil {
+			t.Fatal(err)
+		}
+		return [2]consensus.Report{as[0].Report(), as[1].Report()}
+	}
+	// Round 0: y_01 = eta (x_0 - x_1) = -2 whatever sigma is; in units of f
+	// it is -2/sigma, so ||y||^2 shares scale by 1/sigma^2.
+	one, seven := reports(1), reports(7)
+	for i := range one {
+		if got, want := seven[i].DualSq, one[i].DualSq/49; math.Abs(got-want) > 1e-15 {
+			t.Errorf("agent %d: DualSq at sigma = 7 is %v, want %v (sigma = 1 value / 49)", i, got, want)
+		}
+	}
+	if one[0].DualSq != 2 { // half of y_01^2 = 4
+		t.Errorf("DualSq share at sigma = 1 is %v, want 2", one[0].DualSq)
 	}
 }

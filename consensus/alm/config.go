@@ -44,6 +44,11 @@ type Config struct {
 	// ReportDuals adds the agent's edge dual replicas to its reports
 	// (consensus.Report.EdgeDuals), to measure their drift under loss.
 	ReportDuals bool
+	// Scale is sigma > 0: the agents minimise sigma f, which has the
+	// minimizers of f, so that a preset sized for L_f ~ 1 fits any f (the
+	// implementation notes: "scale f so L_f ~ 1"). Duals, KKT residuals and
+	// dual norms are reported for f itself (y / sigma). 0 means 1.
+	Scale float64
 }
 
 // normalized returns cfg with the documented defaults filled in, or an
@@ -57,6 +62,9 @@ func (cfg Config) normalized() (Config, error) {
 	}
 	if cfg.TauSchedule == "" {
 		cfg.TauSchedule = TauConstant
+	}
+	if cfg.Scale == 0 {
+		cfg.Scale = 1
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
@@ -80,6 +88,8 @@ func (cfg Config) normalized() (Config, error) {
 		return cfg, fmt.Errorf("safeguard period %d: must be positive", cfg.SafeguardEvery)
 	case cfg.Rounds < 0:
 		return cfg, fmt.Errorf("rounds %d: must be non-negative", cfg.Rounds)
+	case !finite(cfg.Scale) || cfg.Scale <= 0:
+		return cfg, fmt.Errorf("scale = %v: must be positive and finite", cfg.Scale)
 	}
 	return cfg, nil
 }

@@ -74,6 +74,13 @@ const (
 	PracticalCBeta = 1
 )
 
+// Scaled returns the constants of sigma f: L_f scales by sigma; the
+// constraint constants do not change.
+func (c Constants) Scaled(sigma float64) Constants {
+	c.Lf *= sigma
+	return c
+}
+
 // Practical returns the parameters that work in practice for a horizon of
 // T rounds, with the constants of PracticalWith's defaults.
 func Practical(c Constants, T int) Params {

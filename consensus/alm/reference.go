@@ -105,7 +105,7 @@ func (r *Reference) incidence(t, d int) *mat.Dense {
 // Step performs round t:
 //
 //	y <- y + eta A(zeta0) x, then the safeguard on y,
-//	G  = (1/N) [G_i(x_i, xi_i)]_i + A(zeta1)^T y + rho A(zeta1)^T A(zeta2) x + mu (x - z),
+//	G  = (sigma/N) [G_i(x_i, xi_i)]_i + A(zeta1)^T y + rho A(zeta1)^T A(zeta2) x + mu (x - z),
 //	z <- z + beta (x - z),  x <- proj_X(x - tau_t G)   (z with the old x).
 func (r *Reference) Step(t int) error {
 	if r.cfg.Rounds > 0 && t >= r.cfg.Rounds {
@@ -135,7 +135,7 @@ func (r *Reference) Step(t int) error {
 	var sg mat.VecDense
 	sg.ReuseAsVec(nN)
 	r.sample(t, &sg)
-	gr.AddScaledVec(gr, 1/float64(r.g.N), &sg)
+	gr.AddScaledVec(gr, r.cfg.Scale/float64(r.g.N), &sg)
 	var d mat.VecDense
 	d.SubVec(r.x, r.z)
 	gr.AddScaledVec(gr, r.cfg.Mu, &d)

@@ -45,6 +45,7 @@ func TestAgentsMatchReference(t *testing.T) {
 		safeguard  string
 		every      int
 		sameDraw   bool
+		scale      float64
 		wantResets bool
 	}{
 		{name: "global every round", p: 0.5, params: withMy(base, 2), safeguard: SafeguardGlobal, every: 1, wantResets: true},
@@ -52,6 +53,7 @@ func TestAgentsMatchReference(t *testing.T) {
 		{name: "edge safeguard", p: 0.5, params: withMy(base, 0.8), safeguard: SafeguardEdge, wantResets: true},
 		{name: "same draw, no safeguard", p: 0.7, params: withMy(base, 1), safeguard: SafeguardNone, sameDraw: true},
 		{name: "algorithm 1 (p = 1)", p: 1, params: withMy(base, 1), safeguard: SafeguardNone},
+		{name: "scaled objective, global every round", p: 0.5, params: withMy(base, 6), safeguard: SafeguardGlobal, every: 1, scale: 7.5, wantResets: true},
 	}
 	const N, n, rounds = 6, 3, 240
 	for _, tc := range cases {
@@ -62,7 +64,7 @@ func TestAgentsMatchReference(t *testing.T) {
 			}
 			proc := graph.Bernoulli{G: g, Seed: 99}
 			inst := newQuadInstance(N, n, 1, 0.3, 3, problem.Box{Lo: -2.5, Hi: 2.5}, 5)
-			cfg := Config{Params: tc.params, Safeguard: tc.safeguard, SafeguardEvery: tc.every, SameDraw: tc.sameDraw, Seed: 17, Rounds: rounds}
+			cfg := Config{Params: tc.params, Safeguard: tc.safeguard, SafeguardEvery: tc.every, SameDraw: tc.sameDraw, Seed: 17, Rounds: rounds, Scale: tc.scale}
 			ls, err := newLockstep(cfg, g, proc, inst)
 			if err != nil {
 				t.Fatal(err)
@@ -111,13 +113,18 @@ func TestAgentsMatchReference(t *testing.T) {
 			if evals != ref.GradEvals() || evals != int64(N*rounds) {
 				t.Errorf("gradient samples: agents %d, reference %d, want %d", evals, ref.GradEvals(), N*rounds)
 			}
+			// Reports are in the units of f: the duals of sigma f over sigma.
+			sigma := 1.0
+			if tc.scale != 0 {
+				sigma = tc.scale
+			}
 			var ysq float64
 			for k := range g.Edges {
 				yk := ref.Y(k)
-				ysq += norm(yk) * norm(yk)
+				ysq += norm(yk) * norm(yk) / (sigma * sigma)
 			}
 			if math.Abs(dualSq-ysq) > 1e-12*math.Max(1, ysq) {
-				t.Errorf("sum of DualSq shares %v, reference ||y||^2 %v", dualSq, ysq)
+				t.Errorf("sum of DualSq shares %v, reference ||y/sigma||^2 %v", dualSq, ysq)
 			}
 			t.Logf("%d rounds, %d edges, max relative deviation %.2g, resets %d", rounds, len(g.Edges), worst, ref.Resets())
 		})

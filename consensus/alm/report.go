@@ -4,11 +4,13 @@ import (
 	"github.com/consim/consim/consensus"
 )
 
-// Report implements consensus.Agent. KKTSq is the squared norm of agent
-// i's block of dist(0, grad f(x) + E[A]^T y + N_X(x)), computed from the
-// full local gradient
+// Report implements consensus.Agent, in the units of f: the agents run on
+// sigma f (Config.Scale) with duals y, so the duals of f are y / sigma.
+// KKTSq is the squared norm of agent i's block of
+// dist(0, grad f(x) + E[A]^T y/sigma + N_X(x)), computed from the full
+// local gradient
 //
-//	g_i = (1/N) grad f_i(x_i) + sum_j s_ij p_ij y_ij
+//	g_i = (1/N) grad f_i(x_i) + sum_j s_ij p_ij y_ij / sigma
 //
 // coordinate by coordinate: |g_k| strictly inside the box, max(0, -g_k) at
 // the lower bound, max(0, g_k) at the upper bound (0 when Lo = Hi).
@@ -18,14 +20,18 @@ func (a *Agent) Report() consensus.Report {
 		Round:     a.round,
 		X:         a.X(),
 		KKTSq:     a.kktSq(),
-		DualSq:    a.dualSq(),
+		DualSq:    a.dualSq() / (a.cfg.Scale * a.cfg.Scale),
 		Resets:    a.resets,
 		GradEvals: a.gradEvals,
 	}
 	if a.cfg.ReportDuals {
 		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
 		for k := range a.nb {
-			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: append([]float64(nil), a.y[k*a.n:(k+1)*a.n]...)}
+			y := append([]float64(nil), a.y[k*a.n:(k+1)*a.n]...)
+			for l := range y {
+				y[l] /= a.cfg.Scale
+			}
+			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: y}
 		}
 	}
 	return rep
@@ -42,7 +48,7 @@ func (a *Agent) kktSq() float64 {
 		b := &a.nb[k]
 		y := a.y[k*n : (k+1)*n]
 		for l := range g {
-			g[l] += b.s * b.p * y[l]
+			g[l] += b.s * b.p * y[l] / a.cfg.Scale
 		}
 	}
 	return boxResidualSq(a.x, g, a.box.Lo, a.box.Hi)

@@ -168,7 +168,7 @@ func (a *Agent) globalSafeguard(ysq float64) {
 
 // primalStep computes, with the sample xi_i of round t,
 //
-//	g_i = (1/N) G_i(x_i, xi_i) + sum_{j: {i,j} in E1} s_ij y_ij
+//	g_i = (sigma/N) G_i(x_i, xi_i) + sum_{j: {i,j} in E1} s_ij y_ij
 //	      + rho sum_{j: {i,j} in E1 and E2} (x_i - x_j) + mu (x_i - z_i),
 //	z_i <- z_i + beta (x_i - z_i),   x_i <- proj_X(x_i - tau_t g_i),
 //
@@ -180,7 +180,7 @@ func (a *Agent) primalStep(t int) {
 	a.gradEvals += int64(a.f.StochGrad(a.x, a.g, a.rng))
 	g := a.g
 	for l := range g {
-		g[l] *= a.invN
+		g[l] *= a.wf
 	}
 	for k := range a.nb {
 		b := &a.nb[k]
