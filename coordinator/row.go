@@ -16,6 +16,10 @@ type Row struct {
 	metrics.Metrics
 	// Elapsed is the wall time from Start until the round was measured.
 	Elapsed time.Duration
+	// Msgs and Bytes are the messages and bytes sent through the round:
+	// the sum over agents of Traffic.MsgsSent and Traffic.BytesSent in
+	// their statuses of this round (a departed agent's last known ones).
+	Msgs, Bytes int64
 }
 
 // column is one field of a Row in the files: its name and its value.
@@ -23,8 +27,8 @@ type column struct {
 	name string
 	get  func(*Row) float64
 	set  func(*Row, float64)
-	// count marks the columns that are never null: round, elapsed_s and
-	// grad_evals.
+	// count marks the columns that are never null: round, elapsed_s,
+	// grad_evals, msgs and bytes.
 	count bool
 }
 
@@ -44,6 +48,8 @@ var columns = []column{
 	{"resets", func(r *Row) float64 { return r.Resets }, func(r *Row, v float64) { r.Resets = v }, false},
 	{"grad_evals", func(r *Row) float64 { return float64(r.GradEvals) }, func(r *Row, v float64) { r.GradEvals = int64(v) }, true},
 	{"dual_drift", func(r *Row) float64 { return r.DualDrift }, func(r *Row, v float64) { r.DualDrift = v }, false},
+	{"msgs", func(r *Row) float64 { return float64(r.Msgs) }, func(r *Row, v float64) { r.Msgs = int64(v) }, true},
+	{"bytes", func(r *Row) float64 { return float64(r.Bytes) }, func(r *Row, v float64) { r.Bytes = int64(v) }, true},
 }
 
 // Columns returns the header of metrics.csv, which is also the key set of
@@ -51,10 +57,11 @@ var columns = []column{
 //
 //	round, elapsed_s, consensus_err, consensus_err_rel, obj_value, opt_gap,
 //	dist_to_opt, feasibility, kkt, dual_norm, resets, grad_evals,
-//	dual_drift
+//	dual_drift, msgs, bytes
 //
 // round is Metrics.Round (completed rounds), elapsed_s the seconds from
-// Start; the others are the fields of metrics.Metrics of the same name.
+// Start, msgs and bytes Row.Msgs and Row.Bytes; the others are the fields
+// of metrics.Metrics of the same name.
 func Columns() []string {
 	names := make([]string, len(columns))
 	for k, c := range columns {
@@ -104,7 +111,8 @@ func (r Row) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; null and absent keys read
-// as NaN (0 for round, elapsed_s and grad_evals), unknown keys are ignored.
+// as NaN (0 for round, elapsed_s, grad_evals, msgs and bytes: rows written
+// before msgs and bytes existed read 0 there), unknown keys are ignored.
 func (r *Row) UnmarshalJSON(data []byte) error {
 	var fields map[string]*float64
 	if err := json.Unmarshal(data, &fields); err != nil {

@@ -16,13 +16,14 @@ func TestRowJSON(t *testing.T) {
 		Round: 40, ConsensusErr: 1e-7, ConsensusErrRel: 0.5, ObjValue: 2, OptGap: math.NaN(),
 		DistToOpt: math.Inf(1), Feasibility: 3, KKT: 4, DualNorm: 5, Resets: 0.5, GradEvals: 1 << 40,
 		DualDrift: 0.25,
-	}}
+	}, Msgs: 1<<53 - 1, Bytes: 123456789012}
 	data, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"round":40,"elapsed_s":1.5,"consensus_err":1e-07,"consensus_err_rel":0.5,"obj_value":2,"opt_gap":null,` +
-		`"dist_to_opt":null,"feasibility":3,"kkt":4,"dual_norm":5,"resets":0.5,"grad_evals":1099511627776,"dual_drift":0.25}`
+		`"dist_to_opt":null,"feasibility":3,"kkt":4,"dual_norm":5,"resets":0.5,"grad_evals":1099511627776,"dual_drift":0.25,` +
+		`"msgs":9007199254740991,"bytes":123456789012}`
 	if string(data) != want {
 		t.Fatalf("json\n got %s\nwant %s", data, want)
 	}
@@ -34,7 +35,10 @@ func TestRowJSON(t *testing.T) {
 	if !reflect.DeepEqual(strings.Join(out.csvRecord(), ","), strings.Join(in.csvRecord(), ",")) {
 		t.Errorf("round trip %v, want %v", out.csvRecord(), in.csvRecord())
 	}
-	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,NaN,NaN,3,4,5,0.5,1099511627776,0.25" {
+	if out.Msgs != in.Msgs || out.Bytes != in.Bytes {
+		t.Errorf("round trip msgs %d bytes %d, want %d %d", out.Msgs, out.Bytes, in.Msgs, in.Bytes)
+	}
+	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,NaN,NaN,3,4,5,0.5,1099511627776,0.25,9007199254740991,123456789012" {
 		t.Errorf("csv record %s", got)
 	}
 }
@@ -52,5 +56,19 @@ func TestAgentErrorMessages(t *testing.T) {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// TestRowJSONWithoutTraffic reads a row written before the msgs and bytes
+// columns existed: they read as 0, the other columns as written.
+func TestRowJSONWithoutTraffic(t *testing.T) {
+	old := `{"round":20,"elapsed_s":0.5,"consensus_err":0.01,"consensus_err_rel":0.1,"obj_value":1,"opt_gap":0.2,` +
+		`"dist_to_opt":null,"feasibility":0.3,"kkt":null,"dual_norm":1,"resets":0,"grad_evals":80,"dual_drift":null}`
+	var r Row
+	if err := json.Unmarshal([]byte(old), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Round != 20 || r.GradEvals != 80 || r.OptGap != 0.2 || r.Msgs != 0 || r.Bytes != 0 {
+		t.Errorf("read round %d grad evals %d opt gap %v msgs %d bytes %d; want 20 80 0.2 0 0", r.Round, r.GradEvals, r.OptGap, r.Msgs, r.Bytes)
 	}
 }

@@ -104,9 +104,11 @@ type agent struct {
 
 // pendingRound gathers the reports of one round until all agents sent one.
 type pendingRound struct {
-	reps  []consensus.Report
-	have  []bool
-	count int
+	reps []consensus.Report
+	// traffic holds each agent's counters from its status of the round.
+	traffic []node.Traffic
+	have    []bool
+	count   int
 }
 
 // run is the state of one Run; it lives in a single goroutine.
@@ -283,7 +285,7 @@ func (r *run) ingest(frame []byte, now time.Time) {
 			a.state = agentFinished
 			r.log.Debug("agent finished", "agent", s.ID, "round", s.Report.Round)
 		}
-		r.collect(s.Report)
+		r.collect(s.Report, s.Traffic)
 	case node.StatusDeparted:
 		r.depart(s)
 	case node.StatusFailed:
@@ -300,16 +302,17 @@ func (r *run) malformed(err error) {
 	r.log.Warn("dropped malformed status frame", "err", err, "count", r.statusMalformed)
 }
 
-// collect adds a report to its round and measures the round once every
-// agent has reported it. Rounds older than the last measured one are
-// dropped: agents that stopped at different rounds never complete them.
-func (r *run) collect(rep consensus.Report) {
+// collect adds a report, and the traffic counters of the status carrying
+// it, to its round and measures the round once every agent has reported
+// it. Rounds older than the last measured one are dropped: agents that
+// stopped at different rounds never complete them.
+func (r *run) collect(rep consensus.Report, tr node.Traffic) {
 	if rep.Round <= r.lastRow {
 		return
 	}
 	pr := r.pending[rep.Round]
 	if pr == nil {
-		pr = &pendingRound{reps: make([]consensus.Report, r.cfg.N), have: make([]bool, r.cfg.N)}
+		pr = &pendingRound{reps: make([]consensus.Report, r.cfg.N), traffic: make([]node.Traffic, r.cfg.N), have: make([]bool, r.cfg.N)}
 		r.pending[rep.Round] = pr
 	}
 	if !pr.have[rep.ID] {
@@ -317,6 +320,7 @@ func (r *run) collect(rep consensus.Report) {
 		pr.count++
 	}
 	pr.reps[rep.ID] = rep
+	pr.traffic[rep.ID] = tr
 	if !r.complete(pr) {
 		return
 	}
@@ -339,12 +343,14 @@ func (r *run) complete(pr *pendingRound) bool {
 
 // measurePending measures round t, whose reports are complete, and drops
 // the pending rounds up to it. The entries of departed agents that did
-// not report t are left zero, with a nil X (see Config.ContinueOnDeparture).
+// not report t are left zero, with a nil X (see Config.ContinueOnDeparture),
+// and their traffic is their last known counters.
 func (r *run) measurePending(t int) {
 	pr := r.pending[t]
 	for id, have := range pr.have {
 		if !have {
 			pr.reps[id] = consensus.Report{ID: id, Round: t}
+			pr.traffic[id] = r.agents[id].traffic
 		}
 	}
 	for k := range r.pending {
@@ -352,7 +358,7 @@ func (r *run) measurePending(t int) {
 			delete(r.pending, k)
 		}
 	}
-	r.measure(t, pr.reps)
+	r.measure(t, pr)
 }
 
 // depart handles the departed status of an agent that crashed for good:
@@ -371,7 +377,7 @@ func (r *run) depart(s node.Status) {
 	r.log.Warn("agent departed; the run continues without it", "agent", s.ID, "round", a.lastRound, "reason", s.Err)
 	if r.startSent && s.Report.ID == s.ID && s.Report.Round >= 0 {
 		a.lastRound = max(a.lastRound, s.Report.Round)
-		r.collect(s.Report)
+		r.collect(s.Report, s.Traffic)
 	}
 	rounds := make([]int, 0, len(r.pending))
 	for t := range r.pending {
@@ -385,10 +391,10 @@ func (r *run) depart(s node.Status) {
 	}
 }
 
-// measure evaluates round t, appends its row to the bundle, reports
-// progress and checks the tolerances.
-func (r *run) measure(t int, reps []consensus.Report) {
-	m, err := r.ev.Evaluate(reps)
+// measure evaluates round t from its complete reports pr, appends its row
+// to the bundle, reports progress and checks the tolerances.
+func (r *run) measure(t int, pr *pendingRound) {
+	m, err := r.ev.Evaluate(pr.reps)
 	if err != nil {
 		r.fail(StopError, fmt.Errorf("measure round %d: %w", t, err))
 		return
@@ -396,6 +402,10 @@ func (r *run) measure(t int, reps []consensus.Report) {
 	m.Round = t
 	r.lastRow = t
 	row := Row{Metrics: m, Elapsed: time.Since(r.started)}
+	for _, tr := range pr.traffic {
+		row.Msgs += tr.MsgsSent
+		row.Bytes += tr.BytesSent
+	}
 	if err := r.b.appendRow(row); err != nil {
 		r.fail(StopError, fmt.Errorf("record round %d: %w", t, err))
 		return

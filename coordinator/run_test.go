@@ -104,6 +104,10 @@ func TestRunHappyPath(t *testing.T) {
 		if (tr == 0) != math.IsNaN(r.OptGap) {
 			t.Errorf("row %d opt gap = %v; want null only at round 0", k, r.OptGap)
 		}
+		// sum_i MsgsSent_i(t) = sum_i (100 t + i), and 800 t + i bytes.
+		if r.Msgs != int64(300*tr+3) || r.Bytes != int64(2400*tr+3) {
+			t.Errorf("row %d msgs %d bytes %d; want %d, %d", k, r.Msgs, r.Bytes, 300*tr+3, 2400*tr+3)
+		}
 		if k > 0 && r.Elapsed < rows[k-1].Elapsed {
 			t.Errorf("row %d elapsed %v before row %d's %v", k, r.Elapsed, k-1, rows[k-1].Elapsed)
 		}
@@ -126,7 +130,8 @@ func TestRunHappyPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := []string{"round", "elapsed_s", "consensus_err", "consensus_err_rel", "obj_value", "opt_gap",
-		"dist_to_opt", "feasibility", "kkt", "dual_norm", "resets", "grad_evals", "dual_drift"}
+		"dist_to_opt", "feasibility", "kkt", "dual_norm", "resets", "grad_evals", "dual_drift",
+		"msgs", "bytes"}
 	if !reflect.DeepEqual(recs[0], header) {
 		t.Fatalf("csv header %v, want %v", recs[0], header)
 	}

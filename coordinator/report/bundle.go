@@ -29,6 +29,9 @@ type Run struct {
 	Summary coordinator.Summary
 	// Rows are the lines of metrics.jsonl in order.
 	Rows []coordinator.Row
+	// HasMsgs says the rows carry the msgs and bytes columns; bundles
+	// written before those columns existed read 0 there.
+	HasMsgs bool
 }
 
 // ReadRun reads summary.json and metrics.jsonl of the bundle at dir.
@@ -56,6 +59,13 @@ func ReadRun(dir string) (*Run, error) {
 		var row coordinator.Row
 		if err := row.UnmarshalJSON(sc.Bytes()); err != nil {
 			return nil, fmt.Errorf("read run bundle: %s:%d: %w", path, line, err)
+		}
+		if len(r.Rows) == 0 {
+			var keys map[string]json.RawMessage
+			if err := json.Unmarshal(sc.Bytes(), &keys); err != nil {
+				return nil, fmt.Errorf("read run bundle: %s:%d: %w", path, line, err)
+			}
+			_, r.HasMsgs = keys["msgs"]
 		}
 		r.Rows = append(r.Rows, row)
 	}

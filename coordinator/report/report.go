@@ -77,6 +77,11 @@ func reportRun(dir string, tol Tolerance) ([]string, error) {
 	var b strings.Builder
 	b.WriteString(RunMarkdown(r, st))
 	fmt.Fprintf(&b, "\nTolerance: %s.\n\n", tol)
+	if hasMsgsAxis(r) {
+		b.WriteString("Plots against rounds, then against messages: the messages all agents sent through the round (the msgs column).\n\n")
+	} else {
+		b.WriteString("Plots against rounds; the metrics rows carry no per-round message counts, so there are no plots against messages.\n\n")
+	}
 	writePlotLinks(&b, dir, paths)
 	path := filepath.Join(dir, ReportMD)
 	if err := writeFile(path, b.String()); err != nil {

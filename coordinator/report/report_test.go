@@ -17,8 +17,10 @@ import (
 )
 
 // fabricateRun writes a bundle whose consensus error is e_t = 2 * 0.99^t
-// at rounds 10, 20, ..., 500.
-func fabricateRun(t *testing.T, dir string) {
+// at rounds 10, 20, ..., 500, with 8 t messages sent through round t;
+// without withMsgs its rows lack the msgs and bytes columns, as bundles
+// written before they existed do.
+func fabricateRun(t *testing.T, dir string, withMsgs bool) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -32,10 +34,14 @@ func fabricateRun(t *testing.T, dir string) {
 			OptGap:       1 / float64(r),
 			Feasibility:  math.Pow(0.995, float64(r)),
 			DistToOpt:    math.NaN(),
-		}, Elapsed: time.Duration(r) * time.Millisecond}
+		}, Elapsed: time.Duration(r) * time.Millisecond, Msgs: int64(8 * r), Bytes: int64(64 * r)}
 		line, err := row.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !withMsgs {
+			row.Msgs, row.Bytes = 0, 0
+			line = dropKeys(t, line, "msgs", "bytes")
 		}
 		jsonl.Write(append(line, '\n'))
 		rows = append(rows, row)
@@ -57,15 +63,35 @@ func fabricateRun(t *testing.T, dir string) {
 	}
 }
 
+// dropKeys returns the JSON object line without keys.
+func dropKeys(t *testing.T, line []byte, keys ...string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		delete(m, k)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestStatsOfFabricatedRun(t *testing.T) {
 	dir := t.TempDir()
-	fabricateRun(t, dir)
+	fabricateRun(t, dir, true)
 	r, err := ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Rows) != 50 || r.Summary.RunID != "fab" {
 		t.Fatalf("read %d rows of run %q", len(r.Rows), r.Summary.RunID)
+	}
+	if !r.HasMsgs || r.Rows[0].Msgs != 80 || r.Rows[49].Msgs != 4000 || r.Rows[49].Bytes != 32000 {
+		t.Errorf("has msgs %v, msgs %d..%d, final bytes %d; want true, 80..4000, 32000", r.HasMsgs, r.Rows[0].Msgs, r.Rows[49].Msgs, r.Rows[49].Bytes)
 	}
 	// 2 * 0.99^t <= 0.1 first holds at t >= ln(0.05)/ln(0.99) = 298.07,
 	// measured at round 300.
@@ -83,27 +109,56 @@ func TestStatsOfFabricatedRun(t *testing.T) {
 	}
 }
 
+// TestReportRun reports a bundle with the msgs column, which gets plots
+// against rounds and against messages, and an older one without it,
+// which gets the plots against rounds only.
 func TestReportRun(t *testing.T) {
-	dir := t.TempDir()
-	fabricateRun(t, dir)
-	if k, err := Detect(dir); k != KindRun || err != nil {
-		t.Fatalf("Detect = %v, %v", k, err)
+	byRound := []string{"plots/consensus.png", "plots/consensus.svg", "plots/optgap_feasibility.png", "plots/optgap_feasibility.svg"}
+	byMsgs := []string{"plots/consensus_vs_msgs.png", "plots/consensus_vs_msgs.svg",
+		"plots/optgap_feasibility_vs_msgs.png", "plots/optgap_feasibility_vs_msgs.svg"}
+	tests := []struct {
+		name     string
+		withMsgs bool
+		want     []string
+	}{
+		{"msgs", true, append(append(append([]string{}, byRound...), byMsgs...), "report.md")},
+		{"older bundle", false, append(append([]string{}, byRound...), "report.md")},
 	}
-	paths, err := Report(dir, Tolerance{Abs: 0.1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"plots/consensus.png", "plots/consensus.svg", "plots/optgap_feasibility.png", "plots/optgap_feasibility.svg", "report.md"}
-	checkFiles(t, dir, paths, want)
-	md, _ := os.ReadFile(filepath.Join(dir, ReportMD))
-	for _, s := range []string{"| rounds to tolerance | 300 |", "| consensus rate per round | 0.990000 |", "![consensus](plots/consensus.png)"} {
-		if !strings.Contains(string(md), s) {
-			t.Errorf("report.md lacks %q:\n%s", s, md)
-		}
-	}
-	// A second report replaces the first.
-	if _, err := Report(dir, Tolerance{Abs: 0.1}); err != nil {
-		t.Errorf("second report: %v", err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fabricateRun(t, dir, tc.withMsgs)
+			if k, err := Detect(dir); k != KindRun || err != nil {
+				t.Fatalf("Detect = %v, %v", k, err)
+			}
+			paths, err := Report(dir, Tolerance{Abs: 0.1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFiles(t, dir, paths, tc.want)
+			md, _ := os.ReadFile(filepath.Join(dir, ReportMD))
+			for _, s := range []string{"| rounds to tolerance | 300 |", "| consensus rate per round | 0.990000 |", "![consensus](plots/consensus.png)"} {
+				if !strings.Contains(string(md), s) {
+					t.Errorf("report.md lacks %q:\n%s", s, md)
+				}
+			}
+			for _, name := range []string{"consensus_vs_msgs", "optgap_feasibility_vs_msgs"} {
+				link := "![" + name + "](plots/" + name + ".png)"
+				if strings.Contains(string(md), link) != tc.withMsgs {
+					t.Errorf("report.md has %q: %v, want %v", link, !tc.withMsgs, tc.withMsgs)
+				}
+			}
+			if tc.withMsgs {
+				svg, err := os.ReadFile(filepath.Join(dir, PlotsDir, "optgap_feasibility_vs_msgs.svg"))
+				if err != nil || !bytes.Contains(svg, []byte("messages sent")) {
+					t.Errorf("optgap_feasibility_vs_msgs.svg lacks the x label \"messages sent\" (%v)", err)
+				}
+			}
+			// A second report replaces the first.
+			if _, err := Report(dir, Tolerance{Abs: 0.1}); err != nil {
+				t.Errorf("second report: %v", err)
+			}
+		})
 	}
 }
 
