@@ -98,7 +98,7 @@ func (r *CompositionReference) Step(t int) error {
 	N, n := r.g.N, r.n
 	invN := 1 / float64(N)
 	c, eta, rho, K := r.cfg.C, r.cfg.Eta, r.cfg.Rho, r.cfg.K
-	dk, ak := r.graphMatrices(t)
+	dk, ak, _ := presentMatrices(r.g, r.proc, t, r.eye)
 	if t > 0 {
 		var lap mat.Dense
 		lap.Sub(dk, ak)
@@ -155,25 +155,6 @@ func (r *CompositionReference) Step(t int) error {
 		r.w.ScaleVec(1/float64(K), r.ws)
 	}
 	return nil
-}
-
-// graphMatrices returns D_t kron I_d and A_t kron I_d of round t.
-func (r *CompositionReference) graphMatrices(t int) (dk, ak *mat.Dense) {
-	N := r.g.N
-	adj := mat.NewDense(N, N, nil)
-	deg := make([]float64, N)
-	for _, e := range r.g.Edges {
-		if r.proc.Active(t, graph.DrawDual, e.I, e.J) {
-			adj.Set(e.I, e.J, 1)
-			adj.Set(e.J, e.I, 1)
-			deg[e.I]++
-			deg[e.J]++
-		}
-	}
-	dk, ak = new(mat.Dense), new(mat.Dense)
-	dk.Kronecker(mat.NewDiagDense(N, deg), r.eye)
-	ak.Kronecker(adj, r.eye)
-	return dk, ak
 }
 
 // blockData returns block i of v as a slice sharing v's storage.

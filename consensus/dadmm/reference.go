@@ -102,14 +102,15 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []p
 	return r, nil
 }
 
-// graphMatrices returns D_t kron I_n, A_t kron I_n and the degrees d_i(t)
-// of the edges present in round t.
-func (r *Reference) graphMatrices(t int) (dk, ak *mat.Dense, deg []float64) {
-	N := r.g.N
+// presentMatrices returns D_t kron eye and A_t kron eye, the degree and
+// adjacency matrices of the edges of g present in draw (t,
+// graph.DrawDual), and the degrees d_i(t).
+func presentMatrices(g *graph.Graph, proc graph.EdgeProcess, t int, eye mat.Matrix) (dk, ak *mat.Dense, deg []float64) {
+	N := g.N
 	adj := mat.NewDense(N, N, nil)
 	deg = make([]float64, N)
-	for _, e := range r.g.Edges {
-		if r.proc.Active(t, graph.DrawDual, e.I, e.J) {
+	for _, e := range g.Edges {
+		if proc.Active(t, graph.DrawDual, e.I, e.J) {
 			adj.Set(e.I, e.J, 1)
 			adj.Set(e.J, e.I, 1)
 			deg[e.I]++
@@ -117,8 +118,8 @@ func (r *Reference) graphMatrices(t int) (dk, ak *mat.Dense, deg []float64) {
 		}
 	}
 	dk, ak = new(mat.Dense), new(mat.Dense)
-	dk.Kronecker(mat.NewDiagDense(N, deg), r.eye)
-	ak.Kronecker(adj, r.eye)
+	dk.Kronecker(mat.NewDiagDense(N, deg), eye)
+	ak.Kronecker(adj, eye)
 	return dk, ak, deg
 }
 
@@ -128,7 +129,7 @@ func (r *Reference) Step(t int) error {
 		return fmt.Errorf("dadmm: reference: round %d: must be non-negative", t)
 	}
 	c := r.cfg.C
-	dk, ak, deg := r.graphMatrices(t)
+	dk, ak, deg := presentMatrices(r.g, r.proc, t, r.eye)
 	if t > 0 {
 		var lap mat.Dense
 		lap.Sub(dk, ak)
