@@ -90,6 +90,98 @@ func TestReproduceADMMQuick(t *testing.T) {
 			t.Errorf("table.md lacks %q:\n%s", want, table)
 		}
 	}
+	if strings.Contains(string(table), alg2Name) {
+		t.Errorf("table.md lists %s without --alg2", alg2Name)
+	}
+}
+
+// readADMMCSV returns the data rows of dir/admm.csv.
+func readADMMCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "admm.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("admm.csv: %v", err)
+	}
+	return rows[1:]
+}
+
+func TestReproduceADMMAlg2(t *testing.T) {
+	base := []string{"--quick", "--cov", "2", "--seed", "5", "--outer", "6"}
+	without, with := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := reproduceADMM(append(base, "--out", without), &stdout, &stderr); err != nil {
+		t.Fatalf("reproduceADMM: %v\nstderr: %s", err, stderr.String())
+	}
+	stdout.Reset()
+	if err := reproduceADMM(append(base, "--out", with, "--alg2"), &stdout, &stderr); err != nil {
+		t.Fatalf("reproduceADMM --alg2: %v\nstderr: %s", err, stderr.String())
+	}
+
+	// The four default runs are unchanged by --alg2 (CPU time aside).
+	strip := func(rows [][]string) []string {
+		var out []string
+		for _, r := range rows {
+			if r[0] != alg2Name {
+				out = append(out, strings.Join([]string{r[0], r[1], r[2], r[3], r[5]}, ","))
+			}
+		}
+		return out
+	}
+	a, b := strip(readADMMCSV(t, without)), strip(readADMMCSV(t, with))
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Error("--alg2 changed the rows of the other methods")
+	}
+
+	// Algorithm 2: --outer outer iterations of exactly 2m + n + K(m + 4)
+	// oracle calls each (quick: m = n = 200, K = 400), and progress.
+	const perOuter = 2*200 + 200 + 400*(200+4)
+	var calls []int64
+	var gaps []float64
+	for _, r := range readADMMCSV(t, with) {
+		if r[0] != alg2Name {
+			continue
+		}
+		c, err := strconv.ParseInt(r[3], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := strconv.ParseFloat(r[5], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, gaps = append(calls, c), append(gaps, g)
+	}
+	if len(calls) != 7 {
+		t.Fatalf("%d rows for %s, want 7 (start and 6 outer iterations)", len(calls), alg2Name)
+	}
+	for i, c := range calls {
+		if c != int64(i)*perOuter {
+			t.Errorf("outer %d: %d oracle calls, want %d", i, c, int64(i)*perOuter)
+		}
+	}
+	if !(gaps[6] < 0.1*gaps[0]) {
+		t.Errorf("%s gap %g -> %g, want a 10-fold decrease", alg2Name, gaps[0], gaps[6])
+	}
+
+	table, err := os.ReadFile(filepath.Join(with, "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 2 | " + alg2Name + " |", "| 2 | com-SVR-ADMM |", "2m + n + K(m + 4)"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("table.md lacks %q:\n%s", want, table)
+		}
+	}
+	for _, axis := range []string{"oracle", "cpu"} {
+		if st, err := os.Stat(filepath.Join(with, "admm_cov2_"+axis+".png")); err != nil || st.Size() == 0 {
+			t.Errorf("plot %s missing or empty: %v", axis, err)
+		}
+	}
 }
 
 func TestReproduceADMMBadFlags(t *testing.T) {

@@ -5,7 +5,10 @@
 //	min_{x,w} F(x) + R(w)  s.t.  A x + B w = 0,
 //	F(x) = (1/n) sum_i f_i( (1/m) sum_j g_j(x) ),
 //
-// together with the baselines of the paper's experiments: com-SVRG-1 and
+// and Algorithm 2 for the general convex case (ComSVRADMM2: exact inner
+// values g(x^k) at every inner step, the step schedule and proximal metric
+// G_k falling from I/s to I/(s+1), warm starts), together with the
+// baselines of the paper's experiments: com-SVRG-1 and
 // com-SVRG-2 (Lian, Wang and Liu, 2017) and SGD with an exact inner
 // function, and the mean-variance portfolio problem (the paper's eq. 24)
 // on which they are compared.

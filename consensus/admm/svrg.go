@@ -18,6 +18,10 @@ type Estimator struct {
 	// GHat is the last inner estimate g_hat and V the last direction v;
 	// both are overwritten by the next call.
 	GHat, V []float64
+	// ExactInner makes Estimate use the exact inner value g(x) (m queries)
+	// in place of the mini-batch g_hat: the unbiased estimator of eq. 10,
+	// the one of Algorithm 2. Its batch argument is then ignored.
+	ExactInner bool
 
 	r1, r2 []float64 // length r
 	d1, d2 []float64 // length d
@@ -75,8 +79,15 @@ func (e *Estimator) InnerEstimate(rng *rand.Rand, batch int, x []float64) []floa
 // with i uniform on {1..n} and then j uniform on {1..m} drawn from rng
 // after the mini-batch (4 queries), stores it in V and returns V. v is an
 // unbiased estimate of grad F(x) up to the bias of g_hat inside f_i.
+//
+// With ExactInner set, g_hat is replaced by g(x) = (1/m) sum_j g_j(x)
+// (m queries, no draw), which is eq. 10: m + 4 queries in all.
 func (e *Estimator) Estimate(rng *rand.Rand, batch int, x []float64) []float64 {
-	e.InnerEstimate(rng, batch, x)
+	if e.ExactInner {
+		e.c.InnerMean(x, e.GHat)
+	} else {
+		e.InnerEstimate(rng, batch, x)
+	}
 	d := e.c.P.Dims()
 	i := rng.IntN(d.N)
 	j := rng.IntN(d.M)
