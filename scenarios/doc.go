@@ -65,6 +65,7 @@
 // sum_i a_i drifts from 0, and the run converges, if at all, to a biased
 // point. The ALM's duals follow the rules of consensus/alm.
 //
-// scenarios imports graph and the consensus packages it builds agents and
-// problems from; cmd/consim imports it.
+// scenarios imports graph, node (the runtime's fault options) and the
+// consensus packages it builds agents and problems from; it must not import
+// coordinator or cmd. cmd/consim imports it.
 package scenarios

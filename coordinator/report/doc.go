@@ -11,4 +11,7 @@
 // report computes nothing itself: every statistic (means and spreads over
 // seeds, rounds to tolerance, fitted linear rates, the spectral rate
 // prediction) comes from consensus/metrics.
+//
+// report imports coordinator (the bundle formats) and consensus/metrics; it
+// must not import scenarios or cmd, and nothing below it imports report.
 package report
