@@ -87,7 +87,10 @@ type Report struct {
 	// so that the sum over agents is the run's count: a global reset adds
 	// 1/N at every agent, a per-edge reset 1/2 at each endpoint.
 	Resets float64
-	// GradEvals counts stochastic gradient samples drawn so far.
+	// GradEvals counts the first-order oracle calls made so far, in the
+	// algorithm's own unit: stochastic gradient samples for the ALM and the
+	// linearized ADMM, queries of g_j, dg_j and grad f_i (the paper's
+	// "oracle calls") for the composition ADMM, 0 for the exact ADMM.
 	GradEvals int64
 	// EdgeDuals, when the algorithm is asked for them, are the agent's
 	// replicas of the duals of its incident edges, ascending by peer; the

@@ -26,7 +26,7 @@ func (b Bernoulli) Active(t, d, i, j int) bool {
 	}
 	p := b.G.P(i, j)
 	if p >= 1 {
-		return p > 0
+		return true
 	}
 	return Uniform(b.Seed, uint64(t), uint64(d), uint64(i), uint64(j)) < p
 }

@@ -33,9 +33,12 @@ type Agent struct {
 	n    int
 	invN float64 // 1/N of f = (1/N) sum_i f_i
 	wf   float64 // sigma/N: the weight of grad f_i in the scaled objective sigma f
-	f    problem.Local
-	box  problem.Box
-	proc graph.EdgeProcess
+	// myScaled is sigma M_y: the safeguard threshold on the duals of
+	// sigma f, which are sigma times the duals of f that M_y is given in.
+	myScaled float64
+	f        problem.Local
+	box      problem.Box
+	proc     graph.EdgeProcess
 
 	nb []neighbor // incident edges, ascending by neighbour id
 	x  []float64  // x_i
@@ -99,26 +102,27 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 	n := f.Dim()
 	nbrs := g.Neighbors(id)
 	a := &Agent{
-		cfg:    cfg,
-		id:     id,
-		n:      n,
-		invN:   1 / float64(g.N),
-		wf:     cfg.Scale / float64(g.N),
-		f:      f,
-		box:    box,
-		proc:   proc,
-		nb:     make([]neighbor, len(nbrs)),
-		x:      append([]float64(nil), x0...),
-		z:      append([]float64(nil), x0...),
-		y:      make([]float64, len(nbrs)*n),
-		xj:     make([]float64, len(nbrs)*n),
-		g:      make([]float64, n),
-		kg:     make([]float64, n),
-		pcg:    rand.NewPCG(0, 0),
-		xs:     make([]float64, n),
-		msgs:   make([]consensus.Msg, 0, len(nbrs)),
-		expect: make([]int, 0, len(nbrs)),
-		reduce: make([]float64, 1),
+		cfg:      cfg,
+		id:       id,
+		n:        n,
+		invN:     1 / float64(g.N),
+		wf:       cfg.Scale / float64(g.N),
+		myScaled: cfg.Scale * cfg.My,
+		f:        f,
+		box:      box,
+		proc:     proc,
+		nb:       make([]neighbor, len(nbrs)),
+		x:        append([]float64(nil), x0...),
+		z:        append([]float64(nil), x0...),
+		y:        make([]float64, len(nbrs)*n),
+		xj:       make([]float64, len(nbrs)*n),
+		g:        make([]float64, n),
+		kg:       make([]float64, n),
+		pcg:      rand.NewPCG(0, 0),
+		xs:       make([]float64, n),
+		msgs:     make([]consensus.Msg, 0, len(nbrs)),
+		expect:   make([]int, 0, len(nbrs)),
+		reduce:   make([]float64, 1),
 	}
 	a.rng = rand.New(a.pcg)
 	for k, j := range nbrs {

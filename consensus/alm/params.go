@@ -32,7 +32,9 @@ type Params struct {
 	Mu float64
 	// Beta is the smoothing step beta of z_{t+1} = z_t + beta (x_t - z_t).
 	Beta float64
-	// My is the dual safeguard threshold M_y.
+	// My is the dual safeguard threshold M_y, on the duals of f (the
+	// reported dual norm): with Config.Scale = sigma the agents test
+	// ||y|| >= sigma M_y on the duals of sigma f.
 	My float64
 	// TauSchedule is TauConstant (also when empty) or TauSqrt.
 	TauSchedule string

@@ -24,7 +24,6 @@ type Reference struct {
 	locals []problem.Local
 	box    problem.Box
 	n      int
-	ones   *mat.DiagDense // I_n
 
 	x, z *mat.VecDense
 	y    *mat.VecDense // nil when the graph has no edge
@@ -71,11 +70,6 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []p
 		pcg: rand.NewPCG(0, 0),
 	}
 	r.rng = rand.New(r.pcg)
-	diag := make([]float64, n)
-	for k := range diag {
-		diag[k] = 1
-	}
-	r.ones = mat.NewDiagDense(n, diag)
 	for i := range x0 {
 		for k, v := range x0[i] {
 			r.x.SetVec(i*n+k, v)
@@ -88,18 +82,11 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []p
 	return r, nil
 }
 
-// incidence returns A(zeta) = W(zeta) kron I_n of round t and draw d.
+// incidence returns A(zeta) = W(zeta) kron I_n of round t and draw d,
+// built by package graph: the agents' edge draws are checked against the
+// graph package's incidence matrices.
 func (r *Reference) incidence(t, d int) *mat.Dense {
-	w := mat.NewDense(len(r.g.Edges), r.g.N, nil)
-	for k, e := range r.g.Edges {
-		if r.proc.Active(t, d, e.I, e.J) {
-			w.Set(k, e.I, 1)
-			w.Set(k, e.J, -1)
-		}
-	}
-	var a mat.Dense
-	a.Kronecker(w, r.ones)
-	return &a
+	return graph.KronIdentity(r.g.Incidence(r.proc, t, d), r.n)
 }
 
 // Step performs round t:
@@ -163,7 +150,7 @@ func (r *Reference) sample(t int, dst *mat.VecDense) {
 func (r *Reference) safeguard(t int) {
 	switch {
 	case r.cfg.checksGlobal(t):
-		if mat.Norm(r.y, 2) >= r.cfg.My {
+		if mat.Norm(r.y, 2) >= r.cfg.Scale*r.cfg.My {
 			r.y.Zero()
 			r.resets++
 		}
@@ -171,7 +158,7 @@ func (r *Reference) safeguard(t int) {
 		n := r.n
 		for k := range r.g.Edges {
 			yk := r.y.SliceVec(k*n, (k+1)*n)
-			if mat.Norm(yk, 2) >= r.cfg.My {
+			if mat.Norm(yk, 2) >= r.cfg.Scale*r.cfg.My {
 				yk.(*mat.VecDense).Zero()
 				r.resets++
 			}

@@ -53,7 +53,7 @@ func TestAgentsMatchReference(t *testing.T) {
 		{name: "edge safeguard", p: 0.5, params: withMy(base, 0.8), safeguard: SafeguardEdge, wantResets: true},
 		{name: "same draw, no safeguard", p: 0.7, params: withMy(base, 1), safeguard: SafeguardNone, sameDraw: true},
 		{name: "algorithm 1 (p = 1)", p: 1, params: withMy(base, 1), safeguard: SafeguardNone},
-		{name: "scaled objective, global every round", p: 0.5, params: withMy(base, 6), safeguard: SafeguardGlobal, every: 1, scale: 7.5, wantResets: true},
+		{name: "scaled objective, global every round", p: 0.5, params: withMy(base, 0.8), safeguard: SafeguardGlobal, every: 1, scale: 7.5, wantResets: true},
 	}
 	const N, n, rounds = 6, 3, 240
 	for _, tc := range cases {

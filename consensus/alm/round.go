@@ -140,7 +140,7 @@ func (a *Agent) dualStep() {
 			y[l] += c * (a.x[l] - xj[l])
 			sq += y[l] * y[l]
 		}
-		if a.cfg.Safeguard == SafeguardEdge && math.Sqrt(sq) >= a.cfg.My {
+		if a.cfg.Safeguard == SafeguardEdge && math.Sqrt(sq) >= a.myScaled {
 			clear(y)
 			a.resets += 0.5
 		}
@@ -158,9 +158,9 @@ func (a *Agent) dualSq() float64 {
 }
 
 // globalSafeguard resets every y_ij = 0 when ||y||^2 = ysq is at least
-// M_y^2, adding 1/N to the reset count (every agent does the same).
+// (sigma M_y)^2, adding 1/N to the reset count (every agent does the same).
 func (a *Agent) globalSafeguard(ysq float64) {
-	if math.Sqrt(ysq) >= a.cfg.My {
+	if math.Sqrt(ysq) >= a.myScaled {
 		clear(a.y)
 		a.resets += a.invN
 	}

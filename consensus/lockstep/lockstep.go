@@ -241,7 +241,7 @@ func (d *Driver) reduce() ([]float64, error) {
 		if sum == nil {
 			sum = make([]float64, len(o.Reduce))
 		} else if len(o.Reduce) != len(sum) {
-			return nil, fmt.Errorf("agent %d reduces %d values, an earlier agent %d", i, len(o.Reduce), len(sum))
+			return nil, fmt.Errorf("agent %d reduces %d values, an earlier agent reduced %d", i, len(o.Reduce), len(sum))
 		}
 		for k, v := range o.Reduce {
 			sum[k] += v

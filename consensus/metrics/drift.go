@@ -18,10 +18,12 @@ type Drift struct {
 	Edges    int
 }
 
-// DualDrift computes the Drift of the reports reps (indexed by agent id,
-// or any order: edges are matched by Report.ID and EdgeDual.Peer). It
-// reports ok = false when no edge has both replicas reported. Replicas of
-// different lengths are skipped. Sums run in ascending (i, j) order.
+// DualDrift computes the Drift of the reports reps. Edges are matched by
+// Report.ID and EdgeDual.Peer, so any order of reps gives the same edges;
+// the sums run in the order of reps and of each report's EdgeDuals, which
+// for reports indexed by agent id (as Measure takes them) is ascending
+// (i, j). It reports ok = false when no edge has both replicas reported.
+// Replicas of different lengths are skipped.
 func DualDrift(reps []consensus.Report) (d Drift, ok bool) {
 	byID := make(map[int]*consensus.Report, len(reps))
 	for k := range reps {

@@ -43,7 +43,8 @@ type Metrics struct {
 	DualNorm float64
 	// Resets is sum_i Resets_i, the dual safeguard resets of the run.
 	Resets float64
-	// GradEvals is sum_i GradEvals_i, the stochastic gradient samples drawn.
+	// GradEvals is sum_i GradEvals_i, the first-order oracle calls in the
+	// algorithm's own unit (see consensus.Report).
 	GradEvals int64
 	// DualDrift is sum_{edges {i,j}} ||y_ij^(i) - y_ij^(j)||^2, the
 	// disagreement of the two replicas of each edge dual (see Drift); NaN
