@@ -265,6 +265,13 @@ func (s *Scenario) buildGraph() (*graph.Graph, error) {
 	if err != nil {
 		return nil, s.errorAt("graph.topology", err)
 	}
+	if gs.Topology == TopologyFile && (gs.PRange != nil || gs.P != 1) && hasEdgeP(g) {
+		key := "graph.p"
+		if gs.PRange != nil {
+			key = "graph.p_range"
+		}
+		return nil, s.errorAt(key, fmt.Errorf("the edge list %s gives each edge its own p: leave %s out, or drop the p column", gs.File, key))
+	}
 	if gs.PRange != nil {
 		g, err = g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.Hash(s.Seed, 1, purposeGraph, 0, 0))
 		if err != nil {
@@ -280,6 +287,17 @@ func (s *Scenario) buildGraph() (*graph.Graph, error) {
 			"the expected graph (%s on %d agents, %d edges) is disconnected: consensus needs a connected graph", gs.Topology, n, g.NumEdges()))
 	}
 	return g, nil
+}
+
+// hasEdgeP reports whether some edge of g has p_ij < 1: an edge list
+// with a p column.
+func hasEdgeP(g *graph.Graph) bool {
+	for _, e := range g.Edges {
+		if e.P != 1 {
+			return true
+		}
+	}
+	return false
 }
 
 func readEdgeList(path string, n int) (*graph.Graph, error) {
@@ -355,6 +373,7 @@ func (s *Scenario) almConfig(g *graph.Graph, locals []problem.Local) (alm.Config
 	override(&p.Mu, a.Params.Mu)
 	override(&p.Beta, a.Params.Beta)
 	override(&p.My, a.Params.MY)
+	p.TauSchedule = a.TauSchedule
 	return alm.Config{
 		Params:         p,
 		Safeguard:      a.Safeguard,

@@ -58,7 +58,7 @@ func TestBuildOverridesParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kv := range []string{"algorithm.params.rho=3.5", "algorithm.params.tau=0.001"} {
+	for _, kv := range []string{"algorithm.params.rho=3.5", "algorithm.params.tau=0.001", "algorithm.tau_schedule=sqrt"} {
 		if err := s.Set(kv); err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +67,8 @@ func TestBuildOverridesParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ALM.Rho != 3.5 || st.ALM.Tau != 0.001 {
-		t.Fatalf("overrides not applied: rho %v tau %v", st.ALM.Rho, st.ALM.Tau)
+	if st.ALM.Rho != 3.5 || st.ALM.Tau != 0.001 || st.ALM.TauSchedule != "sqrt" {
+		t.Fatalf("overrides not applied: rho %v tau %v schedule %q", st.ALM.Rho, st.ALM.Tau, st.ALM.TauSchedule)
 	}
 }
 
@@ -96,5 +96,60 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBuildKeepsEdgeListP: an edge list with a p column is not overwritten
+// by graph.p or graph.p_range; giving both is an error naming the key.
+func TestBuildKeepsEdgeListP(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/edges.txt", "0 1 0.3\n1 2 0.4\n2 3 0.5\n0 3 0.6\n")
+	base := "agents: 4\nproblem: {kind: least_squares, dim: 3}\nalgorithm: {name: alm}\nrounds: 10\n"
+	for _, tc := range []struct{ graph, wantErr string }{
+		{"graph: {topology: file, file: edges.txt}\n", ""},
+		{"graph: {topology: file, file: edges.txt, p: 0.9}\n", "graph.p"},
+		{"graph: {topology: file, file: edges.txt, p_range: [0.2, 0.8]}\n", "graph.p_range"},
+	} {
+		writeFile(t, dir+"/s.yaml", tc.graph+base)
+		s, err := Load(dir + "/s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.Build()
+		if tc.wantErr == "" {
+			if err != nil {
+				t.Fatalf("%q: %v", tc.graph, err)
+			}
+			if got := st.Graph.P(0, 1); got != 0.3 {
+				t.Errorf("p_01 = %v, want the file's 0.3", got)
+			}
+			continue
+		}
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%q: error %v, want one naming %s", tc.graph, err, tc.wantErr)
+		}
+	}
+}
+
+// TestADMMRejectsALMOnlyKeys: keys only the ALM reads are errors with
+// another algorithm when set to a non-default value.
+func TestADMMRejectsALMOnlyKeys(t *testing.T) {
+	base := "agents: 4\ngraph: {topology: ring}\nproblem: {kind: least_squares, dim: 3}\nrounds: 10\n"
+	for _, kv := range []string{"preset: theory", "safeguard: edge", "safeguard_every: 3", "tau_schedule: sqrt"} {
+		s, err := Parse([]byte(base+"algorithm: {name: dadmm, "+kv+"}\n"), "x.yaml")
+		if err == nil {
+			err = s.Validate()
+		}
+		key := "algorithm." + strings.SplitN(kv, ":", 2)[0]
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "only applies to algorithm alm") {
+			t.Errorf("dadmm with %s: error %v, want one naming %s", kv, err, key)
+		}
+	}
+	s, err := Parse([]byte(base+"algorithm: {name: dadmm, preset: practical}\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("dadmm with the default preset written out: %v", err)
 	}
 }

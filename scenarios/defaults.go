@@ -34,6 +34,7 @@ func Default() *Scenario {
 		},
 		Algorithm: Algorithm{
 			Preset:         PresetPractical,
+			TauSchedule:    TauConstant,
 			Safeguard:      SafeguardGlobal,
 			SafeguardEvery: 10,
 		},
@@ -111,7 +112,7 @@ var keyDocs = map[string]keyDoc{
 	"algorithm.params.rho":      {"by algorithm", "alm: penalty rho >= 0 (preset); dadmm_composition: penalty rho > 0 of x = w (1)"},
 	"algorithm.params.mu":       {"preset", "alm only: proximal weight mu >= 0"},
 	"algorithm.params.beta":     {"preset", "alm only: smoothing step beta in (0, 1]"},
-	"algorithm.params.m_y":      {"preset", "alm only: dual safeguard radius M_y > 0 (.inf disables resets)"},
+	"algorithm.params.m_y":      {"preset", "alm only: dual safeguard radius M_y > 0 on the duals of f, the reported dual_norm (.inf disables resets)"},
 	"algorithm.params.c_tau":    {"preset", "alm only: c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}"},
 	"algorithm.params.c_beta":   {"preset", "alm only: c_beta > 0 in beta = c_beta tau mu"},
 	"algorithm.params.scale":    {"preset", "alm only: sigma > 0, the agents minimise sigma f (practical: 1/L_f, so the scaled L_f = 1; theory: 1)"},
@@ -120,6 +121,7 @@ var keyDocs = map[string]keyDoc{
 	"algorithm.params.k":        {"n/N", "dadmm_composition only: rounds K >= 1 per outer iteration (default periods per agent)"},
 	"algorithm.params.batch":    {"5", "dadmm_composition only: mini-batch B >= 1 of the inner estimate g_hat"},
 	"algorithm.safeguard":       {"", "alm only: dual reset test ||y|| >= M_y: " + strings.Join(Safeguards(), "|")},
+	"algorithm.tau_schedule":    {"constant", "alm only: primal step tau_t: constant (tau) or sqrt (tau/sqrt(t+1))"},
 	"algorithm.safeguard_every": {"", "alm only: rounds between global safeguard tests, >= 1"},
 
 	"rounds": {"required", "T, number of rounds, >= 1"},

@@ -29,7 +29,7 @@
 //
 //   - alm: the smoothed linearized ALM (consensus/alm), on least_squares,
 //     logistic and nonconvex_regression; parameters from algorithm.preset,
-//     overridden by eta, tau, rho, mu, beta, m_y, c_tau, c_beta.
+//     overridden by eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale.
 //   - dadmm: decentralized ADMM of Shi et al. with the exact prox of f_i
 //     (consensus/dadmm, MethodExact): least_squares only, since logistic
 //     and nonconvex_regression have no closed-form prox; parameters c, gamma.

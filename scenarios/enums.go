@@ -36,6 +36,9 @@ const (
 	SafeguardEdge   = "edge"
 	SafeguardNone   = "none"
 
+	TauConstant = "constant"
+	TauSqrt     = "sqrt"
+
 	TransportChan    = "chan"
 	TransportNATS    = "nats"
 	TransportNATSTCP = "nats-tcp"
@@ -74,6 +77,9 @@ func Presets() []string { return []string{PresetPractical, PresetTheory} }
 
 // Safeguards lists the values of algorithm.safeguard.
 func Safeguards() []string { return []string{SafeguardGlobal, SafeguardEdge, SafeguardNone} }
+
+// TauSchedules lists the values of algorithm.tau_schedule.
+func TauSchedules() []string { return []string{TauConstant, TauSqrt} }
 
 // Transports lists the values of runtime.transport.
 func Transports() []string { return []string{TransportChan, TransportNATS, TransportNATSTCP} }

@@ -176,6 +176,8 @@ type Algorithm struct {
 	Preset string `yaml:"preset"`
 	// Params override single values of the preset.
 	Params Params `yaml:"params"`
+	// TauSchedule is one of TauSchedules: constant tau, or tau/sqrt(t+1).
+	TauSchedule string `yaml:"tau_schedule"`
 	// Safeguard is one of Safeguards: where the dual reset ||y|| >= M_y
 	// is tested.
 	Safeguard string `yaml:"safeguard"`

@@ -173,6 +173,7 @@ func (v *validator) algorithm() {
 	}
 	v.oneOf("algorithm.preset", a.Preset, Presets())
 	v.oneOf("algorithm.safeguard", a.Safeguard, Safeguards())
+	v.oneOf("algorithm.tau_schedule", a.TauSchedule, TauSchedules())
 	v.atLeast("algorithm.safeguard_every", a.SafeguardEvery, 1)
 	p := a.Params
 	check := func(name string, x *float64, ok func(float64) bool, want string) {

@@ -86,6 +86,26 @@ func (v *validator) algorithmFit() {
 			v.fail("algorithm.params."+k, "does not apply to algorithm %s (its parameters: %s)", a.Name, strings.Join(allowed, ", "))
 		}
 	}
+	if a.Name != AlgorithmALM {
+		// Keys only the ALM reads: an error when given a value other than
+		// the default (a resolved scenario writes every key out, so a
+		// default value is no sign of intent).
+		def := Default()
+		for _, k := range []struct {
+			key     string
+			changed bool
+		}{
+			{"algorithm.preset", a.Preset != def.Algorithm.Preset},
+			{"algorithm.tau_schedule", a.TauSchedule != def.Algorithm.TauSchedule},
+			{"algorithm.safeguard", a.Safeguard != def.Algorithm.Safeguard},
+			{"algorithm.safeguard_every", a.SafeguardEvery != def.Algorithm.SafeguardEvery},
+			{"edges.same_draw", v.s.Edges.SameDraw != def.Edges.SameDraw},
+		} {
+			if k.changed {
+				v.fail(k.key, "only applies to algorithm %s, not %s", AlgorithmALM, a.Name)
+			}
+		}
+	}
 	p := a.Params
 	if p.C != nil && !(*p.C > 0 && !math.IsInf(*p.C, 0)) {
 		v.fail("algorithm.params.c", "must be a finite number > 0, got %s", formatFloat(*p.C))
