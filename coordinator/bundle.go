@@ -29,7 +29,20 @@ type bundle struct {
 // createBundle makes the new directory root/id, writes scenario (if not
 // empty) and opens the metric files, the CSV with its header. It refuses
 // a directory that already exists.
-func createBundle(root, id string, scenario []byte) (*bundle, error) {
+// CheckBundle reports whether the bundle of run id under root may be
+// created: ErrBundleExists if its directory is already there. Callers use
+// it before they start agents; Run still refuses an existing directory.
+func CheckBundle(root, id string) error {
+	dir := filepath.Join(root, id)
+	if _, err := os.Lstat(dir); err == nil {
+		return fmt.Errorf("%w: %s (a run never rewrites earlier output; choose another run id)", ErrBundleExists, dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("check results bundle %s: %w", dir, err)
+	}
+	return nil
+}
+
+func createBundle(root, id string, scenario []byte) (b *bundle, err error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create results root: %w", err)
 	}
@@ -40,13 +53,18 @@ func createBundle(root, id string, scenario []byte) (*bundle, error) {
 		}
 		return nil, fmt.Errorf("create results bundle: %w", err)
 	}
-	b := &bundle{dir: dir}
+	defer func() {
+		if err != nil {
+			// A half-made bundle would block a retry with the same id.
+			os.RemoveAll(dir)
+		}
+	}()
+	b = &bundle{dir: dir}
 	if len(scenario) > 0 {
 		if err := writeNew(filepath.Join(dir, ScenarioFile), scenario); err != nil {
 			return nil, err
 		}
 	}
-	var err error
 	if b.jsonl, err = openNew(filepath.Join(dir, MetricsJSONFile)); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/dadmm"
+	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
 )
@@ -231,6 +232,21 @@ func (st *Setup) Agents() ([]consensus.Agent, error) {
 		as[i] = a
 	}
 	return as, nil
+}
+
+// SpectralRatio is metrics.SpectralRatio of the expected graph: lambda_2
+// of its p^2-weighted Laplacian over lambda_max of its unit-weight one,
+// the quantity a sweep compares observed consensus rates with.
+func (st *Setup) SpectralRatio() (float64, error) {
+	l2, err := st.Graph.Lambda2(graph.ByP2)
+	if err != nil {
+		return 0, fmt.Errorf("scenarios: lambda_2(L_p2): %w", err)
+	}
+	lmax, err := st.Graph.LambdaMax(graph.Unit)
+	if err != nil {
+		return 0, fmt.Errorf("scenarios: lambda_max(L_1): %w", err)
+	}
+	return metrics.SpectralRatio(l2, lmax), nil
 }
 
 // buildGraph builds the topology, assigns presence probabilities and

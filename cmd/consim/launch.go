@@ -121,6 +121,9 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if runID == "" {
 		runID = newRunID(s.Name)
 	}
+	if err := checkRunID(s, runID); err != nil {
+		return nil, err
+	}
 
 	url := o.natsURL
 	if url == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -51,6 +52,9 @@ func reportCommand(args []string, stdout, stderr io.Writer) error {
 	paths, err := report.Report(dir, tol)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
+	}
+	if errors.Is(err, report.ErrBadInput) {
+		return usageError{err}
 	}
 	return err
 }

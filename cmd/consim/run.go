@@ -90,6 +90,9 @@ func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agen
 	if runID == "" {
 		runID = newRunID(s.Name)
 	}
+	if err := checkRunID(s, runID); err != nil {
+		return nil, err
+	}
 	tr, err := node.NewTransport(node.TransportConfig{
 		Kind:   node.TransportKind(s.Runtime.Transport),
 		N:      s.Agents,
@@ -98,7 +101,11 @@ func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agen
 		Logger: logger.Named("transport"),
 	})
 	if err != nil {
-		return nil, usageError{fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)}
+		err = fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)
+		if s.Runtime.NATSURL != "" {
+			err = usageError{err} // the URL given cannot be reached
+		}
+		return nil, err
 	}
 	defer tr.Close()
 	obs, err := tr.Observer()
@@ -192,6 +199,18 @@ func nodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
 		Logger:        logger.Named("node"),
 		Faults:        s.Faults.Node(s.Seed),
 	}
+}
+
+// checkRunID rejects, before any agent starts, a run id that cannot name
+// NATS subjects and a directory, or whose results bundle already exists.
+func checkRunID(s *scenarios.Scenario, runID string) error {
+	if !idRE.MatchString(runID) {
+		return usagef("run id %q: use letters, digits, '-' and '_'", runID)
+	}
+	if err := coordinator.CheckBundle(s.Output.Dir, runID); err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // newRunID returns <name>-<UTC time>-<4 random hex digits>: sortable,

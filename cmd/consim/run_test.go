@@ -277,3 +277,36 @@ func TestGraphRecordReplays(t *testing.T) {
 		t.Fatalf("p = 0.3 and p = 0.7 runs give identical iterates: the test cannot tell replay from drawing")
 	}
 }
+
+// TestRunIDProblemsAreUsageErrors: a run id that cannot name subjects and
+// directories, or whose bundle exists, is refused before any agent starts,
+// with exit 2; a malformed bundle given to report is exit 2 too.
+func TestRunIDProblemsAreUsageErrors(t *testing.T) {
+	out := t.TempDir()
+	if err := os.Mkdir(filepath.Join(out, "taken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, want string }{{"a/b", "run id"}, {"taken", "already exists"}} {
+		for _, cmd := range []string{"run", "launch"} {
+			code, _, stderr := consim(t, cmd, "../../scenarios/quickstart.yaml", "--transport", "chan", "--out", out, "--run-id", tc.id, "--log-level", "off")
+			if cmd == "launch" {
+				code, _, stderr = consim(t, cmd, "../../scenarios/quickstart.yaml", "--out", out, "--run-id", tc.id, "--log-level", "off")
+			}
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%s --run-id %q: exit %d, stderr %q; want exit 2 saying %q", cmd, tc.id, code, stderr, tc.want)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, "taken")); len(entries) != 0 {
+		t.Errorf("the existing bundle directory was written to: %v", entries)
+	}
+	bad := filepath.Join(out, "bad")
+	if err := os.Mkdir(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeScenario(t, bad, coordinator.SummaryFile, "{not json")
+	writeScenario(t, bad, coordinator.MetricsJSONFile, "")
+	if code, _, stderr := consim(t, "report", bad); code != exitUsage {
+		t.Errorf("report on a malformed bundle: exit %d, stderr %q; want 2", code, stderr)
+	}
+}

@@ -19,10 +19,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/report"
-	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
 )
@@ -257,30 +255,20 @@ func (sw *sweeper) runOne(ctx context.Context, i int, pt scenarios.SweepPoint) {
 		row.Stats.FinalConsensusErr, roundsString(row.Stats.RoundsToTol), row.Stats.WallSeconds, status)
 }
 
-// run builds the point's graph for its spectral ratio and runs it.
+// run builds the point's scenario, records its spectral ratio and runs it.
 func (sw *sweeper) run(ctx context.Context, s *scenarios.Scenario, runID string, row *report.SweepRow) (*coordinator.Summary, error) {
 	st, err := buildScenario(s)
 	if err != nil {
 		return nil, err
 	}
-	if ratio, err := spectralRatio(st.Graph); err == nil {
+	if ratio, err := st.SpectralRatio(); err == nil {
 		row.SpectralRatio = ratio
 	}
-	return runScenario(ctx, s, runID, sw.logger.Named(runID), nil)
-}
-
-// spectralRatio is metrics.SpectralRatio of g: lambda_2 of its
-// p^2-weighted Laplacian over lambda_max of its unit-weight one.
-func spectralRatio(g *graph.Graph) (float64, error) {
-	l2, err := g.Lambda2(graph.ByP2)
+	agents, err := st.Agents()
 	if err != nil {
-		return 0, fmt.Errorf("lambda_2(L_p2): %w", err)
+		return nil, err
 	}
-	lmax, err := g.LambdaMax(graph.Unit)
-	if err != nil {
-		return 0, fmt.Errorf("lambda_max(L_1): %w", err)
-	}
-	return metrics.SpectralRatio(l2, lmax), nil
+	return runAgents(ctx, st, agents, runID, sw.logger.Named(runID), nil)
 }
 
 func labelString(ls []scenarios.Label) string {

@@ -39,15 +39,15 @@ func ReadRun(dir string) (*Run, error) {
 	r := &Run{Dir: dir}
 	data, err := os.ReadFile(filepath.Join(dir, coordinator.SummaryFile))
 	if err != nil {
-		return nil, fmt.Errorf("read run bundle: %w", err)
+		return nil, fmt.Errorf("%w: read run bundle: %w", ErrBadInput, err)
 	}
 	if err := json.Unmarshal(data, &r.Summary); err != nil {
-		return nil, fmt.Errorf("read run bundle: %s: %w", coordinator.SummaryFile, err)
+		return nil, fmt.Errorf("%w: read run bundle: %s: %w", ErrBadInput, coordinator.SummaryFile, err)
 	}
 	path := filepath.Join(dir, coordinator.MetricsJSONFile)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read run bundle: %w", err)
+		return nil, fmt.Errorf("%w: read run bundle: %w", ErrBadInput, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -58,19 +58,19 @@ func ReadRun(dir string) (*Run, error) {
 		}
 		var row coordinator.Row
 		if err := row.UnmarshalJSON(sc.Bytes()); err != nil {
-			return nil, fmt.Errorf("read run bundle: %s:%d: %w", path, line, err)
+			return nil, fmt.Errorf("%w: read run bundle: %s:%d: %w", ErrBadInput, path, line, err)
 		}
 		if len(r.Rows) == 0 {
 			var keys map[string]json.RawMessage
 			if err := json.Unmarshal(sc.Bytes(), &keys); err != nil {
-				return nil, fmt.Errorf("read run bundle: %s:%d: %w", path, line, err)
+				return nil, fmt.Errorf("%w: read run bundle: %s:%d: %w", ErrBadInput, path, line, err)
 			}
 			_, r.HasMsgs = keys["msgs"]
 		}
 		r.Rows = append(r.Rows, row)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read run bundle: %s: %w", path, err)
+		return nil, fmt.Errorf("%w: read run bundle: %s: %w", ErrBadInput, path, err)
 	}
 	return r, nil
 }

@@ -92,29 +92,29 @@ func (t *SweepTable) WriteCSV(path string) error {
 func ReadSweepCSV(path string) (*SweepTable, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read sweep table: %w", err)
+		return nil, fmt.Errorf("%w: read sweep table: %w", ErrBadInput, err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("read sweep table %s: %w", path, err)
+		return nil, fmt.Errorf("%w: read sweep table %s: %w", ErrBadInput, path, err)
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("read sweep table %s: no header", path)
+		return nil, fmt.Errorf("%w: read sweep table %s: no header", ErrBadInput, path)
 	}
 	h := recs[0]
 	seedCol := slices.Index(h, "seed")
 	if len(h) < 3 || h[0] != "run_id" || h[1] != "point" || h[2] != "replica" || seedCol < 3 {
-		return nil, fmt.Errorf("read sweep table %s: unexpected header %v", path, h)
+		return nil, fmt.Errorf("%w: read sweep table %s: unexpected header %v", ErrBadInput, path, h)
 	}
 	t := &SweepTable{Keys: slices.Clone(h[3:seedCol])}
 	if want := t.header(); !slices.Equal(h, want) {
-		return nil, fmt.Errorf("read sweep table %s: header %v, want %v", path, h, want)
+		return nil, fmt.Errorf("%w: read sweep table %s: header %v, want %v", ErrBadInput, path, h, want)
 	}
 	for n, rec := range recs[1:] {
 		row, err := t.parseRow(rec, seedCol)
 		if err != nil {
-			return nil, fmt.Errorf("read sweep table %s: line %d: %w", path, n+2, err)
+			return nil, fmt.Errorf("%w: read sweep table %s: line %d: %w", ErrBadInput, path, n+2, err)
 		}
 		t.Rows = append(t.Rows, row)
 	}
