@@ -7,21 +7,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/consim/consim/consensus/admm"
-	"github.com/consim/consim/graph"
 )
 
 // admmSetup is the resolved configuration of `consim reproduce admm`: the
@@ -48,27 +45,21 @@ import (
 // same rho and K, and the exact g(x^k) in every inner step; its point is
 // the paper's output x-bar, the mean of x~^1..x~^s. It does not change the
 // SGD budget, so the other four runs are the same with or without it.
+//
+// admm.RunPortfolioExperiment runs the methods; this command resolves the
+// flags and writes the results.
 type admmSetup struct {
-	out     string
-	covs    []float64
-	seed    uint64
-	outer   int
-	assets  int
-	periods int
-	meanHi  float64
-	prm     admm.Params
-	mu      float64
-	alg2    bool
+	out  string
+	covs []float64
+	// exp is the experiment of every cov; Cov and Instance are set per run.
+	exp admm.PortfolioExperiment
 }
 
-// admmRecord is one row of admm.csv: the state after an outer iteration.
+// admmRecord is one row of admm.csv: the state of a method after an outer
+// iteration on the cov instance.
 type admmRecord struct {
-	method string
-	cov    float64
-	outer  int
-	calls  int64
-	cpu    float64 // seconds spent inside Epoch, cumulative
-	gap    float64 // P(x) - P*, P = F + R
+	cov float64
+	admm.EpochRecord
 }
 
 // admmThresholds are the gaps the table reports oracle calls for.
@@ -77,10 +68,11 @@ var admmThresholds = []float64{1e-6, 1e-10}
 // reproduceADMM runs `consim reproduce admm`: com-SVR-ADMM, com-SVRG-1,
 // com-SVRG-2 and SGD on the portfolio problem for cov = 2 and cov = 10, and
 // writes admm.csv, semilog plots (PNG and SVG) of the gap against oracle
-// calls and against CPU time, and table.md, which it also prints.
+// calls and against CPU time, and table.md, which it also prints, into a
+// new directory: --out must not exist.
 func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("reproduce admm", "reproduce admm [flags]", stderr)
-	out := fs.String("out", "results/reproduce-admm", "output directory")
+	out := fs.String("out", "", "output directory, which must not exist (default results/reproduce-admm-<UTC time>-<4 hex>)")
 	covFlag := fs.String("cov", "both", "covariance condition number: 2, 10 or both")
 	seed := fs.Uint64("seed", 1, "seed of the rewards and of every sample")
 	outer := fs.Int("outer", 70, "outer iterations of the SVRG-type methods")
@@ -103,20 +95,24 @@ func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	s := admmSetup{
-		out: *out, seed: *seed, outer: *outer, assets: 200, periods: 2000, meanHi: 0.1,
-		prm: admm.Params{Eta: *eta, Rho: *rho, K: *k, Batch: *batch}, mu: *mu,
-		alg2: *alg2,
+	s := admmSetup{out: *out, exp: admm.PortfolioExperiment{
+		Assets: 200, Periods: 2000, MeanHi: 0.1, Mu: *mu,
+		Params: admm.Params{Eta: *eta, Rho: *rho, K: *k, Batch: *batch},
+		Outer:  *outer, Seed: *seed, Alg2: *alg2,
+	}}
+	if s.out == "" {
+		s.out = filepath.Join("results", newRunID("reproduce-admm"))
 	}
 	if *quick {
 		// Smaller problem: the component Lipschitz constants scale with the
 		// number of assets, so the step grows and K shrinks with it.
-		s.assets, s.periods = 20, 200
-		quickDefault(set, "outer", &s.outer, 20)
-		quickDefault(set, "k", &s.prm.K, 400)
-		quickDefault(set, "batch", &s.prm.Batch, 2)
+		e := &s.exp
+		e.Assets, e.Periods = 20, 200
+		quickDefault(set, "outer", &e.Outer, 20)
+		quickDefault(set, "k", &e.Params.K, 400)
+		quickDefault(set, "batch", &e.Params.Batch, 2)
 		if !set["eta"] {
-			s.prm.Eta = 0.005
+			e.Params.Eta = 0.005
 		}
 	}
 	switch *covFlag {
@@ -129,28 +125,33 @@ func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("reproduce admm: --cov %q: want 2, 10 or both", *covFlag)
 	}
-	if s.outer <= 0 {
-		return usagef("reproduce admm: --outer %d must be positive", s.outer)
-	}
-	if _, err := admm.NewRidge(s.mu); err != nil {
-		return usagef("reproduce admm: --mu: %w", err)
-	}
-	if err := checkADMMParams(s.prm); err != nil {
+	if err := s.exp.Validate(); err != nil {
 		return usagef("reproduce admm: %w", err)
 	}
-	if err := os.MkdirAll(s.out, 0o755); err != nil {
+	if err := createNewDir(s.out); err != nil {
 		return fmt.Errorf("reproduce admm: %w", err)
 	}
 
+	// CPU time is read here and passed in: admm reads no clock.
+	start := time.Now()
+	clock := func() time.Duration { return time.Since(start) }
 	var all []admmRecord
 	var notes []string
 	for ci, cov := range s.covs {
-		recs, note, err := runPortfolio(s, cov, uint64(ci))
+		exp := s.exp
+		exp.Cov, exp.Instance = cov, uint64(ci)
+		res, err := admm.RunPortfolioExperiment(exp, clock)
 		if err != nil {
 			return fmt.Errorf("reproduce admm: cov = %v: %w", cov, err)
 		}
+		recs := make([]admmRecord, len(res.Records))
+		for i, r := range res.Records {
+			recs[i] = admmRecord{cov: cov, EpochRecord: r}
+		}
 		all = append(all, recs...)
-		notes = append(notes, note)
+		sum := res.Summary
+		notes = append(notes, fmt.Sprintf("cov = %v: P* = %.10g, gap at x0 = 0: %.4g, m = n = %d, SGD steps per epoch %d",
+			cov, sum.PStar, sum.InitialGap, sum.M, sum.SGDSteps))
 		if err := plotADMM(s.out, cov, recs); err != nil {
 			return fmt.Errorf("reproduce admm: cov = %v: %w", cov, err)
 		}
@@ -159,11 +160,49 @@ func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("reproduce admm: %w", err)
 	}
 	table := admmTable(s, all, notes)
-	if err := os.WriteFile(filepath.Join(s.out, "table.md"), []byte(table), 0o644); err != nil {
+	if err := writeNewFile(filepath.Join(s.out, "table.md"), strings.NewReader(table)); err != nil {
 		return fmt.Errorf("reproduce admm: %w", err)
 	}
 	_, err := io.WriteString(stdout, table)
 	return err
+}
+
+// createNewDir creates dir, and its parents as needed; dir itself must not
+// exist, so that a run never rewrites earlier output. An existing dir is a
+// usage error.
+func createNewDir(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("create output parent: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return usagef("%s exists: a run never rewrites earlier output; choose another --out", dir)
+		}
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	return nil
+}
+
+// createNewFile creates path for writing; it fails if path exists.
+func createNewFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// writeNewFile creates path, which must not exist, with the bytes of src.
+func writeNewFile(path string, src io.WriterTo) (err error) {
+	f, err := createNewFile(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("writing %s: %w", path, cerr)
+		}
+	}()
+	if _, err := src.WriteTo(f); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // quickDefault sets *v = q unless the flag was given explicitly.
@@ -173,99 +212,9 @@ func quickDefault(set map[string]bool, name string, v *int, q int) {
 	}
 }
 
-// runPortfolio generates the cov instance, solves it exactly and runs the
-// four methods (five with s.alg2), returning their records and a one-line
-// description of the instance.
-func runPortfolio(s admmSetup, cov float64, ci uint64) ([]admmRecord, string, error) {
-	dataRNG := rand.New(rand.NewPCG(graph.Hash(s.seed, 0, graph.DrawSample, ci, 0), uint64(cov)))
-	rets, err := admm.GenerateReturns(admm.ReturnsConfig{
-		Assets: s.assets, Periods: s.periods, Cov: cov, MeanHi: s.meanHi,
-	}, dataRNG)
-	if err != nil {
-		return nil, "", err
-	}
-	p, err := admm.NewPortfolio(rets)
-	if err != nil {
-		return nil, "", err
-	}
-	reg := admm.Ridge{Mu: s.mu}
-	sol, err := p.Solve(reg)
-	if err != nil {
-		return nil, "", err
-	}
-	d := p.Dims()
-	x0 := make([]float64, d.D)
-
-	perOuter := 2*d.M + d.N + s.prm.K*(2*s.prm.Batch+4)
-	sgdPrm := s.prm
-	sgdPrm.K = max(1, int(math.Round(float64(perOuter)/float64(2*d.M+1))))
-
-	admmM, err := admm.NewComSVRADMM(p, reg, x0, s.prm)
-	if err != nil {
-		return nil, "", err
-	}
-	svrg1, err := admm.NewComSVRG1(p, reg, x0, s.prm)
-	if err != nil {
-		return nil, "", err
-	}
-	svrg2, err := admm.NewComSVRG2(p, reg, x0, s.prm)
-	if err != nil {
-		return nil, "", err
-	}
-	sgd, err := admm.NewSGD(p, reg, x0, sgdPrm)
-	if err != nil {
-		return nil, "", err
-	}
-
-	var recs []admmRecord
-	var budget int64
-	for mi, m := range []admm.Method{admmM, svrg1, svrg2} {
-		rng := rand.New(rand.NewPCG(graph.Hash(s.seed, 1, graph.DrawSample, ci, uint64(mi)), 0))
-		r := runMethod(m, rng, cov, sol, func(outer int, _ int64) bool { return outer < s.outer })
-		budget = max(budget, r[len(r)-1].calls)
-		recs = append(recs, r...)
-	}
-	rng := rand.New(rand.NewPCG(graph.Hash(s.seed, 1, graph.DrawSample, ci, 3), 0))
-	recs = append(recs, runMethod(sgd, rng, cov, sol, func(_ int, calls int64) bool { return calls < budget })...)
-	if s.alg2 {
-		alg2, err := admm.NewComSVRADMM2(p, reg, x0, s.prm)
-		if err != nil {
-			return nil, "", err
-		}
-		rng := rand.New(rand.NewPCG(graph.Hash(s.seed, 1, graph.DrawSample, ci, 4), 0))
-		recs = append(recs, runMethod(alg2, rng, cov, sol, func(outer int, _ int64) bool { return outer < s.outer })...)
-	}
-
-	note := fmt.Sprintf("cov = %v: P* = %.10g, gap at x0 = 0: %.4g, m = n = %d, SGD steps per epoch %d",
-		cov, sol.Value, sol.Gap(x0), d.M, sgdPrm.K)
-	return recs, note, nil
-}
-
-// runMethod records the start and then every epoch while more(outer, calls)
-// holds. Only the Epoch calls are timed; a diverged run stops early.
-func runMethod(m admm.Method, rng *rand.Rand, cov float64, sol *admm.Solution, more func(int, int64) bool) []admmRecord {
-	recs := []admmRecord{{method: m.Name(), cov: cov, gap: sol.Gap(m.Point())}}
-	var spent time.Duration
-	for outer := 0; more(outer, m.Oracle().Total()); {
-		start := time.Now()
-		m.Epoch(rng)
-		spent += time.Since(start)
-		outer++
-		gap := sol.Gap(m.Point())
-		recs = append(recs, admmRecord{
-			method: m.Name(), cov: cov, outer: outer, calls: m.Oracle().Total(),
-			cpu: spent.Seconds(), gap: gap,
-		})
-		if math.IsNaN(gap) || gap > 1e100 {
-			break
-		}
-	}
-	return recs
-}
-
 // writeADMMCSV writes method,cov,outer,oracle_calls,cpu_seconds,gap.
 func writeADMMCSV(path string, recs []admmRecord) (err error) {
-	f, err := os.Create(path)
+	f, err := createNewFile(path)
 	if err != nil {
 		return err
 	}
@@ -280,9 +229,9 @@ func writeADMMCSV(path string, recs []admmRecord) (err error) {
 	}
 	for _, r := range recs {
 		row := []string{
-			r.method, strconv.FormatFloat(r.cov, 'g', -1, 64), strconv.Itoa(r.outer),
-			strconv.FormatInt(r.calls, 10), strconv.FormatFloat(r.cpu, 'g', 6, 64),
-			strconv.FormatFloat(r.gap, 'g', 6, 64),
+			r.Method, strconv.FormatFloat(r.cov, 'g', -1, 64), strconv.Itoa(r.Outer),
+			strconv.FormatInt(r.Calls, 10), strconv.FormatFloat(r.CPUSeconds, 'g', 6, 64),
+			strconv.FormatFloat(r.Gap, 'g', 6, 64),
 		}
 		if err := w.Write(row); err != nil {
 			return err
@@ -302,8 +251,8 @@ func plotADMM(dir string, cov float64, recs []admmRecord) error {
 		name, label string
 		x           func(admmRecord) float64
 	}{
-		{"oracle", "oracle calls", func(r admmRecord) float64 { return float64(r.calls) }},
-		{"cpu", "CPU time (s)", func(r admmRecord) float64 { return r.cpu }},
+		{"oracle", "oracle calls", func(r admmRecord) float64 { return float64(r.Calls) }},
+		{"cpu", "CPU time (s)", func(r admmRecord) float64 { return r.CPUSeconds }},
 	} {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("Portfolio mean-variance, cov = %v", cov)
@@ -318,7 +267,7 @@ func plotADMM(dir string, cov float64, recs []admmRecord) error {
 		if hasMethod(recs, alg2Name) {
 			xmax = 0
 			for _, r := range recs {
-				if r.method != alg2Name {
+				if r.Method != alg2Name {
 					xmax = math.Max(xmax, axis.x(r))
 				}
 			}
@@ -331,8 +280,8 @@ func plotADMM(dir string, cov float64, recs []admmRecord) error {
 				// spans [1e-16, 1e6]: below 1e-16 an O(1) objective
 				// difference is rounding, and a diverged run is cut where
 				// it leaves the range.
-				if r.method == name && r.gap >= 1e-16 && r.gap < 1e6 && axis.x(r) <= xmax {
-					xys = append(xys, plotter.XY{X: axis.x(r), Y: r.gap})
+				if r.Method == name && r.Gap >= 1e-16 && r.Gap < 1e6 && axis.x(r) <= xmax {
+					xys = append(xys, plotter.XY{X: axis.x(r), Y: r.Gap})
 				}
 			}
 			if len(xys) > 0 {
@@ -344,9 +293,13 @@ func plotADMM(dir string, cov float64, recs []admmRecord) error {
 		}
 		p.Legend.Left = true // the curves start top left and end low right
 		base := filepath.Join(dir, fmt.Sprintf("admm_cov%v_%s", cov, axis.name))
-		for _, ext := range []string{".png", ".svg"} {
-			if err := p.Save(7*vg.Inch, 4.5*vg.Inch, base+ext); err != nil {
-				return fmt.Errorf("saving %s%s: %w", base, ext, err)
+		for _, format := range []string{"png", "svg"} {
+			w, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
+			if err != nil {
+				return fmt.Errorf("rendering %s.%s: %w", base, format, err)
+			}
+			if err := writeNewFile(base+"."+format, w); err != nil {
+				return fmt.Errorf("saving plot: %w", err)
 			}
 		}
 	}
@@ -381,7 +334,7 @@ const alg2Name = "com-SVR-ADMM-2"
 // hasMethod reports whether recs has a record of method.
 func hasMethod(recs []admmRecord, method string) bool {
 	for _, r := range recs {
-		if r.method == method {
+		if r.Method == method {
 			return true
 		}
 	}
@@ -393,9 +346,9 @@ func admmMethodOrder(recs []admmRecord) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if !seen[r.method] {
-			seen[r.method] = true
-			names = append(names, r.method)
+		if !seen[r.Method] {
+			seen[r.Method] = true
+			names = append(names, r.Method)
 		}
 	}
 	return names
@@ -405,7 +358,7 @@ func admmMethodOrder(recs []admmRecord) []string {
 // tol.
 func firstBelow(recs []admmRecord, method string, cov, tol float64) (admmRecord, bool) {
 	for _, r := range recs {
-		if r.method == method && r.cov == cov && r.gap <= tol {
+		if r.Method == method && r.cov == cov && r.Gap <= tol {
 			return r, true
 		}
 	}
@@ -417,11 +370,12 @@ func firstBelow(recs []admmRecord, method string, cov, tol float64) (admmRecord,
 func admmTable(s admmSetup, recs []admmRecord, notes []string) string {
 	var b strings.Builder
 	b.WriteString("# com-SVR-ADMM: portfolio mean-variance (Yu and Huang, Sec. 4.1)\n\n")
+	e := s.exp
 	fmt.Fprintf(&b, "N = %d assets, n = %d periods, seed %d, R(w) = (mu/2)||w||^2 with mu = %v, A = I, B = -I.\n",
-		s.assets, s.periods, s.seed, s.mu)
+		e.Assets, e.Periods, e.Seed, e.Mu)
 	fmt.Fprintf(&b, "eta = %v (all methods), rho = %v, K = %d, mini-batch N = %d, %d outer iterations.\n\n",
-		s.prm.Eta, s.prm.Rho, s.prm.K, s.prm.Batch, s.outer)
-	if s.alg2 {
+		e.Params.Eta, e.Params.Rho, e.Params.K, e.Params.Batch, e.Outer)
+	if e.Alg2 {
 		fmt.Fprintf(&b, "%s is Algorithm 2 (general convex): L_F = 1/eta, eta_s = 1/((s+1) L_F), G_k from I/s down to I/(s+1), warm start from x^K, exact g(x^k) per inner step, 2m + n + K(m + 4) oracle calls per outer iteration; its point is the output x-bar = mean of x~^1..x~^s. Plots cut its curve at the other methods' extent.\n\n",
 			alg2Name)
 	}
@@ -442,31 +396,20 @@ func admmTable(s admmSetup, recs []admmRecord, notes []string) string {
 		for _, name := range admmMethodOrder(recs) {
 			var last admmRecord
 			for _, r := range recs {
-				if r.method == name && r.cov == cov {
+				if r.Method == name && r.cov == cov {
 					last = r
 				}
 			}
 			fmt.Fprintf(&b, "| %v | %s |", cov, name)
 			for _, t := range admmThresholds {
 				if r, ok := firstBelow(recs, name, cov, t); ok {
-					fmt.Fprintf(&b, " %d (%.2f s) |", r.calls, r.cpu)
+					fmt.Fprintf(&b, " %d (%.2f s) |", r.Calls, r.CPUSeconds)
 				} else {
 					b.WriteString(" not reached |")
 				}
 			}
-			fmt.Fprintf(&b, " %.3g | %d |\n", last.gap, last.calls)
+			fmt.Fprintf(&b, " %.3g | %d |\n", last.Gap, last.Calls)
 		}
 	}
 	return b.String()
-}
-
-// checkADMMParams rejects step sizes the methods would refuse, so that bad
-// flags are reported as usage errors before any work.
-func checkADMMParams(prm admm.Params) error {
-	p, err := admm.NewPortfolio(mat.NewDense(2, 1, []float64{1, 2}))
-	if err != nil {
-		return err
-	}
-	_, err = admm.NewComSVRADMM(p, admm.Ridge{}, []float64{0}, prm)
-	return err
 }

@@ -7,13 +7,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
 
 func TestReproduceADMMQuick(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "nested", "out") // parents are created
 	var stdout, stderr bytes.Buffer
 	if err := reproduceADMM([]string{"--quick", "--out", dir, "--seed", "3"}, &stdout, &stderr); err != nil {
 		t.Fatalf("reproduceADMM: %v\nstderr: %s", err, stderr.String())
@@ -112,7 +113,7 @@ func readADMMCSV(t *testing.T, dir string) [][]string {
 
 func TestReproduceADMMAlg2(t *testing.T) {
 	base := []string{"--quick", "--cov", "2", "--seed", "5", "--outer", "6"}
-	without, with := t.TempDir(), t.TempDir()
+	without, with := filepath.Join(t.TempDir(), "without"), filepath.Join(t.TempDir(), "with")
 	var stdout, stderr bytes.Buffer
 	if err := reproduceADMM(append(base, "--out", without), &stdout, &stderr); err != nil {
 		t.Fatalf("reproduceADMM: %v\nstderr: %s", err, stderr.String())
@@ -198,15 +199,112 @@ func TestReproduceADMMBadFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errw bytes.Buffer
-			args := append([]string{"--out", t.TempDir()}, tc.args...)
+			dir := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"--out", dir}, tc.args...)
 			err := reproduceADMM(args, &out, &errw)
 			if err == nil || !isUsage(err) {
 				t.Fatalf("reproduceADMM(%q) = %v, want a usage error", tc.args, err)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a rejected command created %s (stat: %v)", dir, err)
 			}
 		})
 	}
 	var out, errw bytes.Buffer
 	if err := reproduceADMM([]string{"--help"}, &out, &errw); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("--help: %v, want flag.ErrHelp", err)
+	}
+}
+
+// snapshotDir maps every file name in dir to its contents and modification
+// time.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := map[string]string{}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap[e.Name()] = info.ModTime().String() + "\n" + string(b)
+	}
+	return snap
+}
+
+func TestReproduceADMMNeverOverwrites(t *testing.T) {
+	args := []string{"reproduce", "admm", "--quick", "--cov", "2", "--outer", "2"}
+	t.Run("second run", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "out")
+		var stdout, stderr bytes.Buffer
+		if code := mainExit(append(args, "--out", dir), &stdout, &stderr); code != 0 {
+			t.Fatalf("first run exit %d: %s", code, stderr.String())
+		}
+		before := snapshotDir(t, dir)
+		if len(before) == 0 {
+			t.Fatal("first run wrote nothing")
+		}
+		stdout.Reset()
+		stderr.Reset()
+		// Another seed would change every file if it were written.
+		if code := mainExit(append(args, "--out", dir, "--seed", "9"), &stdout, &stderr); code != 2 {
+			t.Fatalf("second run into %s: exit %d, want 2; stderr: %s", dir, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), dir) {
+			t.Errorf("error does not name %s: %q", dir, stderr.String())
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("second run printed %q", stdout.String())
+		}
+		after := snapshotDir(t, dir)
+		if len(after) != len(before) {
+			t.Errorf("%d files after the second run, %d before", len(after), len(before))
+		}
+		for name, b := range before {
+			if after[name] != b {
+				t.Errorf("second run changed %s", name)
+			}
+		}
+	})
+	t.Run("existing empty dir", func(t *testing.T) {
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		if code := mainExit(append(args, "--out", dir), &stdout, &stderr); code != 2 {
+			t.Fatalf("run into existing %s: exit %d, want 2", dir, code)
+		}
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+			t.Errorf("existing dir now holds %d entries (%v)", len(entries), err)
+		}
+	})
+}
+
+func TestReproduceADMMDefaultOut(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var stdout, stderr bytes.Buffer
+	if err := reproduceADMM([]string{"--quick", "--cov", "2", "--outer", "1"}, &stdout, &stderr); err != nil {
+		t.Fatalf("reproduceADMM: %v", err)
+	}
+	entries, err := os.ReadDir("results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("results holds %d entries, want 1", len(entries))
+	}
+	name := regexp.MustCompile(`^reproduce-admm-[0-9]{8}T[0-9]{6}-[0-9a-f]{4}$`)
+	for _, e := range entries {
+		if !e.IsDir() || !name.MatchString(e.Name()) {
+			t.Errorf("results/%s: want a directory named reproduce-admm-<UTC time>-<4 hex>", e.Name())
+		}
+		if _, err := os.Stat(filepath.Join("results", e.Name(), "admm.csv")); err != nil {
+			t.Errorf("results/%s: %v", e.Name(), err)
+		}
 	}
 }
