@@ -21,6 +21,5 @@
 // The package is pure: no I/O, no goroutines, no clocks. Every random choice
 // is drawn from a *rand.Rand the caller passes in, so a run replays exactly.
 // admm imports gonum and graph (for graph.Hash seeds) only; it must not
-// import node, coordinator,
-// scenarios or cmd.
+// import node, coordinator, scenarios or cmd.
 package admm
