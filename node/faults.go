@@ -129,8 +129,10 @@ func (d Dist) sample(u float64) time.Duration {
 // it comes back once its peers have reached round At+RestartAfter (it
 // learns their round from the frames arriving while it is down) and
 // rejoins at the round they are in, with its state kept, or with the
-// initial state of Faults.Rebuild when LoseState is set. Rejoining needs
-// an agent that implements Rejoiner.
+// initial state of Faults.Rebuild when LoseState is set. If no frame of
+// that round or later arrives within (RestartAfter+1) PhaseDeadline of
+// the crash (no peers, or none still running), it rejoins at round
+// At+RestartAfter. Rejoining needs an agent that implements Rejoiner.
 type Crash struct {
 	Agent        int
 	At           int

@@ -5,35 +5,39 @@ import (
 	"time"
 )
 
-// faultEndpoint injects the transport faults of Faults (loss and delay)
-// into the data frames an agent sends with Send; reduce and leave frames
-// (Broadcast), statuses and control pass through untouched. It is driven
-// by one runner: Send and the counters it updates in tr are used from the
-// runner's goroutine only, while delayed frames leave from timers.
-type faultEndpoint struct {
-	Endpoint
+// faultSender injects the transport faults of Faults (loss and delay) into
+// the data frames one runner sends; the runner sends every other frame
+// (reduce terms to the root, sums and leaves by Broadcast, statuses)
+// straight through its endpoint. send and the counters it updates in tr
+// are used from the runner's goroutine only; delayed frames leave from
+// timers.
+//
+// A delayed frame whose timer has not fired when the run ends is
+// discarded (see settle): its sender's endpoint is about to close, and no
+// timer outlives the run.
+type faultSender struct {
+	ep Endpoint
 	id int
 	f  *Faults
 	tr *Traffic
 
-	mu     sync.Mutex
-	closed bool
+	mu      sync.Mutex
+	pending map[*time.Timer]struct{} // delayed frames not yet sent
+	idle    chan struct{}            // closed when pending empties, while settle waits
+	stopped bool                     // settle ran: nothing more leaves
 }
 
-func newFaultEndpoint(ep Endpoint, id int, f *Faults, tr *Traffic) *faultEndpoint {
-	return &faultEndpoint{Endpoint: ep, id: id, f: f, tr: tr}
+func newFaultSender(ep Endpoint, id int, f *Faults, tr *Traffic) *faultSender {
+	return &faultSender{ep: ep, id: id, f: f, tr: tr, pending: make(map[*time.Timer]struct{})}
 }
 
-// Send drops the data frame of (t, ph) to agent to if the loss draw says
-// so (counted in InjectedLoss, by destination), delays it by the delay
-// draw (counted in Delayed), and otherwise sends it at once. A dropped or
-// delayed frame reports success: the sender cannot tell.
-func (e *faultEndpoint) Send(to int, frame []byte) error {
-	h, err := DecodeHeader(frame)
-	if err != nil || h.Kind != FrameData {
-		return e.Endpoint.Send(to, frame)
-	}
-	if e.f.lost(h.Round, h.Phase, e.id, to) {
+// send delivers the data frame of (t, ph) to agent to: it drops the frame
+// if the loss draw says so (counted in InjectedLoss, by destination),
+// delays it by the delay draw (counted in Delayed), and otherwise sends it
+// at once. A dropped or delayed frame reports success: the sender cannot
+// tell.
+func (e *faultSender) send(to int, frame []byte, t, ph int) error {
+	if e.f.lost(t, ph, e.id, to) {
 		e.tr.InjectedLoss++
 		if e.tr.InjectedLossByPeer == nil {
 			e.tr.InjectedLossByPeer = make(map[int]int64)
@@ -41,26 +45,60 @@ func (e *faultEndpoint) Send(to int, frame []byte) error {
 		e.tr.InjectedLossByPeer[to]++
 		return nil
 	}
-	d := e.f.delay(h.Round, h.Phase, e.id, to)
+	d := e.f.delay(t, ph, e.id, to)
 	if d <= 0 {
-		return e.Endpoint.Send(to, frame)
+		return e.ep.Send(to, frame)
 	}
 	e.tr.Delayed++
 	f := clone(frame) // Send must not keep the caller's frame
-	time.AfterFunc(d, func() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return nil
+	}
+	var timer *time.Timer
+	timer = time.AfterFunc(d, func() {
+		// timer is assigned: this runs after send released mu.
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		if !e.closed {
-			_ = e.Endpoint.Send(to, f) // the sender has moved on; a failure is a loss
+		if e.stopped {
+			return
+		}
+		delete(e.pending, timer)
+		_ = e.ep.Send(to, f) // the sender has moved on; a failure is a loss
+		if len(e.pending) == 0 && e.idle != nil {
+			close(e.idle)
+			e.idle = nil
 		}
 	})
+	e.pending[timer] = struct{}{}
 	return nil
 }
 
-// Close drops the frames still delayed and closes the endpoint.
-func (e *faultEndpoint) Close() error {
+// settle ends the delays when the run ends: it waits until every delayed
+// frame has left or wait has passed, then stops the timers of the frames
+// still delayed, which are discarded. Run waits up to PhaseDeadline after
+// its last round, so the frames of that round reach peers still waiting
+// for them, and not at all after a stop or a failure.
+func (e *faultSender) settle(wait time.Duration) {
 	e.mu.Lock()
-	e.closed = true
-	e.mu.Unlock()
-	return e.Endpoint.Close()
+	defer e.mu.Unlock()
+	if len(e.pending) > 0 && wait > 0 {
+		idle := make(chan struct{})
+		e.idle = idle
+		e.mu.Unlock()
+		timer := time.NewTimer(wait)
+		select {
+		case <-idle:
+		case <-timer.C:
+		}
+		timer.Stop()
+		e.mu.Lock()
+		e.idle = nil
+	}
+	e.stopped = true
+	for timer := range e.pending {
+		timer.Stop()
+	}
+	clear(e.pending)
 }

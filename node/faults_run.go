@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -47,9 +48,10 @@ func (r *runner) crashDue(t int) (Crash, bool) {
 // crash takes the agent down at the start of round t. Without a restart
 // (or one beyond the last round) it publishes a departed status with its
 // last report and ends. Otherwise it stays down until its peers reach
-// round t+RestartAfter, then rejoins at the round they are in, with its
-// state kept or rebuilt by Faults.Rebuild; the returned round is the one
-// it runs next. No leave frame is sent: peers see dropouts meanwhile.
+// round t+RestartAfter (or a bounded wait passes, see down), then rejoins
+// at the round they are in, with its state kept or rebuilt by
+// Faults.Rebuild; the returned round is the one it runs next. No leave
+// frame is sent: peers see dropouts meanwhile.
 func (r *runner) crash(ctx context.Context, t int, c Crash) (int, crashEnd, error) {
 	restart := t + c.RestartAfter
 	if c.RestartAfter == 0 || restart >= r.o.Rounds {
@@ -63,7 +65,8 @@ func (r *runner) crash(ctx context.Context, t int, c Crash) (int, crashEnd, erro
 	clear(r.future)
 	r.future = r.future[:0]
 	r.stale = nil
-	next, stop, err := r.down(ctx, restart)
+	r.reduce = false // no phase is current while down
+	next, stop, err := r.down(ctx, t, restart)
 	if err != nil {
 		return 0, 0, fmt.Errorf("down since round %d: %w", t, err)
 	}
@@ -96,7 +99,21 @@ func (r *runner) crash(ctx context.Context, t int, c Crash) (int, crashEnd, erro
 // the frames already queued: the round the peers are in. Frames of that
 // round or later are kept for the phases ahead; leave frames still count.
 // stop reports a stop from the coordinator.
-func (r *runner) down(ctx context.Context, restart int) (next int, stop bool, err error) {
+//
+// The wait for such a frame is bounded: an agent without peers (N = 1),
+// cut off from them, or whose peers have finished would wait forever. If
+// (restart - at + 1) PhaseDeadline pass after the crash at round at
+// without one, down returns restart: the agent rejoins at round restart,
+// as if its peers had advanced one round per deadline.
+func (r *runner) down(ctx context.Context, at, restart int) (next int, stop bool, err error) {
+	wait := r.o.PhaseDeadline
+	if k := time.Duration(restart - at + 1); wait > math.MaxInt64/k {
+		wait = math.MaxInt64
+	} else {
+		wait *= k
+	}
+	bound := time.NewTimer(wait)
+	defer bound.Stop()
 	next = -1
 	for {
 		var f []byte
@@ -128,6 +145,9 @@ func (r *runner) down(ctx context.Context, restart int) (next int, stop bool, er
 					return 0, true, nil
 				}
 				continue
+			case <-bound.C:
+				r.log.Info("no peer reached the restart round", "restart_round", restart)
+				return restart, false, nil
 			case <-ctx.Done():
 				return 0, false, ctx.Err()
 			}
@@ -184,8 +204,25 @@ type staleMsg struct {
 // remember keeps the values of data frame f if it is the latest of its
 // sender and phase index so far (bounded staleness only).
 func (r *runner) remember(h Header, f []byte) {
+	if m := r.staleSlot(h); m != nil {
+		m.data = DecodeValues(m.data, f, h)
+	}
+}
+
+// rememberValues is remember for a frame whose values are already
+// decoded into data.
+func (r *runner) rememberValues(h Header, data []float64) {
+	if m := r.staleSlot(h); m != nil {
+		m.data = append(m.data[:0], data...)
+	}
+}
+
+// staleSlot returns the slot of h's sender and phase index, marked as
+// holding round h.Round, if h is a data frame newer than the slot's;
+// nil otherwise or without bounded staleness.
+func (r *runner) staleSlot(h Header) *staleMsg {
 	if r.o.Faults.Staleness == 0 || h.Kind != FrameData {
-		return
+		return nil
 	}
 	for len(r.stale) <= h.Phase {
 		r.stale = append(r.stale, nil)
@@ -195,10 +232,10 @@ func (r *runner) remember(h Header, f []byte) {
 	}
 	m := &r.stale[h.Phase][h.From]
 	if m.ok && m.round >= h.Round {
-		return
+		return nil
 	}
 	m.round, m.ok = h.Round, true
-	m.data = DecodeValues(m.data, f, h)
+	return m
 }
 
 // staleFor returns the latest message of j in phase ph of rounds

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
@@ -371,5 +372,117 @@ func BenchmarkStragglers(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// oneWay is a one-phase agent that sends (t) to agent to every round and
+// expects nothing.
+type oneWay struct{ id, to int }
+
+func (a oneWay) ID() int        { return a.id }
+func (a oneWay) Phases(int) int { return 1 }
+func (a oneWay) Send(t, ph int) consensus.Outbox {
+	return consensus.Outbox{Msgs: []consensus.Msg{{From: a.id, To: a.to, Round: t, Phase: ph, Data: []float64{float64(t)}}}}
+}
+func (a oneWay) Receive(int, int, consensus.Inbox) error { return nil }
+func (a oneWay) Report() consensus.Report                { return consensus.Report{ID: a.id} }
+
+// TestDelayedFramesEndWithTheRun: agent 0 finishes its only round as soon
+// as it has sent a delayed frame to agent 1 (which does not run). A delay
+// shorter than the phase deadline is waited for, so the frame is in agent
+// 1's inbox when Run returns; a longer one is discarded: its timer is
+// stopped and the frame never arrives.
+func TestDelayedFramesEndWithTheRun(t *testing.T) {
+	tests := []struct {
+		name            string
+		delay, deadline time.Duration
+		delivered       bool
+	}{
+		{"within the deadline", 20 * time.Millisecond, 5 * time.Second, true},
+		{"beyond the deadline", 300 * time.Millisecond, 20 * time.Millisecond, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestTransport(t, TransportChan, 2)
+			obs, err := tr.Observer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obs.Close()
+			eps := make([]Endpoint, 2)
+			for i := range eps {
+				if eps[i], err = tr.Endpoint(i); err != nil {
+					t.Fatal(err)
+				}
+				defer eps[i].Close()
+			}
+			if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{N: 2, Rounds: 1, PhaseDeadline: tc.deadline,
+				Faults: Faults{Delay: Dist{Kind: DistFixed, Mean: tc.delay}}}
+			if err := Run(t.Context(), oneWay{0, 1}, eps[0], opts); err != nil {
+				t.Fatal(err)
+			}
+			in := eps[1].(Batcher)
+			if !tc.delivered {
+				time.Sleep(2 * tc.delay) // past the delay: the timer would have fired
+			}
+			frames, _ := in.TakeInbox(nil)
+			if got := len(frames) == 1; got != tc.delivered || len(frames) > 1 {
+				t.Errorf("agent 1 holds %d frames after the run, want delivered = %v", len(frames), tc.delivered)
+			}
+		})
+	}
+}
+
+// rejoining is a one-phase agent that exchanges nothing, counts the
+// rounds it runs and can rejoin.
+type rejoining struct {
+	ran, next int
+	rejoined  []int
+}
+
+func (a *rejoining) ID() int                        { return 0 }
+func (a *rejoining) Phases(int) int                 { return 1 }
+func (a *rejoining) Send(int, int) consensus.Outbox { return consensus.Outbox{} }
+func (a *rejoining) Report() consensus.Report       { return consensus.Report{ID: 0, Round: a.next} }
+func (a *rejoining) Rejoin(t int) error             { a.rejoined = append(a.rejoined, t); a.next = t; return nil }
+func (a *rejoining) Receive(t, _ int, _ consensus.Inbox) error {
+	a.ran++
+	a.next = t + 1
+	return nil
+}
+
+// TestCrashRestartAlone: a single agent crashes at round 2 with a restart
+// after 3 rounds. No peer's frame can show that round 5 was reached, so
+// after the bounded wait it rejoins at round 5 and finishes the run.
+func TestCrashRestartAlone(t *testing.T) {
+	const rounds, at, after = 10, 2, 3
+	tr := newTestTransport(t, TransportChan, 1)
+	obs, err := tr.Observer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	ep, err := tr.Endpoint(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	a := &rejoining{}
+	err = Run(ctx, a, ep, Options{N: 1, Rounds: rounds, PhaseDeadline: 10 * time.Millisecond,
+		Faults: Faults{Crashes: []Crash{{Agent: 0, At: at, RestartAfter: after}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.rejoined, []int{at + after}) || a.ran != rounds-after || a.next != rounds {
+		t.Errorf("rejoined at %v, ran %d rounds up to round %d; want a rejoin at %d, %d rounds up to %d",
+			a.rejoined, a.ran, a.next, at+after, rounds-after, rounds)
 	}
 }

@@ -15,8 +15,8 @@ import (
 
 // NATS subjects of a run (run is NATSOptions.RunID):
 //
-//	consim.<run>.in.<id>  frames to agent id (Endpoint.Send)
-//	consim.<run>.all      frames to every agent: reduce terms, leaves
+//	consim.<run>.in.<id>  frames to agent id (Endpoint.Send): data, reduce terms
+//	consim.<run>.all      frames to every agent (Broadcast): reduce sums, leaves
 //	consim.<run>.status   agent statuses to the coordinator
 //	consim.<run>.ctl      coordinator controls to every agent
 //

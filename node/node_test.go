@@ -420,3 +420,60 @@ func TestBadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestReadyRepeat: with ReadyRepeat the ready status is published again
+// until the start arrives (the observer starts after three); without it,
+// once, however long the start takes.
+func TestReadyRepeat(t *testing.T) {
+	for _, repeat := range []time.Duration{0, 5 * time.Millisecond} {
+		t.Run(repeat.String(), func(t *testing.T) {
+			tr := newTestTransport(t, TransportChan, 1)
+			obs, err := tr.Observer()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obs.Close()
+			ep, err := tr.Endpoint(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ep.Close()
+			done := make(chan error, 1)
+			a := nullAgents(t, ring(t, 1), 1)[0]
+			go func() { done <- Run(t.Context(), a, ep, Options{N: 1, Rounds: 2, ReadyRepeat: repeat}) }()
+			// ready reports whether a ready status arrives within wait.
+			ready := func(wait time.Duration) bool {
+				timer := time.NewTimer(wait)
+				defer timer.Stop()
+				select {
+				case f := <-obs.Statuses():
+					s, err := DecodeStatus(f)
+					if err != nil || s.Kind != StatusReady {
+						t.Fatalf("status %+v (%v) before the start, want ready", s, err)
+					}
+					return true
+				case <-timer.C:
+					return false
+				}
+			}
+			want := 1
+			if repeat > 0 {
+				want = 3
+			}
+			for i := range want {
+				if !ready(5 * time.Second) {
+					t.Fatalf("%d ready statuses within 5 s, want %d", i, want)
+				}
+			}
+			if repeat == 0 && ready(50*time.Millisecond) {
+				t.Error("ready published twice without ReadyRepeat")
+			}
+			if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

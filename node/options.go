@@ -29,13 +29,22 @@ type Options struct {
 	ReportEvery int
 	// PhaseDeadline bounds the wait for a phase's expected messages and
 	// all-reduce terms, measured from the end of the phase's sends. A
-	// message missing at the deadline is a dropout. Default 5 s. Under
-	// injected loss every lost message costs its receiver this whole
-	// wait, so such runs want a deadline of a few milliseconds.
+	// message missing at the deadline is a dropout. In a phase with an
+	// all-reduce, the agents other than the root wait twice the deadline
+	// for the root's sum, so the root has its own deadline to gather the
+	// terms first. Default 5 s. Under injected loss every lost message
+	// costs its receiver this whole wait, so such runs want a deadline of
+	// a few milliseconds.
 	PhaseDeadline time.Duration
 	// StartTimeout bounds the wait for the coordinator's start after the
 	// ready status. Default 60 s.
 	StartTimeout time.Duration
+	// ReadyRepeat, if positive, is the period at which the ready status
+	// is published again until the coordinator's start (or stop) arrives,
+	// for agents that may start before the coordinator listens (agent
+	// processes on several hosts); the coordinator counts a repeated
+	// ready once. Zero (the default) publishes ready once.
+	ReadyRepeat time.Duration
 	// Logger receives the runtime's structured logs. Default: discard.
 	Logger hclog.Logger
 	// Faults are the injected fault models; the zero value injects none.
@@ -56,8 +65,9 @@ func (o Options) resolve() (Options, error) {
 	if o.ReportEvery < 0 {
 		return o, fmt.Errorf("node: options: ReportEvery = %d: must not be negative", o.ReportEvery)
 	}
-	if o.PhaseDeadline < 0 || o.StartTimeout < 0 {
-		return o, fmt.Errorf("node: options: PhaseDeadline %v and StartTimeout %v must not be negative", o.PhaseDeadline, o.StartTimeout)
+	if o.PhaseDeadline < 0 || o.StartTimeout < 0 || o.ReadyRepeat < 0 {
+		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v and ReadyRepeat %v must not be negative",
+			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat)
 	}
 	if err := o.Faults.validate(o.N, o.Rounds); err != nil {
 		return o, err

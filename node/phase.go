@@ -94,7 +94,7 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 			return err
 		}
 		r.wbuf = f
-		if err := r.ep.Send(m.To, f); err != nil {
+		if err := r.sendData(m.To, f, t, ph); err != nil {
 			r.sendFailed(m.To, err)
 			continue
 		}
@@ -111,11 +111,27 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 		r.termGot = make([]bool, r.o.N)
 	}
 	r.terms[r.id] = append(r.terms[r.id][:0], out.Reduce...)
+	r.earlyFrom = -1
 	r.root = r.reduceRoot()
 	if r.root == r.id {
 		return nil
 	}
-	f, err := AppendFrame(r.wbuf[:0], FrameReduce, r.id, t, ph, out.Reduce)
+	return r.sendTerm(t, ph)
+}
+
+// sendData sends the data frame f of (t, ph) to agent to, through the
+// injected faults if there are any.
+func (r *runner) sendData(to int, f []byte, t, ph int) error {
+	if r.faults != nil {
+		return r.faults.send(to, f, t, ph)
+	}
+	return r.ep.Send(to, f)
+}
+
+// sendTerm sends this agent's all-reduce term of (t, ph) to the root. Only
+// an encoding error is returned; a failed delivery is logged.
+func (r *runner) sendTerm(t, ph int) error {
+	f, err := AppendFrame(r.wbuf[:0], FrameReduce, r.id, t, ph, r.terms[r.id])
 	if err != nil {
 		return err
 	}
@@ -133,6 +149,11 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 // them in ascending agent order and broadcasts the sum: the lowest agent
 // not known to have left. A rooted reduce moves 2N frames where a
 // broadcast of every term moves N^2, and gives the same bits.
+//
+// Agents that have seen different leave frames may pick different roots.
+// When the root an agent picked leaves during the phase, the agent picks
+// again (see switchRoot); terms that reach an agent that is not (yet) the
+// root are kept for that case.
 func (r *runner) reduceRoot() int {
 	for j := 0; j < r.o.N; j++ {
 		if j == r.id || r.leaveKey[j] > r.cur {
@@ -345,13 +366,16 @@ func (r *runner) accept(h Header, f []byte) {
 		}
 		r.data[k] = DecodeValues(r.data[k], f, h)
 		r.got[k] = true
-		r.remember(h, f)
+		r.rememberValues(h, r.data[k])
 		if r.leaveKey[h.From] > r.cur {
 			r.waitMsgs--
 		}
 	case FrameReduce:
+		// A term sent to this agent while it is not the root is kept: its
+		// sender saw a departure this agent has not seen yet, and this
+		// agent becomes the root when it does (switchRoot).
 		switch {
-		case !r.reduce || r.root != r.id || r.termGot[h.From]:
+		case !r.reduce || r.termGot[h.From]:
 			r.tr.Unexpected++
 			return
 		case h.Count != r.reduceLen:
@@ -360,16 +384,26 @@ func (r *runner) accept(h Header, f []byte) {
 		}
 		r.terms[h.From] = DecodeValues(r.terms[h.From], f, h)
 		r.termGot[h.From] = true
-		if r.leaveKey[h.From] > r.cur {
+		if r.root == r.id && r.leaveKey[h.From] > r.cur {
 			r.waitTerms--
 		}
 	case FrameSum:
 		switch {
-		case !r.reduce || h.From != r.root || r.sumGot:
+		case !r.reduce || r.root == r.id || r.sumGot:
 			r.tr.Unexpected++
 			return
 		case h.Count != r.reduceLen:
 			r.tr.Malformed++
+			return
+		case h.From != r.root:
+			// The sum of an agent that became the root on a departure
+			// this agent has not seen yet: kept for switchRoot.
+			if r.earlyFrom >= 0 {
+				r.tr.Unexpected++
+				return
+			}
+			r.early = DecodeValues(r.early, f, h)
+			r.earlyFrom = h.From
 			return
 		}
 		r.sum = DecodeValues(r.sum, f, h)
@@ -398,7 +432,39 @@ func (r *runner) depart(j int, k uint64) {
 	case r.reduce && r.root == r.id && !r.termGot[j]:
 		r.waitTerms--
 	case r.reduce && r.root == j && !r.sumGot:
-		r.waitTerms--
+		r.switchRoot()
+	}
+}
+
+// switchRoot picks the reduce root of the current phase again after the
+// root left without sending the sum. If the new root is another agent,
+// this agent's term goes to it (unless its sum is already here) and the
+// wait is for its sum; if it is this agent, it gathers the terms of the
+// agents still in the run, counting those that reached it already.
+func (r *runner) switchRoot() {
+	old := r.root
+	r.root = r.reduceRoot()
+	if r.log.IsDebug() {
+		r.log.Debug("reduce root left", "round", r.cur>>16, "phase", r.cur&0xffff, "old", old, "new", r.root)
+	}
+	if r.root == r.id {
+		r.waitTerms = 0
+		for j, got := range r.termGot {
+			if !got && r.leaveKey[j] > r.cur {
+				r.waitTerms++
+			}
+		}
+		return
+	}
+	if r.earlyFrom == r.root {
+		r.sum = append(r.sum[:0], r.early...)
+		r.sumGot = true
+		r.waitTerms = 0
+		return
+	}
+	r.waitTerms = 1 // the new root's sum
+	if err := r.sendTerm(int(r.cur>>16), int(r.cur&0xffff)); err != nil {
+		r.log.Warn("cannot resend reduce term", "error", err)
 	}
 }
 

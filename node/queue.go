@@ -27,12 +27,14 @@ type Batcher interface {
 // queue is an unbounded FIFO of frames with a one-slot wake-up signal: put
 // never blocks, take hands over everything queued. A channel view (C) is
 // started on first use for readers that want one frame at a time; a queue
-// must be read through take or through C, not both.
+// must be read through take or through C, not both. close discards the
+// frames still queued, so a queue whose reader has gone holds nothing.
 type queue struct {
 	mu     sync.Mutex
 	frames [][]byte
 	closed bool
 	ready  chan struct{}
+	done   chan struct{} // closed by close: the channel view's pump exits
 	// waiting is set while the reader is in wait: only then does put
 	// signal ready, so a sender to a busy reader takes no channel lock.
 	waiting atomic.Bool
@@ -41,7 +43,9 @@ type queue struct {
 	out  chan []byte
 }
 
-func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
+func newQueue() *queue {
+	return &queue{ready: make(chan struct{}, 1), done: make(chan struct{})}
+}
 
 // put appends frame and reports whether the queue was still open; a frame
 // put into a closed queue is discarded.
@@ -93,7 +97,8 @@ func (q *queue) take(dst [][]byte) ([][]byte, bool) {
 }
 
 // C returns a channel yielding the frames one at a time in order; it is
-// closed after the queue closes and the frames queued before are read.
+// closed once the queue closes. Frames already in the channel's buffer
+// stay readable; those still queued behind it are discarded.
 func (q *queue) C() <-chan []byte {
 	q.once.Do(func() {
 		q.out = make(chan []byte, mailboxBuffer)
@@ -102,6 +107,9 @@ func (q *queue) C() <-chan []byte {
 	return q.out
 }
 
+// pump moves the queued frames into q.out until the queue closes; a
+// reader that stops reading cannot keep it (or the frames) alive past
+// close.
 func (q *queue) pump() {
 	defer close(q.out)
 	var batch [][]byte
@@ -111,8 +119,13 @@ func (q *queue) pump() {
 		if !ok {
 			return
 		}
-		for _, f := range batch {
-			q.out <- f
+		for i, f := range batch {
+			select {
+			case q.out <- f:
+				batch[i] = nil
+			case <-q.done:
+				return
+			}
 		}
 		if len(batch) == 0 {
 			q.wait()
@@ -120,10 +133,18 @@ func (q *queue) pump() {
 	}
 }
 
-// close marks the queue closed and wakes its reader. It is idempotent.
+// close marks the queue closed, discards the frames still queued, stops
+// the channel view's pump and wakes the reader. It is idempotent.
 func (q *queue) close() {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
 	q.closed = true
+	clear(q.frames)
+	q.frames = nil
+	close(q.done)
 	q.mu.Unlock()
 	q.signal()
 }

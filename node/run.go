@@ -14,18 +14,19 @@ import (
 // Run drives agent a over endpoint ep until it has completed opts.Rounds
 // rounds, the coordinator says stop, the agent fails or ctx ends.
 //
-// Protocol: publish a ready status; wait for the coordinator's start (at
-// most StartTimeout); then for each round t and phase ph < a.Phases(t):
-// send the outbox of a.Send(t, ph) (messages to their To agents, an
-// all-reduce term to the root of the reduce, which broadcasts the sum),
-// collect the expected messages and the
-// reduce terms until all have arrived or PhaseDeadline passes, and hand
-// the inbox to a.Receive. A progress status is published right after the
-// start (round 0, the initial state) and every ReportEvery rounds after
-// that, when ReportEvery > 0; between rounds a stop from the coordinator ends the run.
-// When it ends before the last round (stop, failure, cancellation) Run
-// broadcasts a leave frame, so peers stop waiting for it; it always
-// publishes a final status, or a failed one with the error.
+// Protocol: publish a ready status (again every ReadyRepeat, if set, until
+// the start); wait for the coordinator's start (at most StartTimeout);
+// then for each round t and phase ph < a.Phases(t): send the outbox of
+// a.Send(t, ph) (messages to their To agents, an all-reduce term to the
+// root of the reduce, which broadcasts the sum), collect the expected
+// messages and the reduce terms until all have arrived or PhaseDeadline
+// passes, and hand the inbox to a.Receive. A progress status is published
+// right after the start (round 0, the initial state) and every
+// ReportEvery rounds after that, when ReportEvery > 0; between rounds a
+// stop from the coordinator ends the run. When it ends before the last
+// round (stop, failure, cancellation) Run broadcasts a leave frame, so
+// peers stop waiting for it; it always publishes a final status, or a
+// failed one with the error.
 //
 // Inbox contents are deterministic: messages ascending by sender, missing
 // senders ascending, and the reduce sum_i r_i accumulated in ascending
@@ -39,9 +40,11 @@ import (
 // reads from the inbox.
 //
 // opts.Faults injects fault models under the agent (see Faults): loss and
-// delay of data frames at the endpoint, stale substitutes for missing
+// delay of data frames at the sender, stale substitutes for missing
 // messages, crashes (a departed status, or a rejoin at the peers' round)
-// and per-round compute time.
+// and per-round compute time. Data frames still delayed when Run returns
+// are discarded, after a wait of at most PhaseDeadline when the last
+// round was completed.
 //
 // Run returns nil after a final or departed status; the agent's error, a
 // start timeout, a closed endpoint or ctx.Err() otherwise. It does not
@@ -59,6 +62,10 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		return fmt.Errorf("node: agent id %d outside 0..%d", id, o.N-1)
 	}
 	r := newRunner(a, ep, o)
+	settleWait := time.Duration(0) // set once the last round is done
+	if r.faults != nil {
+		defer func() { r.faults.settle(settleWait) }()
+	}
 	if r.batch != nil {
 		// A batch wait is a plain receive: cancellation wakes it.
 		stopWake := context.AfterFunc(ctx, r.batch.Wake)
@@ -121,6 +128,9 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		// Stopped early: peers still in this round must not wait for us.
 		// After the last round no peer has a phase left to wait in.
 		r.leave()
+	} else {
+		// Frames of the last round still delayed may be awaited by peers.
+		settleWait = o.PhaseDeadline
 	}
 	r.publish(StatusFinal, r.a.Report(), nil)
 	if r.log.IsDebug() {
@@ -177,10 +187,13 @@ type runner struct {
 	sum       []float64   // the reduce sum
 	root      int         // the agent that sums the phase's terms
 	sumGot    bool        // a non-root agent has the root's sum
+	early     []float64   // a sum from an agent that is not (yet) the root
+	earlyFrom int         // its sender, -1 if none
 	msgs      []consensus.Msg
 	missing   []int
 
 	// Fault models (see Faults).
+	faults  *faultSender // loss and delay of data frames; nil without
 	crashes []Crash      // this agent's crashes still ahead, ascending
 	stale   [][]staleMsg // stale[ph][j]: latest message of j in phase ph
 }
@@ -188,16 +201,17 @@ type runner struct {
 func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 	id := a.ID()
 	r := &runner{
-		a:        a,
-		ep:       ep,
-		o:        o,
-		id:       id,
-		log:      o.Logger.With("agent", id),
-		control:  ep.Control(),
-		leaveKey: make([]uint64, o.N),
+		a:         a,
+		ep:        ep,
+		o:         o,
+		id:        id,
+		log:       o.Logger.With("agent", id),
+		control:   ep.Control(),
+		leaveKey:  make([]uint64, o.N),
+		earlyFrom: -1,
 	}
 	if o.Faults.injects() {
-		r.ep = newFaultEndpoint(ep, id, &r.o.Faults, &r.tr)
+		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
 	}
 	r.crashes = r.o.Faults.crashesOf(id)
 	// A crashing agent reads its inbox frame by frame while it is down
@@ -217,12 +231,22 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 }
 
 // awaitStart waits for the coordinator's start; stop reports a stop
-// received first.
+// received first. With ReadyRepeat > 0 the ready status is published
+// again every ReadyRepeat until then; none follows the start, since the
+// repeats happen in this wait only.
 func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 	timer := time.NewTimer(r.o.StartTimeout)
 	defer timer.Stop()
+	var repeat <-chan time.Time
+	if r.o.ReadyRepeat > 0 {
+		t := time.NewTicker(r.o.ReadyRepeat)
+		defer t.Stop()
+		repeat = t.C
+	}
 	for {
 		select {
+		case <-repeat:
+			r.publish(StatusReady, r.a.Report(), nil)
 		case f, ok := <-r.control:
 			if !ok {
 				return false, errors.New("control channel closed before start")

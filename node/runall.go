@@ -11,7 +11,9 @@ import (
 
 // RunAll runs agents as goroutines over tr, one Run each, and returns when
 // all have ended; the error joins the agents' errors. It connects every
-// endpoint before the first agent starts and closes them at the end. One
+// endpoint before the first agent starts and closes each as soon as its
+// agent's Run returns, so frames still sent to a departed agent are
+// discarded instead of queueing for a reader that is gone. One
 // agent's failure does not cancel the others: its leave frame releases
 // its peers, which finish with dropouts. RunAll does not start the run:
 // the coordinator (or StartWhenReady) must send the start control once
@@ -36,16 +38,16 @@ func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Op
 		}
 		eps = append(eps, ep)
 	}
-	errs := make([]error, len(agents))
+	errs := make([]error, 2*len(agents)) // Run's error, then Close's
 	var g errgroup.Group
 	for i, a := range agents {
 		g.Go(func() error {
 			errs[i] = Run(ctx, a, eps[i], opts)
-			return errs[i]
+			errs[len(agents)+i] = eps[i].Close()
+			return nil
 		})
 	}
 	_ = g.Wait() // every error is in errs
-	errs = append(errs, closeAll())
 	return errors.Join(errs...)
 }
 

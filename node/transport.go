@@ -12,10 +12,11 @@ package node
 // the round loop encodes and decodes them (see wire.go). Implementations
 // never block the caller indefinitely and are safe for concurrent use.
 type Endpoint interface {
-	// Send delivers frame to agent to's inbox.
+	// Send delivers frame to agent to's inbox (data frames, and
+	// all-reduce terms to the root of the reduce).
 	Send(to int, frame []byte) error
 	// Broadcast delivers frame to the inbox of every agent of the run,
-	// the sender included (all-reduce terms).
+	// the sender included (the root's all-reduce sums, leave frames).
 	Broadcast(frame []byte) error
 	// Inbox yields the frames addressed to this agent, in arrival order.
 	Inbox() <-chan []byte

@@ -10,7 +10,7 @@ import (
 // Wire format of the agent-to-agent frames (all integers little-endian):
 //
 //	offset  size  field
-//	0       1     kind   (1 data, 2 reduce, 3 leave)
+//	0       1     kind   (1 data, 2 reduce term, 3 leave, 4 reduce sum)
 //	1       4     from   uint32, the sending agent's id
 //	5       4     round  uint32
 //	9       2     phase  uint16

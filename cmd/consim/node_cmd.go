@@ -7,11 +7,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/node"
 )
+
+// readyRepeat is how often an agent process repeats its ready status
+// until the coordinator's first control arrives (node.Options.ReadyRepeat).
+const readyRepeat = time.Second
 
 // nodeFlags are the flags of `consim node`.
 type nodeFlags struct {
@@ -88,7 +93,11 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 	if err != nil {
 		return fmt.Errorf("agent %d: %w", id, err)
 	}
-	runErr := node.Run(ctx, agent, newReadyRepeater(ep, readyRepeat), nodeOptions(s, logger))
+	opts := nodeOptions(s, logger)
+	// The coordinator may subscribe after this process starts (agents on
+	// several hosts): repeat ready until its start arrives.
+	opts.ReadyRepeat = readyRepeat
+	runErr := node.Run(ctx, agent, ep, opts)
 	if err := ep.Close(); err != nil {
 		logger.Warn("closing the endpoint", "error", err)
 	}
