@@ -37,6 +37,7 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 	r.waitTerms = 0
 	if r.reduce {
 		r.sumGot = false
+		r.sumSent = false
 		for j := range r.termGot {
 			r.termGot[j] = j == r.id
 			if r.root == r.id && j != r.id && r.leaveKey[j] > r.cur {
@@ -165,6 +166,7 @@ func (r *runner) reduceRoot() int {
 
 // broadcastSum sends the root's sum of the current phase to every agent.
 func (r *runner) broadcastSum(t, ph int) {
+	r.sumSent = true
 	f, err := AppendFrame(r.wbuf[:0], FrameSum, r.id, t, ph, r.sum)
 	if err != nil {
 		r.sendFailed(-1, err)

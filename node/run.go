@@ -187,6 +187,7 @@ type runner struct {
 	sum       []float64   // the reduce sum
 	root      int         // the agent that sums the phase's terms
 	sumGot    bool        // a non-root agent has the root's sum
+	sumSent   bool        // the root has broadcast the sum of the phase
 	early     []float64   // a sum from an agent that is not (yet) the root
 	earlyFrom int         // its sender, -1 if none
 	msgs      []consensus.Msg
@@ -308,7 +309,14 @@ func (r *runner) leave() {
 		return
 	}
 	r.left = true
-	round, phase := int(r.next>>16), int(r.next&0xffff)
+	key := r.next
+	if r.reduce && r.root == r.id && !r.sumSent {
+		// A root that leaves before broadcasting its sum skips the
+		// current phase too: its peers then pick another root at once
+		// instead of waiting out the deadline for a sum that never comes.
+		key = r.cur
+	}
+	round, phase := int(key>>16), int(key&0xffff)
 	f, err := AppendFrame(r.wbuf[:0], FrameLeave, r.id, round, phase, nil)
 	if err != nil {
 		r.log.Warn("cannot encode leave frame", "error", err)
