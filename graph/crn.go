@@ -1,6 +1,9 @@
 package graph
 
-import "math"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // Common randomness. Every random choice in a run is a pure function of
 // (run seed, round, draw, ids), computed by a counter-based hash, so both
@@ -48,4 +51,13 @@ func Uniform(seed uint64, round, draw, a, b uint64) float64 {
 // on.
 func Exponential(u, mean float64) float64 {
 	return -mean * math.Log1p(-u)
+}
+
+// SeedSample seeds pcg with agent i's stream of stochastic samples xi for
+// round t: PCG(Hash(seed, t, DrawSample, i, 0), Hash(seed, t, DrawSample,
+// i, 1)). An agent and every reference of it draw the same samples by
+// seeding through this one rule.
+func SeedSample(pcg *rand.PCG, seed uint64, t, i int) {
+	pcg.Seed(Hash(seed, uint64(t), DrawSample, uint64(i), 0),
+		Hash(seed, uint64(t), DrawSample, uint64(i), 1))
 }

@@ -138,8 +138,7 @@ func (r *Reference) Step(t int) error {
 func (r *Reference) sample(t int, dst *mat.VecDense) {
 	n := r.n
 	for i, f := range r.locals {
-		r.pcg.Seed(graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 0),
-			graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 1))
+		graph.SeedSample(r.pcg, r.cfg.Seed, t, i)
 		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
 		gi := dst.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
 		r.gradEvals += int64(f.StochGrad(xi, gi, r.rng))

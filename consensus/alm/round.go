@@ -175,8 +175,7 @@ func (a *Agent) globalSafeguard(ysq float64) {
 // skipping the terms of dropped edges; z uses the old x_i.
 func (a *Agent) primalStep(t int) {
 	n := a.n
-	a.pcg.Seed(graph.Hash(a.cfg.Seed, uint64(t), graph.DrawSample, uint64(a.id), 0),
-		graph.Hash(a.cfg.Seed, uint64(t), graph.DrawSample, uint64(a.id), 1))
+	graph.SeedSample(a.pcg, a.cfg.Seed, t, a.id)
 	a.gradEvals += int64(a.f.StochGrad(a.x, a.g, a.rng))
 	g := a.g
 	for l := range g {

@@ -174,8 +174,7 @@ func (ag *CompositionAgent) Receive(t, ph int, in consensus.Inbox) error {
 	}
 	k := t % K
 	if k == 0 {
-		ag.pcg.Seed(graph.Hash(ag.cfg.Seed, uint64(t), graph.DrawSample, uint64(ag.id), 0),
-			graph.Hash(ag.cfg.Seed, uint64(t), graph.DrawSample, uint64(ag.id), 1))
+		graph.SeedSample(ag.pcg, ag.cfg.Seed, t, ag.id)
 		ag.est.Snapshot(ag.x)
 		for l, g := range ag.est.Grad {
 			ag.lam[l] = -ag.invN*g - ag.a[l]

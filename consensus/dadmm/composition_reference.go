@@ -110,8 +110,7 @@ func (r *CompositionReference) Step(t int) error {
 	if k == 0 {
 		grad := mat.NewVecDense(N*n, nil)
 		for i := range N {
-			r.pcgs[i].Seed(graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 0),
-				graph.Hash(r.cfg.Seed, uint64(t), graph.DrawSample, uint64(i), 1))
+			graph.SeedSample(r.pcgs[i], r.cfg.Seed, t, i)
 			r.ests[i].Snapshot(r.blockData(r.x, i))
 			for l, v := range r.ests[i].Grad {
 				grad.SetVec(i*n+l, v)

@@ -59,8 +59,7 @@ func (a *Agent) exactStep() {
 //	x_i <- x_i - [ (1/N) G_i(x_i, xi_i) + a_i + c sum_{j live} (x_i - x_j) ] / (2c d_i + 1/tau_i).
 func (a *Agent) linearizedStep(t int) {
 	n, c := a.n, a.cfg.C
-	a.pcg.Seed(graph.Hash(a.cfg.Seed, uint64(t), graph.DrawSample, uint64(a.id), 0),
-		graph.Hash(a.cfg.Seed, uint64(t), graph.DrawSample, uint64(a.id), 1))
+	graph.SeedSample(a.pcg, a.cfg.Seed, t, a.id)
 	g := a.v
 	a.gradEvals += int64(a.f.StochGrad(a.x, g, a.rng))
 	var d int
