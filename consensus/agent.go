@@ -30,6 +30,10 @@ type Outbox struct {
 	// Reduce, if non-nil, is this agent's term of a sum over all agents.
 	// Every agent of the run must give the same length in the same phase.
 	Reduce []float64
+	// Evals, if non-empty, are independent evaluations for the run's
+	// oracle workers (see Oracle); their results arrive in Inbox.Evals in
+	// the same order.
+	Evals []EvalRequest
 }
 
 // Inbox is what the runtime delivers at the end of a phase. Its slices
@@ -47,6 +51,9 @@ type Inbox struct {
 	// order; nil when the phase had no reduce. Agents whose term did not
 	// arrive contribute zero and are counted by the runtime.
 	Reduce []float64
+	// Evals holds the values of Outbox.Evals of the same phase, one slice
+	// per request, in request order; nil when the phase asked for none.
+	Evals [][]float64
 }
 
 // Agent is one participant's algorithm state machine. A round t consists
