@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Set applies one override "key.path=value", as given to --set: the key is

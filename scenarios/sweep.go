@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // MaxSweepRuns bounds the number of runs one sweep expands to.
