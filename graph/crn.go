@@ -12,7 +12,10 @@ import (
 
 // Draw indices of the ALM's three independent edge draws per round
 // (zeta_0 for the dual update, zeta_1 and zeta_2 for the A^T y and
-// rho A^T A x terms), and of per-agent stochastic sampling.
+// rho A^T A x terms), and of per-agent stochastic sampling. They are the
+// int forms of StreamDual ... StreamSample, for EdgeProcess.Active's draw
+// argument; every other draw value is a Stream of the registry in
+// streams.go.
 const (
 	DrawDual    = 0 // zeta_0
 	DrawAdjoint = 1 // zeta_1
@@ -58,6 +61,5 @@ func Exponential(u, mean float64) float64 {
 // i, 1)). An agent and every reference of it draw the same samples by
 // seeding through this one rule.
 func SeedSample(pcg *rand.PCG, seed uint64, t, i int) {
-	pcg.Seed(Hash(seed, uint64(t), DrawSample, uint64(i), 0),
-		Hash(seed, uint64(t), DrawSample, uint64(i), 1))
+	StreamSample.Seed(pcg, seed, uint64(t), uint64(i))
 }

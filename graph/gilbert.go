@@ -5,11 +5,6 @@ import (
 	"sync"
 )
 
-// Draw index of the Gilbert-Elliott chain's transition uniforms. It lies
-// far above the per-round draws and the topology draws, so the chain never
-// shares a uniform with a presence draw or a graph sample.
-const drawChain = 1<<33 + 1
-
 // checkpointEvery is the spacing, in rounds, of the chain states a
 // GilbertElliott keeps for random access to earlier rounds.
 const checkpointEvery = 1024
@@ -26,7 +21,7 @@ const checkpointEvery = 1024
 //
 // so the chain is stationary from round 0. A bad spell lasts a geometric
 // number of rounds with mean 1/p_bg (a good spell: mean 1/p_gb). The
-// uniforms driving the chain are U(seed, t, drawChain, i, j), so both
+// uniforms driving the chain are U(seed, t, StreamChain, i, j), so both
 // endpoints of an edge compute the same path without talking.
 //
 // Presence. Given S_t, draw d of round t has the edge present iff
@@ -173,7 +168,7 @@ func (ge *GilbertElliott) active(t, d, k int) bool {
 
 // step returns S_t given S_{t-1} = prevBad for edge e.
 func (ge *GilbertElliott) step(t int, e *Edge, prevBad bool) bool {
-	u := Uniform(ge.seed, uint64(t), drawChain, uint64(e.I), uint64(e.J))
+	u := StreamChain.Uniform(ge.seed, uint64(t), uint64(e.I), uint64(e.J))
 	if prevBad {
 		return u >= ge.pbg
 	}
@@ -182,7 +177,7 @@ func (ge *GilbertElliott) step(t int, e *Edge, prevBad bool) bool {
 
 // initial returns S_0 of edge e, drawn from the stationary distribution.
 func (ge *GilbertElliott) initial(e *Edge) bool {
-	return Uniform(ge.seed, 0, drawChain, uint64(e.I), uint64(e.J)) < ge.piBad
+	return StreamChain.Uniform(ge.seed, 0, uint64(e.I), uint64(e.J)) < ge.piBad
 }
 
 // bad returns whether S_t = bad for edge k, using and extending the

@@ -8,22 +8,14 @@ import (
 // Random topologies. They are drawn from the common-randomness hash, so a
 // (seed, parameters) pair always yields the same graph on every host. Both
 // are "forced connected": attempt a = 0, 1, 2, ... draws an independent
-// sample from Hash(seed, a, draw, ., .) and the first connected sample is
+// sample from Hash(seed, a, stream, ., .) (StreamErdosRenyi,
+// StreamGeometric) and the first connected sample is
 // returned, i.e. the result is distributed as the model conditioned on
 // connectivity.
 
 // MaxAttempts bounds the number of samples a forced-connected random
 // topology draws before giving up.
 const MaxAttempts = 1000
-
-// Draw indices for topology and probability generation. They lie far
-// above the per-round draws (DrawDual ... DrawSample), so reusing a run
-// seed for the topology does not correlate it with the edge process.
-const (
-	drawErdosRenyi = 1<<32 + iota
-	drawGeometric
-	drawRandomP
-)
 
 // ErdosRenyi returns a sample of G(n, q) conditioned on being connected:
 // each pair {i, j} is an edge independently with probability q, with
@@ -40,7 +32,7 @@ func ErdosRenyi(n int, q float64, seed uint64) (*Graph, error) {
 		var edges []Edge
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				if Uniform(seed, a, drawErdosRenyi, uint64(i), uint64(j)) < q {
+				if StreamErdosRenyi.Uniform(seed, a, uint64(i), uint64(j)) < q {
 					edges = append(edges, Edge{I: i, J: j, P: 1})
 				}
 			}
@@ -71,8 +63,8 @@ func RandomGeometric(n int, radius float64, seed uint64) (*Graph, error) {
 	y := make([]float64, n)
 	sample := func(a uint64) []Edge {
 		for i := range x {
-			x[i] = Uniform(seed, a, drawGeometric, uint64(i), 0)
-			y[i] = Uniform(seed, a, drawGeometric, uint64(i), 1)
+			x[i] = StreamGeometric.Uniform(seed, a, uint64(i), 0)
+			y[i] = StreamGeometric.Uniform(seed, a, uint64(i), 1)
 		}
 		var edges []Edge
 		for i := 0; i < n; i++ {

@@ -61,8 +61,8 @@ func TestRandomGeometric(t *testing.T) {
 		var edges []Edge
 		for i := 0; i < n; i++ {
 			for j := i + 1; j < n; j++ {
-				dx := Uniform(seed, a, drawGeometric, uint64(i), 0) - Uniform(seed, a, drawGeometric, uint64(j), 0)
-				dy := Uniform(seed, a, drawGeometric, uint64(i), 1) - Uniform(seed, a, drawGeometric, uint64(j), 1)
+				dx := StreamGeometric.Uniform(seed, a, uint64(i), 0) - StreamGeometric.Uniform(seed, a, uint64(j), 0)
+				dy := StreamGeometric.Uniform(seed, a, uint64(i), 1) - StreamGeometric.Uniform(seed, a, uint64(j), 1)
 				if dx*dx+dy*dy <= r*r {
 					edges = append(edges, Edge{I: i, J: j, P: 1})
 				}
