@@ -14,14 +14,15 @@ import (
 // node crashes and stragglers. The zero value injects nothing.
 //
 // Every fault event is a pure function of the common randomness
-// graph.Hash(Seed, round, draw, a, b), with draw indices of its own, so a
+// graph.Hash(Seed, round, stream, a, b), in the streams graph.StreamLoss,
+// graph.StreamDelay (phase by phase) and graph.StreamStraggle, so a
 // run with the same seed loses, delays and slows the same messages and
 // agents under every transport, and replays exactly. The models act under
 // the agent code: the agent sees them only as dropouts, late or stale
 // messages.
 type Faults struct {
-	// Seed is the seed of the fault draws (usually the run seed; the draw
-	// indices keep them independent of the edge and sample draws).
+	// Seed is the seed of the fault draws (usually the run seed; the fault
+	// streams keep them independent of the edge and sample draws).
 	Seed uint64
 	// Loss drops data frames at the sender.
 	Loss Loss
@@ -43,10 +44,11 @@ type Faults struct {
 
 // Loss drops a data frame from agent i to agent j with probability Rate,
 // per direction independently: the frame of (t, ph) is lost iff
-// U(Seed, t, drawLoss(ph), i, j) < Rate. Dropped frames are counted in the
-// sender's Traffic.InjectedLoss and reach the receiver as dropouts at its
-// deadline; a lost message costs the receiver a full phase deadline, as a
-// real loss would, so runs with loss want a short phase deadline.
+// U(Seed, t, graph.StreamLoss.Phase(ph), i, j) < Rate. Dropped frames are
+// counted in the sender's Traffic.InjectedLoss and reach the receiver as
+// dropouts at its deadline; a lost message costs the receiver a full phase
+// deadline, as a real loss would, so runs with loss want a short phase
+// deadline.
 type Loss struct {
 	// Rate is the loss probability, in [0, 1].
 	Rate float64
@@ -148,24 +150,12 @@ type Rejoiner interface {
 }
 
 // Stragglers delays agents by a compute time drawn per round from Dist,
-// U(Seed, t, drawStraggle, i, 0): before the sends of each round the
+// U(Seed, t, graph.StreamStraggle, i, 0): before the sends of each round the
 // agent sleeps that long. Agents lists the slowed agents; empty means all.
 type Stragglers struct {
 	Dist
 	Agents []int
 }
-
-// Draw indices of the fault models. They lie far above the per-round
-// edge and sample draws (graph.Draw*) and the edge models' chains, and the
-// phase is added in steps of 16 so no two models share a uniform.
-const (
-	drawLoss     = 1<<35 + 1
-	drawDelay    = 1<<35 + 2
-	drawStraggle = 1<<35 + 3
-)
-
-// drawAt returns the draw index of model base in phase ph.
-func drawAt(base uint64, ph int) uint64 { return base + 16*uint64(ph) }
 
 // validate checks f for a run of n agents and the given rounds.
 func (f *Faults) validate(n, rounds int) error {
@@ -224,7 +214,7 @@ func (f *Faults) lost(t, ph, i, j int) bool {
 	if l.Symmetric && a > b {
 		a, b = b, a
 	}
-	return graph.Uniform(f.Seed, uint64(t), drawAt(drawLoss, ph), uint64(a), uint64(b)) < l.Rate
+	return graph.StreamLoss.Phase(ph).Uniform(f.Seed, uint64(t), uint64(a), uint64(b)) < l.Rate
 }
 
 // delay returns the delay of the data frame of (t, ph) from i to j.
@@ -232,7 +222,7 @@ func (f *Faults) delay(t, ph, i, j int) time.Duration {
 	if !f.Delay.active() {
 		return 0
 	}
-	return f.Delay.sample(graph.Uniform(f.Seed, uint64(t), drawAt(drawDelay, ph), uint64(i), uint64(j)))
+	return f.Delay.sample(graph.StreamDelay.Phase(ph).Uniform(f.Seed, uint64(t), uint64(i), uint64(j)))
 }
 
 // straggle returns agent i's compute time in round t.
@@ -241,7 +231,7 @@ func (f *Faults) straggle(t, i int) time.Duration {
 	if !s.active() || len(s.Agents) > 0 && !slices.Contains(s.Agents, i) {
 		return 0
 	}
-	return s.sample(graph.Uniform(f.Seed, uint64(t), drawStraggle, uint64(i), 0))
+	return s.sample(graph.StreamStraggle.Uniform(f.Seed, uint64(t), uint64(i), 0))
 }
 
 // crashesOf returns agent i's crashes, ascending by round.

@@ -486,3 +486,49 @@ func TestCrashRestartAlone(t *testing.T) {
 			a.rejoined, a.ran, a.next, at+after, rounds-after, rounds)
 	}
 }
+
+// TestFaultDrawsGolden pins the fault models' draws to the draw values
+// they had before the stream registry (loss 2^35+1, delay 2^35+2, phase
+// stride 16, straggle 2^35+3): a run with the same seed must lose, delay
+// and slow the same frames and agents as before.
+func TestFaultDrawsGolden(t *testing.T) {
+	f := Faults{
+		Seed:       2024,
+		Loss:       Loss{Rate: 0.5},
+		Delay:      Dist{Kind: DistUniform, Min: time.Millisecond, Max: 9 * time.Millisecond},
+		Stragglers: Stragglers{Dist: Dist{Kind: DistExponential, Mean: time.Millisecond}},
+	}
+	lost, delayed := 0, 0
+	for tr := 0; tr < 20; tr++ {
+		for ph := 0; ph < 4; ph++ {
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					u := graph.Uniform(2024, uint64(tr), 1<<35+1+16*uint64(ph), uint64(i), uint64(j))
+					if got, want := f.lost(tr, ph, i, j), u < 0.5; got != want {
+						t.Fatalf("lost(%d, %d, %d, %d) = %v, want %v", tr, ph, i, j, got, want)
+					}
+					if u < 0.5 {
+						lost++
+					}
+					v := graph.Uniform(2024, uint64(tr), 1<<35+2+16*uint64(ph), uint64(i), uint64(j))
+					if got, want := f.delay(tr, ph, i, j), f.Delay.sample(v); got != want {
+						t.Fatalf("delay(%d, %d, %d, %d) = %v, want %v", tr, ph, i, j, got, want)
+					}
+					if f.Delay.sample(v) > 5*time.Millisecond {
+						delayed++
+					}
+				}
+			}
+		}
+		for i := 0; i < 3; i++ {
+			w := graph.Uniform(2024, uint64(tr), 1<<35+3, uint64(i), 0)
+			if got, want := f.straggle(tr, i), f.Stragglers.sample(w); got != want {
+				t.Fatalf("straggle(%d, %d) = %v, want %v", tr, i, got, want)
+			}
+		}
+	}
+	// The draws must vary: 720 frames at rate 1/2.
+	if lost < 300 || lost > 420 || delayed < 300 || delayed > 420 {
+		t.Errorf("%d lost and %d delayed beyond 5ms of 720 frames, want about 360 each", lost, delayed)
+	}
+}

@@ -29,9 +29,10 @@ type PortfolioExperiment struct {
 	Params Params
 	// Outer is the number of outer iterations of the SVRG-type methods.
 	Outer int
-	// Seed and Instance key every random stream through graph.Hash: the
-	// rewards from (Seed, 0, DrawSample, Instance, 0), the samples of
-	// method i from (Seed, 1, DrawSample, Instance, i). Instance tells
+	// Seed and Instance key every random stream through graph.Hash in the
+	// stream graph.StreamSample: the rewards from (Seed, 0, StreamSample,
+	// Instance, 0), the samples of method i from (Seed, 1, StreamSample,
+	// Instance, i). Instance tells
 	// apart the instances of one run (the index of Cov in its list).
 	Seed, Instance uint64
 	// Alg2 adds com-SVR-ADMM-2 (Algorithm 2) as a fifth method. It does not
@@ -111,7 +112,7 @@ func RunPortfolioExperiment(cfg PortfolioExperiment, clock func() time.Duration)
 		return nil, err
 	}
 	reg := Ridge{Mu: cfg.Mu}
-	dataRNG := rand.New(rand.NewPCG(graph.Hash(cfg.Seed, 0, graph.DrawSample, cfg.Instance, 0), uint64(cfg.Cov)))
+	dataRNG := rand.New(rand.NewPCG(graph.StreamSample.Hash(cfg.Seed, 0, cfg.Instance, 0), uint64(cfg.Cov)))
 	rets, err := GenerateReturns(ReturnsConfig{
 		Assets: cfg.Assets, Periods: cfg.Periods, Cov: cfg.Cov, MeanHi: cfg.MeanHi,
 	}, dataRNG)
@@ -158,7 +159,7 @@ func RunPortfolioExperiment(cfg PortfolioExperiment, clock func() time.Duration)
 	// The sample streams are numbered 0-2 for vr, 3 for SGD, 4 for
 	// Algorithm 2.
 	sampleRNG := func(i uint64) *rand.Rand {
-		return rand.New(rand.NewPCG(graph.Hash(cfg.Seed, 1, graph.DrawSample, cfg.Instance, i), 0))
+		return rand.New(rand.NewPCG(graph.StreamSample.Hash(cfg.Seed, 1, cfg.Instance, i), 0))
 	}
 	outerLimit := func(outer int, _ int64) bool { return outer < cfg.Outer }
 	var recs []EpochRecord

@@ -56,7 +56,7 @@ func TestADMMPortfolioExperiment(t *testing.T) {
 			// P* is the exact optimum of the instance drawn from the
 			// documented stream.
 			rets, err := GenerateReturns(ReturnsConfig{Assets: cfg.Assets, Periods: cfg.Periods, Cov: cfg.Cov, MeanHi: cfg.MeanHi},
-				rand.New(rand.NewPCG(graph.Hash(cfg.Seed, 0, graph.DrawSample, cfg.Instance, 0), uint64(cfg.Cov))))
+				rand.New(rand.NewPCG(graph.StreamSample.Hash(cfg.Seed, 0, cfg.Instance, 0), uint64(cfg.Cov))))
 			if err != nil {
 				t.Fatal(err)
 			}

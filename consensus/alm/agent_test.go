@@ -2,7 +2,6 @@ package alm
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -42,8 +41,7 @@ func TestSingleAgent(t *testing.T) {
 			if err := ls.round(r); err != nil {
 				t.Fatal(err)
 			}
-			rng := rand.New(rand.NewPCG(graph.Hash(cfg.Seed, uint64(r), graph.DrawSample, 0, 0),
-				graph.Hash(cfg.Seed, uint64(r), graph.DrawSample, 0, 1)))
+			rng := graph.StreamSample.Rand(cfg.Seed, uint64(r), 0)
 			f.StochGrad(x, gr, rng)
 			for k := range x {
 				gk := gr[k] + cfg.Mu*(x[k]-z[k])
@@ -94,7 +92,7 @@ func TestDropouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		ls.drop = func(t, from, to int) bool {
-			return graph.Uniform(77, uint64(t), 9, uint64(from), uint64(to)) < rate
+			return graph.StreamLoss.Uniform(77, uint64(t), uint64(from), uint64(to)) < rate
 		}
 		runRounds(t, ls, 0, rounds)
 		var drift float64

@@ -2,7 +2,6 @@ package dadmm
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -46,7 +45,7 @@ func TestSingleAgent(t *testing.T) {
 			func(int, []float64) {}},
 		{"linearized: SGD", Config{Method: MethodLinearized, Tau: 0.2, Seed: 5},
 			func(k int, x []float64) {
-				rng := rand.New(rand.NewPCG(graph.Hash(5, uint64(k), graph.DrawSample, 0, 0), graph.Hash(5, uint64(k), graph.DrawSample, 0, 1)))
+				rng := graph.StreamSample.Rand(5, uint64(k), 0)
 				gr := make([]float64, len(x))
 				f.StochGrad(x, gr, rng)
 				for l := range x {
@@ -98,10 +97,10 @@ func TestDropouts(t *testing.T) {
 		symmetric bool
 	}{
 		{"symmetric loss", func(t, _, from, to int) bool {
-			return graph.Uniform(99, uint64(t), 9, uint64(min(from, to)), uint64(max(from, to))) < 0.2
+			return graph.StreamLoss.Uniform(99, uint64(t), uint64(min(from, to)), uint64(max(from, to))) < 0.2
 		}, true},
 		{"asymmetric loss", func(t, _, from, to int) bool {
-			return graph.Uniform(99, uint64(t), 9, uint64(from), uint64(to)) < 0.2
+			return graph.StreamLoss.Uniform(99, uint64(t), uint64(from), uint64(to)) < 0.2
 		}, false},
 	}
 	for _, tc := range tests {

@@ -124,7 +124,7 @@ func TestCompositionSingleAgentIsComSVRADMM(t *testing.T) {
 	var worst float64
 	for s := range epochs {
 		t0 := s * prm.K
-		m.Epoch(rand.New(rand.NewPCG(graph.Hash(seed, uint64(t0), graph.DrawSample, 0, 0), graph.Hash(seed, uint64(t0), graph.DrawSample, 0, 1))))
+		m.Epoch(graph.StreamSample.Rand(seed, uint64(t0), 0))
 		if err := drv.Run(t0, prm.K); err != nil {
 			t.Fatal(err)
 		}

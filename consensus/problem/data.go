@@ -7,10 +7,11 @@ import (
 	"github.com/consim/consim/graph"
 )
 
-// Data generation. Every random number comes from a PCG source seeded by
-// graph.Hash(seed, 0, drawProblem, key, 0) and graph.Hash(seed, 0,
-// drawProblem, key, 1), where key is the agent id i for agent i's data and
-// the reserved keys below for the quantities all agents share. Any process
+// Data generation. Every random number comes from key's PCG source of
+// the stream graph.StreamProblem in round 0, graph.StreamProblem.Rand(seed,
+// 0, key) = PCG(Hash(seed, 0, StreamProblem, key, 0), Hash(seed, 0,
+// StreamProblem, key, 1)), where key is the agent id i for agent i's data
+// and the reserved keys below for the quantities all agents share. Any process
 // that knows (Spec, N, seed) therefore rebuilds the same problem.
 //
 // Generative model (h = Heterogeneity, sigma = Noise, n = Dim):
@@ -25,10 +26,6 @@ import (
 //
 // so the local minimizers differ across agents when h > 0.
 
-// drawProblem is the graph.Hash draw index reserved for problem data; it
-// differs from every graph.Draw* constant.
-const drawProblem = 0x70726f626c656d // "problem"
-
 // Reserved Hash keys for shared randomness (agent ids are small).
 const (
 	keyTruth  = math.MaxUint64     // x_true
@@ -40,9 +37,7 @@ const outlierStd = 10
 
 // source returns the PCG generator for Hash key key of the run seed.
 func source(seed, key uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(
-		graph.Hash(seed, 0, drawProblem, key, 0),
-		graph.Hash(seed, 0, drawProblem, key, 1)))
+	return graph.StreamProblem.Rand(seed, 0, key)
 }
 
 // groundTruth returns x_true in R^n.
