@@ -17,29 +17,42 @@ type Msg struct {
 	Data         []float64
 }
 
-// Outbox is what an agent emits in one phase: messages to some of its
-// neighbours, the senders it expects to hear from in the same phase, and
-// optionally a contribution to an all-reduce over all agents.
+// Outbox is what an agent emits in one phase: messages to other agents,
+// the senders it expects to hear from in the same phase, optionally a
+// contribution to a reduce over all agents or over a group of them, and
+// optionally a batch of evaluations for the run's oracle workers.
 type Outbox struct {
-	// Msgs are sent to their To agents. The runtime encodes them before
-	// Receive is called, so the agent may reuse Data afterwards.
+	// Msgs are sent to their To agents, which may be any agents of the run
+	// (graph neighbours, or a server and its workers in a star): the
+	// runtime moves them whatever the graph. The runtime encodes them
+	// before Receive is called, so the agent may reuse Data afterwards.
 	Msgs []Msg
 	// Expect lists, in ascending order, the agents whose message this
 	// phase needs. One that has not arrived by the deadline is a dropout.
 	Expect []int
-	// Reduce, if non-nil, is this agent's term of a sum over all agents.
-	// Every agent of the run must give the same length in the same phase.
+	// Reduce, if non-nil, is this agent's term of a sum over the agents of
+	// Group (all agents when Group is nil). Every member must give the
+	// same length in the same phase.
 	Reduce []float64
+	// Group, if non-nil, restricts the reduce of this phase to the agents
+	// it lists, in ascending order, this agent included: every member
+	// gives the same Group and a Reduce term, and receives
+	// sum_{i in Group} Reduce_i. Agents outside the group give no Reduce
+	// and neither send nor wait for it. The groups reducing in one phase
+	// must be equal or disjoint. nil (the default) is the all-reduce over
+	// all agents of the run; Group without Reduce is an error.
+	Group []int
 	// Evals, if non-empty, are independent evaluations for the run's
-	// oracle workers (see Oracle); their results arrive in Inbox.Evals in
-	// the same order.
+	// oracle workers (see Oracle); their results arrive in Inbox.Evals of
+	// the same phase, in the same order. The agent must not modify the
+	// requests or their Arg until Receive is called.
 	Evals []EvalRequest
 }
 
 // Inbox is what the runtime delivers at the end of a phase. Its slices
-// (Msgs, each Msg.Data, Missing, Reduce) belong to the runtime and are
-// reused in the next phase: an agent that keeps values past Receive copies
-// them.
+// (Msgs, each Msg.Data, Missing, Reduce, Evals and each Evals[k]) belong
+// to the runtime and are reused in the next phase: an agent that keeps
+// values past Receive copies them.
 type Inbox struct {
 	// Msgs holds the messages that arrived from the expected senders,
 	// ascending by From.
@@ -47,9 +60,11 @@ type Inbox struct {
 	// Missing lists the expected senders whose message did not arrive by
 	// the deadline, ascending.
 	Missing []int
-	// Reduce is sum_i Outbox.Reduce of agent i, summed in ascending agent
-	// order; nil when the phase had no reduce. Agents whose term did not
-	// arrive contribute zero and are counted by the runtime.
+	// Reduce is sum_i Outbox.Reduce of agent i over the agents i of the
+	// phase's group (all agents without Outbox.Group), summed in ascending
+	// agent order; nil when the agent had no reduce in the phase. Agents
+	// whose term did not arrive contribute zero and are counted by the
+	// runtime.
 	Reduce []float64
 	// Evals holds the values of Outbox.Evals of the same phase, one slice
 	// per request, in request order; nil when the phase asked for none.

@@ -13,7 +13,11 @@ package consensus
 // Results do not depend on the number of workers or on the transport:
 // every request is evaluated by an Oracle, which is a pure function of the
 // request, and the results are returned in the order the requests were
-// made.
+// made. A request whose evaluation fails, on whichever worker, fails the
+// phase: the runtime ends the agent's run with an error that names the
+// request, and Receive is not called. (Package node documents where the
+// workers run: goroutines of the agent's process, or subscribers of a
+// NATS queue group.)
 
 // EvalRequest is one independent evaluation asked of an oracle worker.
 type EvalRequest struct {
@@ -33,7 +37,9 @@ type EvalRequest struct {
 // Oracle evaluates requests on an oracle worker. Evaluate must be a pure,
 // deterministic function of req: the same request gives the same values,
 // bit for bit, on every worker, and it must not retain req.Arg. It appends
-// the values to out and returns the extended slice.
+// the values to out and returns the extended slice. The runtime never
+// calls one Oracle from two goroutines at once, so an Oracle may keep
+// scratch buffers.
 type Oracle interface {
 	Evaluate(req EvalRequest, out []float64) ([]float64, error)
 }

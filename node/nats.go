@@ -19,6 +19,10 @@ import (
 //	consim.<run>.all      frames to every agent (Broadcast): reduce sums, leaves
 //	consim.<run>.status   agent statuses to the coordinator
 //	consim.<run>.ctl      coordinator controls to every agent
+//	consim.<run>.eval     evaluation requests to the oracle workers, who
+//	                      subscribe in the queue group EvalQueue: each
+//	                      chunk goes to one of them, and its results to
+//	                      the requesting agent's in.<id>
 //
 // NATS keeps the order of one publisher's messages on one subject; the
 // round loop relies on nothing more. Frames on in.<id> and all may
@@ -36,6 +40,12 @@ func SubjectStatus(run string) string { return "consim." + run + ".status" }
 
 // SubjectControl returns the control subject of run.
 func SubjectControl(run string) string { return "consim." + run + ".ctl" }
+
+// SubjectEval returns the subject of run's evaluation requests.
+func SubjectEval(run string) string { return "consim." + run + ".eval" }
+
+// EvalQueue is the NATS queue group of the oracle workers on SubjectEval.
+const EvalQueue = "oracle-workers"
 
 // Limits of the embedded server and of each subscription.
 const (
@@ -288,7 +298,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 	run := t.opts.RunID
 	e := &natsEndpoint{
 		nc: nc, id: id, run: run,
-		all: SubjectAll(run), status: SubjectStatus(run),
+		all: SubjectAll(run), status: SubjectStatus(run), eval: SubjectEval(run),
 		inbox: newQueue(), control: newMailbox(),
 	}
 	err = errors.Join(
@@ -357,6 +367,7 @@ type natsEndpoint struct {
 	id          int
 	run         string
 	all, status string
+	eval        string
 	inbox       *queue
 	control     *mailbox
 	once        sync.Once
@@ -383,6 +394,10 @@ func (e *natsEndpoint) Send(to int, frame []byte) error {
 }
 
 func (e *natsEndpoint) Broadcast(frame []byte) error { return e.nc.Publish(e.all, frame) }
+
+// PublishEval implements EvalPublisher: one oracle worker of the queue
+// group gets frame.
+func (e *natsEndpoint) PublishEval(frame []byte) error { return e.nc.Publish(e.eval, frame) }
 
 func (e *natsEndpoint) Inbox() <-chan []byte { return e.inbox.C() }
 

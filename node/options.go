@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/consim/consim/consensus"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -49,6 +50,33 @@ type Options struct {
 	Logger hclog.Logger
 	// Faults are the injected fault models; the zero value injects none.
 	Faults Faults
+
+	// Workers is W, the number of oracle workers that evaluate the
+	// agents' Outbox.Evals (see the package doc, "Roles"). Zero (the
+	// default) evaluates in each agent's own goroutine with an oracle of
+	// its own. With W > 0, on an endpoint that reaches remote workers
+	// (NATS) the requests go to the run's NATS queue group in chunks, and
+	// RunAll starts the W workers when Oracle is set (otherwise they are
+	// expected to run elsewhere, see ServeOracle); on the channel
+	// transport each batch is split into at most W contiguous chunks
+	// evaluated by W goroutines (shared by the agents of a RunAll).
+	Workers int
+	// Oracle makes the oracle of one evaluating goroutine: Oracle(w) for
+	// worker w in 0..W-1, or Oracle(0) in each agent that evaluates
+	// itself (W = 0). Each oracle is used by one goroutine at a time. It
+	// is needed wherever evaluations run in this process; nil when no
+	// agent asks for evaluations, or when they all go to remote workers.
+	Oracle func(worker int) consensus.Oracle
+	// EvalDeadline bounds the wait for the results of a phase's
+	// evaluations from remote workers, measured from their publication.
+	// Chunks still unanswered then are published once more, with the
+	// same bound; chunks unanswered after that are counted
+	// (Traffic.EvalMissing) and fail the agent. Default PhaseDeadline.
+	EvalDeadline time.Duration
+
+	// pool is the oracle worker pool RunAll shares between its agents on
+	// transports without remote workers; nil makes each Run start its own.
+	pool *evalPool
 }
 
 // resolve validates o and fills in the defaults.
@@ -65,15 +93,21 @@ func (o Options) resolve() (Options, error) {
 	if o.ReportEvery < 0 {
 		return o, fmt.Errorf("node: options: ReportEvery = %d: must not be negative", o.ReportEvery)
 	}
-	if o.PhaseDeadline < 0 || o.StartTimeout < 0 || o.ReadyRepeat < 0 {
-		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v and ReadyRepeat %v must not be negative",
-			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat)
+	if o.PhaseDeadline < 0 || o.StartTimeout < 0 || o.ReadyRepeat < 0 || o.EvalDeadline < 0 {
+		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v, ReadyRepeat %v and EvalDeadline %v must not be negative",
+			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat, o.EvalDeadline)
+	}
+	if o.Workers < 0 {
+		return o, fmt.Errorf("node: options: Workers = %d: must not be negative", o.Workers)
 	}
 	if err := o.Faults.validate(o.N, o.Rounds); err != nil {
 		return o, err
 	}
 	if o.PhaseDeadline == 0 {
 		o.PhaseDeadline = DefaultPhaseDeadline
+	}
+	if o.EvalDeadline == 0 {
+		o.EvalDeadline = o.PhaseDeadline
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = DefaultStartTimeout

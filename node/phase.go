@@ -18,6 +18,7 @@ var errInboxClosed = errors.New("inbox closed")
 // deadline, deliver.
 func (r *runner) phase(ctx context.Context, t, ph int) error {
 	r.cur = phaseKey(t, ph)
+	r.closed = false
 	out := r.a.Send(t, ph)
 	if err := r.setExpect(out.Expect); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
@@ -26,6 +27,9 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
 	r.next = phaseKey(t, ph+1)
+	if err := r.startEvals(t, ph, out.Evals); err != nil {
+		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
+	}
 
 	r.waitMsgs = 0
 	for k, j := range r.expect {
@@ -40,7 +44,7 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 		r.sumSent = false
 		for j := range r.termGot {
 			r.termGot[j] = j == r.id
-			if r.root == r.id && j != r.id && r.leaveKey[j] > r.cur {
+			if r.root == r.id && j != r.id && r.group.has(j) && r.leaveKey[j] > r.cur {
 				r.waitTerms++
 			}
 		}
@@ -53,9 +57,14 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
 	in := r.deliver(t, ph)
+	r.closed = true
 	if r.reduce && r.root == r.id {
 		r.broadcastSum(t, ph)
 	}
+	if err := r.awaitEvals(ctx); err != nil {
+		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
+	}
+	in.Evals = r.ev.results()
 	if err := r.a.Receive(t, ph, in); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
@@ -82,7 +91,7 @@ func (r *runner) setExpect(expect []int) error {
 	return nil
 }
 
-// send encodes and sends the phase's messages and all-reduce term; the
+// send encodes and sends the phase's messages and reduce term; the
 // agent's own term is kept locally.
 func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	for i := range out.Msgs {
@@ -104,7 +113,13 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	}
 	r.reduce = out.Reduce != nil
 	if !r.reduce {
+		if out.Group != nil {
+			return fmt.Errorf("group %v without a reduce term", out.Group)
+		}
 		return nil
+	}
+	if err := r.group.set(out.Group, r.id, r.o.N); err != nil {
+		return err
 	}
 	r.reduceLen = len(out.Reduce)
 	if r.terms == nil {
@@ -156,7 +171,7 @@ func (r *runner) sendTerm(t, ph int) error {
 // again (see switchRoot); terms that reach an agent that is not (yet) the
 // root are kept for that case.
 func (r *runner) reduceRoot() int {
-	for j := 0; j < r.o.N; j++ {
+	for _, j := range r.group.members {
 		if j == r.id || r.leaveKey[j] > r.cur {
 			return j
 		}
@@ -164,7 +179,8 @@ func (r *runner) reduceRoot() int {
 	return r.id
 }
 
-// broadcastSum sends the root's sum of the current phase to every agent.
+// broadcastSum sends the root's sum of the current phase to every agent,
+// or to every other member of a group reduce still in the run.
 func (r *runner) broadcastSum(t, ph int) {
 	r.sumSent = true
 	f, err := AppendFrame(r.wbuf[:0], FrameSum, r.id, t, ph, r.sum)
@@ -173,6 +189,10 @@ func (r *runner) broadcastSum(t, ph int) {
 		return
 	}
 	r.wbuf = f
+	if r.group.grouped {
+		r.sendGroupSum(f)
+		return
+	}
 	if err := r.ep.Broadcast(f); err != nil {
 		r.sendFailed(-1, err)
 		return
@@ -325,6 +345,10 @@ func (r *runner) wait(ctx context.Context) (expired bool, err error) {
 // ignored (its reduce term is kept locally).
 func (r *runner) receive(f []byte) {
 	h, err := DecodeHeader(f)
+	if err == nil && h.Kind >= FrameEval {
+		r.receiveEval(h, f)
+		return
+	}
 	if err == nil && h.From == r.id && h.Kind != FrameData {
 		return
 	}
@@ -345,9 +369,9 @@ func (r *runner) receive(f []byte) {
 		return
 	}
 	switch k := phaseKey(h.Round, h.Phase); {
-	case k == r.cur:
+	case k == r.cur && !r.closed:
 		r.accept(h, f)
-	case k < r.cur:
+	case k <= r.cur:
 		r.tr.Late++
 		r.remember(h, f)
 	case h.Round >= r.o.Rounds:
@@ -377,7 +401,7 @@ func (r *runner) accept(h Header, f []byte) {
 		// sender saw a departure this agent has not seen yet, and this
 		// agent becomes the root when it does (switchRoot).
 		switch {
-		case !r.reduce || r.termGot[h.From]:
+		case !r.reduce || r.termGot[h.From] || !r.group.has(h.From):
 			r.tr.Unexpected++
 			return
 		case h.Count != r.reduceLen:
@@ -391,7 +415,7 @@ func (r *runner) accept(h Header, f []byte) {
 		}
 	case FrameSum:
 		switch {
-		case !r.reduce || r.root == r.id || r.sumGot:
+		case !r.reduce || r.root == r.id || r.sumGot || !r.group.has(h.From):
 			r.tr.Unexpected++
 			return
 		case h.Count != r.reduceLen:
@@ -424,14 +448,14 @@ func (r *runner) depart(j int, k uint64) {
 	if r.log.IsDebug() {
 		r.log.Debug("peer left", "peer", j, "round", k>>16, "phase", k&0xffff)
 	}
-	if k > r.cur {
+	if k > r.cur || r.closed {
 		return
 	}
 	if i, found := slices.BinarySearch(r.expect, j); found && !r.got[i] {
 		r.waitMsgs--
 	}
 	switch {
-	case r.reduce && r.root == r.id && !r.termGot[j]:
+	case r.reduce && r.root == r.id && !r.termGot[j] && r.group.has(j):
 		r.waitTerms--
 	case r.reduce && r.root == j && !r.sumGot:
 		r.switchRoot()
@@ -451,8 +475,8 @@ func (r *runner) switchRoot() {
 	}
 	if r.root == r.id {
 		r.waitTerms = 0
-		for j, got := range r.termGot {
-			if !got && r.leaveKey[j] > r.cur {
+		for _, j := range r.group.members {
+			if !r.termGot[j] && r.leaveKey[j] > r.cur {
 				r.waitTerms++
 			}
 		}
@@ -471,7 +495,8 @@ func (r *runner) switchRoot() {
 }
 
 // deliver builds the inbox of the phase and counts what is missing. The
-// reduce is sum_j r_j over the arrived terms, accumulated in ascending j.
+// reduce is sum_j r_j over the arrived terms of the group's members,
+// accumulated in ascending j.
 func (r *runner) deliver(t, ph int) consensus.Inbox {
 	r.msgs, r.missing = r.msgs[:0], r.missing[:0]
 	for k, j := range r.expect {
@@ -499,15 +524,15 @@ func (r *runner) deliver(t, ph int) consensus.Inbox {
 		if !r.sumGot {
 			// No sum from the root: every other term counts as missing
 			// and contributes zero.
-			r.tr.ReduceMissing += int64(r.o.N - 1)
+			r.tr.ReduceMissing += int64(len(r.group.members) - 1)
 			r.sum = append(r.sum[:0], r.terms[r.id]...)
 		}
 		in.Reduce = r.sum
 		return in
 	}
 	first := true
-	for j, ok := range r.termGot {
-		if !ok {
+	for _, j := range r.group.members {
+		if !r.termGot[j] {
 			r.tr.ReduceMissing++
 			continue
 		}

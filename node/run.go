@@ -62,6 +62,7 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		return fmt.Errorf("node: agent id %d outside 0..%d", id, o.N-1)
 	}
 	r := newRunner(a, ep, o)
+	defer r.ev.close()
 	settleWait := time.Duration(0) // set once the last round is done
 	if r.faults != nil {
 		defer func() { r.faults.settle(settleWait) }()
@@ -192,6 +193,9 @@ type runner struct {
 	earlyFrom int         // its sender, -1 if none
 	msgs      []consensus.Msg
 	missing   []int
+	closed    bool       // the phase's inbox is delivered: its frames are late
+	group     groupState // members of the phase's reduce
+	ev        evalState  // the phase's evaluations
 
 	// Fault models (see Faults).
 	faults  *faultSender // loss and delay of data frames; nil without

@@ -19,9 +19,19 @@ import (
 // the coordinator (or StartWhenReady) must send the start control once
 // the agents are ready, through an Observer connected before RunAll is
 // called. opts.N defaults to len(agents).
+//
+// With opts.Workers = W > 0 and opts.Oracle set, RunAll also runs the
+// run's W oracle workers, from before the first agent connects until the
+// last one ends: on a transport with remote workers (EvalTransport, i.e.
+// NATS) W OracleWorkers, each on its own connection in the queue group;
+// otherwise W goroutines of this process that all its agents share.
 func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Options) error {
 	if opts.N == 0 {
 		opts.N = len(agents)
+	}
+	stopWorkers, err := startWorkers(tr, &opts)
+	if err != nil {
+		return err
 	}
 	eps := make([]Endpoint, 0, len(agents))
 	closeAll := func() error {
@@ -29,7 +39,7 @@ func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Op
 		for _, ep := range eps {
 			errs = append(errs, ep.Close())
 		}
-		return errors.Join(errs...)
+		return errors.Join(append(errs, stopWorkers())...)
 	}
 	for _, a := range agents {
 		ep, err := tr.Endpoint(a.ID())
@@ -48,7 +58,7 @@ func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Op
 		})
 	}
 	_ = g.Wait() // every error is in errs
-	return errors.Join(errs...)
+	return errors.Join(append(errs, stopWorkers())...)
 }
 
 // StartWhenReady reads statuses from obs until agents 0..n-1 have all

@@ -66,6 +66,19 @@ type Traffic struct {
 	// DroppedWhileDown counts the frames that reached this agent while it
 	// was crashed and were discarded.
 	DroppedWhileDown int64 `json:"dropped_while_down,omitempty"`
+	// Evals counts the evaluation requests of the agent's outboxes
+	// (Outbox.Evals). EvalFrames and EvalBytes count the eval frames it
+	// published to remote oracle workers and received from them; they are
+	// not in MsgsSent, MsgsRecv, BytesSent or BytesRecv, which count the
+	// frames between agents.
+	Evals      int64 `json:"evals,omitempty"`
+	EvalFrames int64 `json:"eval_frames,omitempty"`
+	EvalBytes  int64 `json:"eval_bytes,omitempty"`
+	// EvalRetries counts the request chunks published again because no
+	// result came within Options.EvalDeadline; EvalMissing, those still
+	// unanswered after the repeat, which failed the agent.
+	EvalRetries int64 `json:"eval_retries,omitempty"`
+	EvalMissing int64 `json:"eval_missing,omitempty"`
 }
 
 // ControlKind says what the coordinator tells the agents.

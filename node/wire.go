@@ -10,15 +10,19 @@ import (
 // Wire format of the agent-to-agent frames (all integers little-endian):
 //
 //	offset  size  field
-//	0       1     kind   (1 data, 2 reduce term, 3 leave, 4 reduce sum)
-//	1       4     from   uint32, the sending agent's id
+//	0       1     kind   (1 data, 2 reduce term, 3 leave, 4 reduce sum,
+//	                      5 eval requests, 6 eval results, 7 eval failure)
+//	1       4     from   uint32, the sending agent's id (for eval
+//	                      results and failures: the requesting agent's)
 //	5       4     round  uint32
 //	9       2     phase  uint16
 //	11      4     count  uint32, number of float64 values that follow
 //	15      8*count values, IEEE 754 binary64 bit patterns
 //
 // A frame is exactly HeaderLen+8*count bytes long. A leave frame carries no
-// values; its (round, phase) is the first phase its sender skips.
+// values; its (round, phase) is the first phase its sender skips. The
+// eval frames carry count 8-byte words whose layout is given in
+// wire_eval.go; DecodeHeader checks only their length.
 
 // FrameKind says what an agent-to-agent frame carries.
 type FrameKind uint8
@@ -32,9 +36,20 @@ const (
 	// FrameLeave announces that the sender exchanges nothing from
 	// (Round, Phase) on; peers stop waiting for it.
 	FrameLeave FrameKind = 3
-	// FrameSum carries the all-reduce sum from the root to every agent; it
-	// is broadcast.
+	// FrameSum carries the reduce sum from the root to every agent: it is
+	// broadcast for the all-reduce and sent to each member for a group
+	// reduce.
 	FrameSum FrameKind = 4
+	// FrameEval carries a chunk of an agent's evaluation requests to the
+	// oracle workers (see AppendEvalChunk).
+	FrameEval FrameKind = 5
+	// FrameEvalResult carries the values of a range of evaluation
+	// requests from an oracle worker to the requesting agent (see
+	// AppendEvalResults).
+	FrameEvalResult FrameKind = 6
+	// FrameEvalFail tells the requesting agent that an oracle worker
+	// could not evaluate one of its requests (see AppendEvalFail).
+	FrameEvalFail FrameKind = 7
 )
 
 // String returns the kind's name.
@@ -48,9 +63,18 @@ func (k FrameKind) String() string {
 		return "leave"
 	case FrameSum:
 		return "sum"
+	case FrameEval:
+		return "eval"
+	case FrameEvalResult:
+		return "eval-result"
+	case FrameEvalFail:
+		return "eval-fail"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
+
+// known reports whether k is one of the frame kinds above.
+func (k FrameKind) known() bool { return k >= FrameData && k <= FrameEvalFail }
 
 // HeaderLen is the length of a frame header in bytes.
 const HeaderLen = 15
@@ -82,10 +106,12 @@ var ErrMalformedFrame = errors.New("malformed frame")
 // AppendFrame appends the frame (kind, from, round, phase, data) to dst and
 // returns the extended slice. It allocates only when dst lacks capacity, so
 // a caller that keeps the returned buffer and passes buf[:0] next time
-// encodes without allocating.
+// encodes without allocating. For the eval kinds data holds the raw words
+// of the body; AppendEvalChunk, AppendEvalResults and AppendEvalFail build
+// them.
 func AppendFrame(dst []byte, kind FrameKind, from, round, phase int, data []float64) ([]byte, error) {
 	switch {
-	case kind != FrameData && kind != FrameReduce && kind != FrameLeave && kind != FrameSum:
+	case !kind.known():
 		return dst, fmt.Errorf("node: encode frame: unknown kind %d", uint8(kind))
 	case kind == FrameLeave && len(data) != 0:
 		return dst, fmt.Errorf("node: encode leave frame: carries %d values, want 0", len(data))
@@ -131,7 +157,7 @@ func DecodeHeader(frame []byte) (Header, error) {
 		Count: int(binary.LittleEndian.Uint32(frame[11:])),
 	}
 	switch h.Kind {
-	case FrameData, FrameReduce, FrameSum:
+	case FrameData, FrameReduce, FrameSum, FrameEval, FrameEvalResult, FrameEvalFail:
 	case FrameLeave:
 		if h.Count != 0 {
 			return Header{}, fmt.Errorf("node: %w: leave frame from agent %d declares %d values", ErrMalformedFrame, h.From, h.Count)

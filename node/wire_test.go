@@ -112,7 +112,7 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		{"empty", nil},
 		{"short header", good[:HeaderLen-1]},
 		{"kind zero", withKind(0)},
-		{"kind unknown", withKind(5)},
+		{"kind unknown", withKind(8)},
 		{"truncated values", good[:len(good)-1]},
 		{"trailing bytes", append(append([]byte(nil), good...), 0)},
 		{"count too small", withCount(1)},

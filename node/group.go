@@ -1,0 +1,79 @@
+package node
+
+import "fmt"
+
+// groupState holds the members of the current phase's reduce: all agents
+// 0..N-1 (the all-reduce) or the agents of Outbox.Group. The root of a
+// group reduce is its lowest member not known to have left; it gathers
+// the other members' terms and sends the sum to each of them (where the
+// all-reduce root broadcasts it), so agents outside the group see no
+// frame of the reduce.
+type groupState struct {
+	members []int  // ascending; all when not grouped
+	grouped bool   // members come from Outbox.Group
+	member  []bool // member[j]: j is in the group (valid when grouped)
+	all     []int  // 0..N-1
+	buf     []int  // storage of members when grouped
+}
+
+// set makes group the members of the phase's reduce of agent id in a run
+// of n agents; nil selects all agents. group must be ascending, without
+// repeats, within 0..n-1 and contain id.
+func (g *groupState) set(group []int, id, n int) error {
+	if g.all == nil {
+		g.all = make([]int, n)
+		for j := range g.all {
+			g.all[j] = j
+		}
+		g.member = make([]bool, n)
+	}
+	if group != nil {
+		self := false
+		for k, j := range group {
+			switch {
+			case j < 0 || j >= n:
+				return fmt.Errorf("reduce group %v: agent %d outside 0..%d", group, j, n-1)
+			case k > 0 && j <= group[k-1]:
+				return fmt.Errorf("reduce group %v: not strictly ascending", group)
+			}
+			self = self || j == id
+		}
+		if !self {
+			return fmt.Errorf("reduce group %v does not contain agent %d, which gives a term", group, id)
+		}
+	}
+	if g.grouped {
+		for _, j := range g.members {
+			g.member[j] = false
+		}
+	}
+	if group == nil {
+		g.members, g.grouped = g.all, false
+		return nil
+	}
+	g.buf = append(g.buf[:0], group...)
+	g.members, g.grouped = g.buf, true
+	for _, j := range g.members {
+		g.member[j] = true
+	}
+	return nil
+}
+
+// has reports whether agent j takes part in the phase's reduce.
+func (g *groupState) has(j int) bool { return !g.grouped || g.member[j] }
+
+// sendGroupSum sends the sum frame f of the current phase to every other
+// member of the group still in the run.
+func (r *runner) sendGroupSum(f []byte) {
+	for _, j := range r.group.members {
+		if j == r.id || r.leaveKey[j] <= r.cur {
+			continue
+		}
+		if err := r.ep.Send(j, f); err != nil {
+			r.sendFailed(j, err)
+			continue
+		}
+		r.tr.MsgsSent++
+		r.tr.BytesSent += int64(len(f))
+	}
+}
