@@ -1,0 +1,72 @@
+package zosplm
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime is the process's user + system CPU time, so that the figures of
+// the benchmarks hold on a machine shared with other jobs.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkIteration is one ZO-SPLM iteration (k + 1 evaluations and the
+// update) at n = 50, k = 10,000 with the in-line driver. Run with -cpu 1:
+// cpu-ms/op is the CPU time per iteration on one core.
+func BenchmarkIteration(b *testing.B) {
+	n := 50
+	q, err := NewQCQP(n, 1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := NewServer(0, q.Box, 1, make([]float64, n), DefaultParams(n), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := NewDriver(s, NewOracle(q))
+	if err := d.Round(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := cpuTime()
+	for b.Loop() {
+		if err := d.Round(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+func BenchmarkEval(b *testing.B) {
+	n := 50
+	q, _ := NewQCQP(n, 1, 1)
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(i%7) - 3
+	}
+	v, w := make([]float64, 2), make([]float64, q.WorkLen())
+	c0 := cpuTime()
+	for b.Loop() {
+		q.Eval(x, v, w)
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)*1e4/1e6, "cpu-ms/1e4")
+}
+
+func BenchmarkFill(b *testing.B) {
+	d := NewDirections()
+	out := make([]float64, 50)
+	i := 0
+	c0 := cpuTime()
+	for b.Loop() {
+		d.Fill(7, i, Sphere, out)
+		i++
+	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)*1e4/1e6, "cpu-ms/1e4")
+}
