@@ -109,7 +109,7 @@ func (ge *GilbertElliott) StationaryP(i, j int) float64 {
 	if p == 0 {
 		return 0
 	}
-	return (1-ge.piBad)*p + ge.piBad*ge.pbad
+	return float64((1-ge.piBad)*p) + float64(ge.piBad*ge.pbad)
 }
 
 // Expected returns a copy of the graph with p_ij replaced by the

@@ -39,6 +39,6 @@ func (g *Graph) WithRandomP(lo, hi float64, seed uint64) (*Graph, error) {
 		return nil, fmt.Errorf("graph: random presence probabilities in [%v, %v]: need 0 < lo <= hi <= 1", lo, hi)
 	}
 	return g.WithEdgeP(func(i, j int) float64 {
-		return lo + (hi-lo)*StreamRandomP.Uniform(seed, 0, uint64(i), uint64(j))
+		return lo + float64((hi-lo)*StreamRandomP.Uniform(seed, 0, uint64(i), uint64(j)))
 	})
 }

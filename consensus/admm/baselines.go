@@ -162,7 +162,7 @@ func (m *ComSVRG2) Epoch(rng *rand.Rand) {
 			m.c.InnerJacT(l, s.X, m.r1, m.d1)
 			m.c.InnerJacT(l, m.x, m.r1, m.d2)
 			for k := range m.v {
-				m.v[k] -= inv * (m.d1[k] - m.d2[k])
+				m.v[k] -= float64(inv * (m.d1[k] - m.d2[k]))
 			}
 		}
 		axpy(m.x, -eta, m.v)

@@ -148,7 +148,7 @@ func Gradient(p Composition, x, dst []float64) {
 // axpy sets y += a x.
 func axpy(y []float64, a float64, x []float64) {
 	for k, v := range x {
-		y[k] += a * v
+		y[k] += float64(a * v)
 	}
 }
 
@@ -163,7 +163,7 @@ func scale(y []float64, a float64) {
 func dot(x, y []float64) float64 {
 	var s float64
 	for k, v := range x {
-		s += v * y[k]
+		s += float64(v * y[k])
 	}
 	return s
 }

@@ -87,8 +87,8 @@ func (a *ComSVRADMM) Epoch(rng *rand.Rand) {
 		a.reg.Prox(1/rho, a.z, a.w)
 		v := a.est.Estimate(rng, a.prm.Batch, a.x)
 		for k := range a.x {
-			a.x[k] = (a.x[k]/eta - v[k] - a.lam[k] + rho*a.w[k]) / den
-			a.lam[k] += rho * (a.x[k] - a.w[k])
+			a.x[k] = (a.x[k]/eta - v[k] - a.lam[k] + float64(rho*a.w[k])) / den
+			a.lam[k] += float64(rho * (a.x[k] - a.w[k]))
 		}
 		axpy(a.xsum, 1, a.x)
 		axpy(a.wsum, 1, a.w)

@@ -100,7 +100,7 @@ func proxWeight(s, k, K int) float64 {
 	case K == 1:
 		return hi
 	}
-	return hi - float64(k)/float64(K-1)*(hi-lo)
+	return hi - float64(float64(k)/float64(K-1)*(hi-lo))
 }
 
 // Name returns "com-SVR-ADMM-2".
@@ -142,8 +142,8 @@ func (a *ComSVRADMM2) Epoch(rng *rand.Rand) {
 		c := proxWeight(s, k, K) / etaS
 		den := rho + c
 		for i := range a.x {
-			a.x[i] = (c*a.x[i] - v[i] - a.lam[i] + rho*a.w[i]) / den
-			a.lam[i] += rho * (a.x[i] - a.w[i])
+			a.x[i] = (float64(c*a.x[i]) - v[i] - a.lam[i] + float64(rho*a.w[i])) / den
+			a.lam[i] += float64(rho * (a.x[i] - a.w[i]))
 		}
 		axpy(a.xsum, 1, a.x)
 		axpy(a.wsum, 1, a.w)
@@ -151,7 +151,7 @@ func (a *ComSVRADMM2) Epoch(rng *rand.Rand) {
 	// x-bar_s = x-bar_{s-1} + (x~^s - x-bar_{s-1})/s with x~^s = xsum/K.
 	inv, frac := 1/float64(K), 1/float64(s)
 	for i := range a.xbar {
-		a.xbar[i] += frac * (inv*a.xsum[i] - a.xbar[i])
-		a.wbar[i] += frac * (inv*a.wsum[i] - a.wbar[i])
+		a.xbar[i] += float64(frac * (float64(inv*a.xsum[i]) - a.xbar[i]))
+		a.wbar[i] += float64(frac * (float64(inv*a.wsum[i]) - a.wbar[i]))
 	}
 }

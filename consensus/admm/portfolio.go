@@ -81,7 +81,7 @@ func (p *Portfolio) InnerJacT(j int, x, u, dst []float64) {
 	a := len(x)
 	last := u[a]
 	for k, rk := range p.rets[j] {
-		dst[k] = u[k] + last*rk
+		dst[k] = u[k] + float64(last*rk)
 	}
 }
 
@@ -100,7 +100,7 @@ func (p *Portfolio) Outer(i int, y []float64) float64 {
 	a := len(p.mean)
 	s := dot(p.rets[i], y[:a])
 	c := s - y[a]
-	return -s + c*c
+	return -s + float64(c*c)
 }
 
 // OuterGrad writes grad f_i(y) = [(2c - 1) r_i; -2c], c = <r_i, y_x> - y_last,
@@ -155,7 +155,7 @@ func (p *Portfolio) Solve(r Ridge) (*Solution, error) {
 		return nil, fmt.Errorf("admm: solving the normal equations: %w", err)
 	}
 	x := append([]float64(nil), xs.RawVector().Data...)
-	return &Solution{X: x, Value: p.Objective(x) + r.Value(x), H: h}, nil
+	return &Solution{X: x, Value: float64(p.Objective(x)) + float64(r.Value(x)), H: h}, nil
 }
 
 // Gap returns P(x) - P* = (1/2)(x - x*)^T H (x - x*), exact for the

@@ -28,7 +28,7 @@ func (r Ridge) Value(w []float64) float64 { return r.Mu / 2 * dot(w, w) }
 
 // Prox writes z / (1 + t mu) into dst.
 func (r Ridge) Prox(t float64, z, dst []float64) {
-	s := 1 / (1 + t*r.Mu)
+	s := 1 / (1 + float64(t*r.Mu))
 	for k, v := range z {
 		dst[k] = s * v
 	}

@@ -65,7 +65,7 @@ func (e *Estimator) InnerEstimate(rng *rand.Rand, batch int, x []float64) []floa
 		e.c.Inner(j, e.X, e.r1)
 		e.c.Inner(j, x, e.r2)
 		for k := range e.GHat {
-			e.GHat[k] -= inv * (e.r1[k] - e.r2[k])
+			e.GHat[k] -= float64(inv * (e.r1[k] - e.r2[k]))
 		}
 	}
 	return e.GHat

@@ -153,12 +153,12 @@ func Theory(c Constants, T int) Params {
 	rho := 1.0
 	a := c.NormA
 	a2 := a * a
-	lk := c.Lf + rho*a2 + mu
+	lk := c.Lf + float64(rho*a2) + mu
 	tau := 1 / (6 * lk * lk * math.Sqrt(float64(T)))
 	var eta float64
 	if a2 > 0 {
 		eta = math.Min((2*mu+rho*a)/(4*a2*a2),
-			math.Min(tau/(200*a2), tau*(2*mu+rho*a2)/(20*a2)))
+			math.Min(tau/(200*a2), tau*(float64(2*mu)+float64(rho*a2))/(20*a2)))
 	}
 	beta := math.Min(tau/100, 1/(50*lk))
 	if eta > 0 {

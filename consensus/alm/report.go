@@ -69,7 +69,7 @@ func boxResidualSq(x, g []float64, lo, hi float64) float64 {
 		default:
 			r = v
 		}
-		s += r * r
+		s += float64(r * r)
 	}
 	return s
 }

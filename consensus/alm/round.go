@@ -137,8 +137,8 @@ func (a *Agent) dualStep() {
 		c := a.cfg.Eta * b.s
 		var sq float64
 		for l := range y {
-			y[l] += c * (a.x[l] - xj[l])
-			sq += y[l] * y[l]
+			y[l] += float64(c * (a.x[l] - xj[l]))
+			sq += float64(y[l] * y[l])
 		}
 		if a.cfg.Safeguard == SafeguardEdge && math.Sqrt(sq) >= a.myScaled {
 			clear(y)
@@ -152,7 +152,7 @@ func (a *Agent) dualStep() {
 func (a *Agent) dualSq() float64 {
 	var s float64
 	for _, v := range a.y {
-		s += v * v
+		s += float64(v * v)
 	}
 	return s / 2
 }
@@ -188,20 +188,20 @@ func (a *Agent) primalStep(t int) {
 		}
 		y, xj := a.y[k*n:(k+1)*n], a.xj[k*n:(k+1)*n]
 		for l := range g {
-			g[l] += b.s * y[l]
+			g[l] += float64(b.s * y[l])
 		}
 		if b.e2 {
 			for l := range g {
-				g[l] += a.cfg.Rho * (a.x[l] - xj[l])
+				g[l] += float64(a.cfg.Rho * (a.x[l] - xj[l]))
 			}
 		}
 	}
 	tau, mu, beta := a.cfg.tauAt(t), a.cfg.Mu, a.cfg.Beta
 	for l := range g {
 		d := a.x[l] - a.z[l]
-		g[l] += mu * d
-		a.z[l] += beta * d
-		a.x[l] -= tau * g[l]
+		g[l] += float64(mu * d)
+		a.z[l] += float64(beta * d)
+		a.x[l] -= float64(tau * g[l])
 	}
 	a.box.Project(a.x)
 }

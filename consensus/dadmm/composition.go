@@ -177,7 +177,7 @@ func (ag *CompositionAgent) Receive(t, ph int, in consensus.Inbox) error {
 		graph.SeedSample(ag.pcg, ag.cfg.Seed, t, ag.id)
 		ag.est.Snapshot(ag.x)
 		for l, g := range ag.est.Grad {
-			ag.lam[l] = -ag.invN*g - ag.a[l]
+			ag.lam[l] = -float64(ag.invN*g) - ag.a[l]
 		}
 		clear(ag.xsum)
 		clear(ag.wsum)
@@ -190,10 +190,10 @@ func (ag *CompositionAgent) Receive(t, ph int, in consensus.Inbox) error {
 	v := ag.est.Estimate(ag.rng, ag.cfg.Batch, ag.x)
 	sum := ag.sum
 	d := float64(ag.liveSum(sum))
-	den := rho + 1/eta + 2*c*d
+	den := rho + 1/eta + float64(2*c*d)
 	for l := range ag.x {
-		ag.x[l] = (ag.x[l]/eta - ag.invN*v[l] - ag.lam[l] + rho*ag.w[l] - ag.a[l] + c*(d*ag.x[l]+sum[l])) / den
-		ag.lam[l] += rho * (ag.x[l] - ag.w[l])
+		ag.x[l] = (ag.x[l]/eta - float64(ag.invN*v[l]) - ag.lam[l] + float64(rho*ag.w[l]) - ag.a[l] + float64(c*(float64(d*ag.x[l])+sum[l]))) / den
+		ag.lam[l] += float64(rho * (ag.x[l] - ag.w[l]))
 		ag.xsum[l] += ag.x[l]
 		ag.wsum[l] += ag.w[l]
 	}
@@ -229,10 +229,10 @@ func (ag *CompositionAgent) Report() consensus.Report {
 	ag.reg.Prox(ag.invN/ag.cfg.Rho, z, pw)
 	var kkt float64
 	for l := range g {
-		rx := ag.invN*g[l] + ag.lam[l] + ag.a[l]
+		rx := float64(ag.invN*g[l]) + ag.lam[l] + ag.a[l]
 		rw := ag.w[l] - pw[l]
 		rf := ag.x[l] - ag.w[l]
-		kkt += rx*rx + rw*rw + rf*rf
+		kkt += float64(rx*rx) + float64(rw*rw) + float64(rf*rf)
 	}
 	return consensus.Report{
 		ID:        ag.id,

@@ -142,7 +142,7 @@ func (r *CompositionReference) Step(t int) error {
 	rhs.AddScaledVec(rhs, c, &cx)
 	// The system matrix (rho + 1/eta) I + 2c D_t is diagonal.
 	for q := range N * n {
-		r.x.SetVec(q, rhs.AtVec(q)/(rho+1/eta+2*c*dk.At(q, q)))
+		r.x.SetVec(q, rhs.AtVec(q)/(rho+1/eta+float64(2*c*dk.At(q, q))))
 	}
 	var fx mat.VecDense
 	fx.SubVec(r.x, r.w)

@@ -125,7 +125,7 @@ func (e *exchange) dualStep(c float64, x, a []float64) {
 		}
 		xj := e.xj[k*n : (k+1)*n]
 		for l := range a {
-			a[l] += c * (x[l] - xj[l])
+			a[l] += float64(c * (x[l] - xj[l]))
 		}
 	}
 }

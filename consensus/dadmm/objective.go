@@ -54,13 +54,15 @@ func NewPortfolioLocal(p *admm.Portfolio, r admm.Ridge) (*PortfolioLocal, error)
 func (f *PortfolioLocal) Dim() int { return f.p.Dims().D }
 
 // Value returns P_i(x) = -<rbar_i, x> + x^T S_i x + (mu/2)||x||^2.
-func (f *PortfolioLocal) Value(x []float64) float64 { return f.p.Objective(x) + f.r.Value(x) }
+func (f *PortfolioLocal) Value(x []float64) float64 {
+	return float64(f.p.Objective(x)) + float64(f.r.Value(x))
+}
 
 // Grad writes grad P_i(x) = -rbar_i + 2 S_i x + mu x into g.
 func (f *PortfolioLocal) Grad(x, g []float64) {
 	f.p.ObjectiveGrad(x, g)
 	for k, v := range x {
-		g[k] += f.r.Mu * v
+		g[k] += float64(f.r.Mu * v)
 	}
 }
 

@@ -158,7 +158,7 @@ func (r *Reference) exact(coupling *mat.VecDense, deg []float64) {
 	rhs := mat.NewVecDense(r.x.Len(), nil)
 	rhs.AddScaledVec(coupling, gamma, r.x)
 	for i, p := range r.prox {
-		w := 2*r.cfg.C*deg[i] + gamma
+		w := float64(2*r.cfg.C*deg[i]) + gamma
 		if w == 0 {
 			continue
 		}

@@ -22,8 +22,8 @@ func (a *Agent) kktSq() float64 {
 	a.f.Grad(a.x, g)
 	var s float64
 	for l := range g {
-		r := g[l]*a.invN + a.a[l]
-		s += r * r
+		r := float64(g[l]*a.invN) + a.a[l]
+		s += float64(r * r)
 	}
 	return s
 }
@@ -32,7 +32,7 @@ func (a *Agent) kktSq() float64 {
 func sq(v []float64) float64 {
 	var s float64
 	for _, x := range v {
-		s += x * x
+		s += float64(x * x)
 	}
 	return s
 }

@@ -43,13 +43,13 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 func (a *Agent) exactStep() {
 	d := a.liveSum(a.v)
 	c, gamma := a.cfg.C, a.cfg.Gamma
-	w := 2*c*float64(d) + gamma
+	w := float64(2*c*float64(d)) + gamma
 	if w == 0 {
 		return
 	}
-	cd := c * float64(d)
+	cd := float64(c * float64(d))
 	for l := range a.v {
-		a.v[l] = (c*a.v[l] + (cd+gamma)*a.x[l] - a.a[l]) / w
+		a.v[l] = (float64(c*a.v[l]) + float64((cd+gamma)*a.x[l]) - a.a[l]) / w
 	}
 	a.prox.Prox(a.v, w/a.invN, a.x)
 }
@@ -64,7 +64,7 @@ func (a *Agent) linearizedStep(t int) {
 	a.gradEvals += int64(a.f.StochGrad(a.x, g, a.rng))
 	var d int
 	for l := range g {
-		g[l] = g[l]*a.invN + a.a[l]
+		g[l] = float64(g[l]*a.invN) + a.a[l]
 	}
 	for k := range a.nb {
 		if !a.nb[k].live {
@@ -73,11 +73,11 @@ func (a *Agent) linearizedStep(t int) {
 		d++
 		xj := a.xj[k*n : (k+1)*n]
 		for l := range g {
-			g[l] += c * (a.x[l] - xj[l])
+			g[l] += float64(c * (a.x[l] - xj[l]))
 		}
 	}
-	step := 1 / (2*c*float64(d) + 1/a.tau)
+	step := 1 / (float64(2*c*float64(d)) + 1/a.tau)
 	for l := range a.x {
-		a.x[l] -= step * g[l]
+		a.x[l] -= float64(step * g[l])
 	}
 }

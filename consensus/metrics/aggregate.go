@@ -44,7 +44,7 @@ func Summarize(xs []float64) Stats {
 		for _, x := range xs {
 			if finite(x) {
 				d := x - s.Mean
-				ss += d * d
+				ss += float64(d * d)
 			}
 		}
 		s.Std = math.Sqrt(ss / float64(s.N-1))
@@ -146,14 +146,14 @@ func LinearRate(rounds []int, errs []float64) (RateFit, error) {
 	var suv, suu float64
 	for k := range us {
 		du := us[k] - ubar
-		suv += du * (vs[k] - vbar)
-		suu += du * du
+		suv += float64(du * (vs[k] - vbar))
+		suu += float64(du * du)
 	}
 	if suu == 0 {
 		return RateFit{}, ErrTooFewPoints
 	}
 	s := suv / suu
-	return RateFit{Rate: math.Exp(s), LogIntercept: vbar - s*ubar, Points: len(us)}, nil
+	return RateFit{Rate: math.Exp(s), LogIntercept: vbar - float64(s*ubar), Points: len(us)}, nil
 }
 
 // SpectralRatio is the heuristic consensus speed of a graph,
@@ -193,8 +193,8 @@ func CalibrateRate(ratios, observed []float64) (float64, error) {
 		if !finite(s) || !finite(r) {
 			continue
 		}
-		num += s * (1 - r)
-		den += s * s
+		num += float64(s * (1 - r))
+		den += float64(s * s)
 	}
 	if den == 0 {
 		return 0, ErrTooFewPoints
@@ -207,6 +207,6 @@ func CalibrateRate(ratios, observed []float64) (float64, error) {
 // CalibrateRate. It ignores the gradient noise floor, the dual and
 // smoothing dynamics and the variance of the random graph: a comparison,
 // not a bound.
-func PredictedRate(c, s float64) float64 { return 1 - c*s }
+func PredictedRate(c, s float64) float64 { return 1 - float64(c*s) }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -93,8 +93,8 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 		}
 		for k, v := range r.X {
 			d := v - xbar[k]
-			spread += d * d
-			mass += v * v
+			spread += float64(d * d)
+			mass += float64(v * v)
 		}
 		kkt += r.KKTSq
 		dual += r.DualSq
@@ -113,7 +113,7 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 		if reps[e.I].X == nil || reps[e.J].X == nil {
 			continue
 		}
-		feas += e.P * e.P * sqDist(reps[e.I].X, reps[e.J].X)
+		feas += float64(e.P * e.P * sqDist(reps[e.I].X, reps[e.J].X))
 	}
 	m.Feasibility = math.Sqrt(feas)
 	if d, ok := DualDrift(reps); ok {
@@ -191,7 +191,7 @@ func sqDist(a, b []float64) float64 {
 	var s float64
 	for k := range a {
 		d := a[k] - b[k]
-		s += d * d
+		s += float64(d * d)
 	}
 	return s
 }

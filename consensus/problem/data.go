@@ -68,7 +68,7 @@ func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
 	xi := make([]float64, n)
 	shift := make([]float64, n)
 	for j := range xi {
-		xi[j] = xTrue[j] + h*rng.NormFloat64()
+		xi[j] = xTrue[j] + float64(h*rng.NormFloat64())
 	}
 	for j := range shift {
 		shift[j] = h * rng.NormFloat64()
@@ -80,7 +80,7 @@ func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
 		var z float64
 		for j := range a {
 			a[j] = (rng.NormFloat64() + shift[j]) * inv
-			z += a[j] * xi[j]
+			z += float64(a[j] * xi[j])
 		}
 		switch spec.Kind {
 		case KindLogistic:
@@ -97,10 +97,10 @@ func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
 			if rng.Float64() < spec.Outliers {
 				s.b[k] = outlierStd * e
 			} else {
-				s.b[k] = z + spec.Noise*e
+				s.b[k] = z + float64(spec.Noise*e)
 			}
 		default:
-			s.b[k] = z + spec.Noise*rng.NormFloat64()
+			s.b[k] = z + float64(spec.Noise*rng.NormFloat64())
 		}
 	}
 	return s

@@ -24,7 +24,45 @@ func naturalResidual(b Box, x, g []float64) float64 {
 	var s float64
 	for k, v := range x {
 		d := v - math.Min(math.Max(v-g[k], b.Lo), b.Hi)
-		s += d * d
+		s += float64(d * d)
 	}
 	return math.Sqrt(s)
+}
+
+// dot returns x^T y (len(x) = len(y)) as gonum's amd64 kernel of
+// floats.Dot computes it, on every architecture: four partial sums s_r
+// over the indices i = r (mod 4) of the longest prefix whose length is a
+// multiple of 4, the remaining products added to s_0 in order, and the
+// result (s_0 + s_2) + (s_1 + s_3). Every product is rounded before it is
+// added (see package graph, "Floating point"). gonum's portable kernel,
+// which arm64 runs, sums in another order and may be fused, so the
+// oracles on a run's bit path use dot, not floats.Dot.
+func dot(x, y []float64) float64 {
+	if len(x) != len(y) {
+		panic("problem: dot of vectors of different lengths")
+	}
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i] * y[i])
+		s1 += float64(x[i+1] * y[i+1])
+		s2 += float64(x[i+2] * y[i+2])
+		s3 += float64(x[i+3] * y[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i] * y[i])
+	}
+	return (s0 + s2) + (s1 + s3)
+}
+
+// axpy sets y_i += alpha x_i for every i (len(x) = len(y)), each product
+// rounded before the addition: gonum's floats.AddScaled as its amd64
+// kernel computes it, on every architecture.
+func axpy(y []float64, alpha float64, x []float64) {
+	if len(x) != len(y) {
+		panic("problem: axpy of vectors of different lengths")
+	}
+	for i, v := range x {
+		y[i] += float64(alpha * v)
+	}
 }

@@ -62,12 +62,12 @@ func (l cauchy) value(z, b float64) float64 {
 func (l cauchy) deriv(z, b float64) float64 {
 	r := z - b
 	u := r / l.c
-	return r / (1 + u*u)
+	return r / (1 + float64(u*u))
 }
 
 func (l cauchy) curv(z, b float64) float64 {
 	u := (z - b) / l.c
-	u2 := u * u
+	u2 := float64(u * u)
 	return (1 - u2) / ((1 + u2) * (1 + u2))
 }
 
@@ -91,7 +91,7 @@ type ridge struct{ lambda float64 }
 func (r ridge) value(x []float64) float64 {
 	var s float64
 	for _, v := range x {
-		s += v * v
+		s += float64(v * v)
 	}
 	return r.lambda / 2 * s
 }
@@ -101,7 +101,7 @@ func (r ridge) addGrad(x, g []float64) {
 		return
 	}
 	for j, v := range x {
-		g[j] += r.lambda * v
+		g[j] += float64(r.lambda * v)
 	}
 }
 
@@ -115,7 +115,7 @@ type saturating struct{ lambda float64 }
 func (r saturating) value(x []float64) float64 {
 	var s float64
 	for _, v := range x {
-		v2 := v * v
+		v2 := float64(v * v)
 		s += v2 / (1 + v2)
 	}
 	return r.lambda * s
@@ -126,14 +126,14 @@ func (r saturating) addGrad(x, g []float64) {
 		return
 	}
 	for j, v := range x {
-		d := 1 + v*v
+		d := 1 + float64(v*v)
 		g[j] += r.lambda * 2 * v / (d * d)
 	}
 }
 
 func (r saturating) curv(t float64) float64 {
-	d := 1 + t*t
-	return r.lambda * (2 - 6*t*t) / (d * d * d)
+	d := 1 + float64(t*t)
+	return r.lambda * (2 - float64(6*t*t)) / (d * d * d)
 }
 
 func (r saturating) lipschitz() float64 { return 2 * r.lambda }

@@ -91,7 +91,7 @@ func leastSquaresOptimum(locals []*glm, lambda float64, box Box) ([]float64, err
 		value: func(x []float64) float64 {
 			xv := mat.NewVecDense(n, x)
 			hx.MulVec(h, xv)
-			return mat.Dot(xv, hx)/2 - mat.Dot(xv, q)
+			return float64(mat.Dot(xv, hx)/2) - float64(mat.Dot(xv, q))
 		},
 		grad: func(x, g []float64) {
 			hx.MulVec(h, mat.NewVecDense(n, x))
@@ -134,7 +134,7 @@ func multistartOptimum(locals []*glm, box Box, seed uint64, xTrue []float64) ([]
 		case s > 1:
 			for j := range x0 {
 				if box.bounded() {
-					x0[j] = box.Lo + (box.Hi-box.Lo)*rng.Float64()
+					x0[j] = box.Lo + float64((box.Hi-box.Lo)*rng.Float64())
 				} else {
 					x0[j] = 2 * rng.NormFloat64()
 				}

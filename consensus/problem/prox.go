@@ -43,7 +43,7 @@ func ProxOf(f Local) (ProxOperator, error) {
 func (q *quadratic) Prox(v []float64, c float64, out []float64) {
 	for k, d := range q.d {
 		if s := d + c; s > 0 && !math.IsInf(c, 0) {
-			out[k] = (d*q.c[k] + c*v[k]) / s
+			out[k] = (float64(d*q.c[k]) + float64(c*v[k])) / s
 		} else {
 			out[k] = math.NaN()
 		}
@@ -134,7 +134,7 @@ func (p *leastSquaresProx) Prox(v []float64, c float64, out []float64) {
 	}
 	rhs := p.rhs.RawVector().Data
 	for k := range rhs {
-		rhs[k] = p.atb[k] + c*v[k]
+		rhs[k] = p.atb[k] + float64(c*v[k])
 	}
 	if err := ch.SolveVecTo(p.sol, p.rhs); err != nil {
 		for k := range out[:n] {

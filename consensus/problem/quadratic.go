@@ -51,7 +51,7 @@ func (q *quadratic) Value(x []float64) float64 {
 	var s float64
 	for k, d := range q.d {
 		r := x[k] - q.c[k]
-		s += d * r * r
+		s += float64(d * r * r)
 	}
 	return s / 2
 }
@@ -68,7 +68,7 @@ func (q *quadratic) StochGrad(x, g []float64, rng *rand.Rand) int {
 	q.Grad(x, g)
 	if q.sigma > 0 {
 		for k := range q.d {
-			g[k] += q.sigma * rng.NormFloat64()
+			g[k] += float64(q.sigma * rng.NormFloat64())
 		}
 	}
 	return 1
@@ -117,7 +117,7 @@ func NewQuadraticProblem(box Box, d, c [][]float64, sigma float64) (*Problem, er
 		p.Locals[i] = QuadraticNoisy(d[i], c[i], sigma)
 		for k := range n {
 			sumD[k] += d[i][k]
-			p.XStar[k] += d[i][k] * c[i][k]
+			p.XStar[k] += float64(d[i][k] * c[i][k])
 		}
 	}
 	for k := range n {

@@ -90,17 +90,17 @@ func fista(f objective, box Box, x []float64, tol float64) {
 		box.Project(x)
 		var restart float64
 		for k := range x {
-			restart += (y[k] - x[k]) * (x[k] - prev[k])
+			restart += float64((y[k] - x[k]) * (x[k] - prev[k]))
 		}
 		if restart > 0 {
 			t = 1
 			copy(y, x)
 			continue
 		}
-		tn := (1 + math.Sqrt(1+4*t*t)) / 2
+		tn := (1 + math.Sqrt(1+float64(4*t*t))) / 2
 		beta := (t - 1) / tn
 		for k := range y {
-			y[k] = x[k] + beta*(x[k]-prev[k])
+			y[k] = x[k] + float64(beta*(x[k]-prev[k]))
 		}
 		t = tn
 	}
@@ -156,12 +156,12 @@ func polish(f objective, box Box, x []float64) {
 		for s := 1.0; s > 1e-6; s /= 2 {
 			copy(trial, x)
 			for p, k := range free {
-				trial[k] += s * d.AtVec(p)
+				trial[k] += float64(s * d.AtVec(p))
 			}
 			box.Project(trial)
 			f.grad(trial, g)
 			ft := f.value(trial)
-			if r := naturalResidual(box, trial, g); r < res && ft <= fx+1e-12*(1+math.Abs(fx)) {
+			if r := naturalResidual(box, trial, g); r < res && ft <= fx+float64(1e-12*(1+math.Abs(fx))) {
 				copy(x, trial)
 				res, fx = r, ft
 				improved = true
