@@ -22,10 +22,10 @@ const (
 	ShardColumn = "column"
 )
 
-// drawShard is the graph.Hash draw index of the random sharding
-// permutation ("shard" in ASCII); it differs from the graph.Draw*
-// constants and from package problem's data draw.
-const drawShard = 0x7368617264
+// streamShard is the stream of common randomness of the random sharding
+// permutation, a named stream of package graph (distinct from every
+// registered stream).
+var streamShard = graph.NamedStream("dataset/shard")
 
 // Sharding says how the M rows of a data set are split among N agents.
 // Every method is deterministic: every process that knows (Sharding,
@@ -166,14 +166,15 @@ func ContiguousBlock(m, n, i int) (lo, hi int) {
 // Permutation returns a uniformly random permutation of 0 .. m-1 that is a
 // pure function of (m, seed): the Fisher-Yates shuffle that, for k = m-1
 // down to 1, swaps position k with position j = floor(h_k (k+1) / 2^64),
-// where h_k = graph.Hash(seed, 0, drawShard, k, 0).
+// where h_k = graph.Hash(seed, 0, s, k, 0) with s the stream
+// graph.NamedStream("dataset/shard").
 func Permutation(m int, seed uint64) []int {
 	p := make([]int, m)
 	for k := range p {
 		p[k] = k
 	}
 	for k := m - 1; k > 0; k-- {
-		j, _ := bits.Mul64(graph.Hash(seed, 0, drawShard, uint64(k), 0), uint64(k+1))
+		j, _ := bits.Mul64(streamShard.Hash(seed, 0, uint64(k), 0), uint64(k+1))
 		p[k], p[j] = p[j], p[k]
 	}
 	return p
