@@ -1,0 +1,27 @@
+// Package tsp implements TSP, the two-sided smoothed primal-dual method for
+// nonconvex bilevel optimization (Lu, "TSP: A Two-Sided Smoothed
+// Primal-Dual Method for Nonconvex Bilevel Optimization", ICML 2025,
+// Algorithm 1), for the Moreau-envelope reformulation
+//
+//	min_{x,y} f(x, y)  s.t.  g(x, y) - g*_gamma(x, y) <= delta,
+//	g*_gamma(x, y) = min_z g(x, z) + ||z - y||^2 / (2 gamma),
+//
+// together with the penalty baselines the paper compares against (V-PBGD,
+// BOME, MEHA), the data hyper-cleaning problem of its Section 4 (a linear
+// 784 -> 10 softmax model y, one weight x_i per training sample), its
+// metrics (test accuracy of y, F1 of the clean-sample detection x_i >= 0),
+// the distributed form as consensus.Agent state machines (an upper-level
+// agent holding y and task agents holding blocks of x and of the training
+// set, in a star), and the experiment that reproduces the paper's table.
+//
+// Every method works on a Bilevel given by first-order oracles (Objective):
+// f and g are never differentiated through, and no Hessian is formed.
+//
+// The package is pure: no I/O, no goroutines of its own, no clocks (the
+// experiment takes the caller's clock), no global random source. Every
+// random choice (the train/validation split, the corrupted labels) comes
+// from PCG generators seeded by graph.Hash. tsp imports consensus, graph
+// and gonum; it must not import node, coordinator, scenarios, dataset or
+// cmd: callers load the MNIST files (package dataset) and hand the arrays
+// in.
+package tsp
