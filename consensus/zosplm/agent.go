@@ -50,20 +50,19 @@ type method interface {
 // so an iteration makes exactly k + 1 oracle calls with one shared base
 // value.
 type core struct {
-	id      int
-	n, m    int
-	seed    uint64
-	box     problem.Box
-	est     Estimator
-	reqs    *requests
-	v0      []float64
-	meth    method
-	rounds  int
-	evals   int64
-	withW   bool
-	op      int
-	dualSq  func() float64
-	started bool
+	id     int
+	n, m   int
+	seed   uint64
+	box    problem.Box
+	est    Estimator
+	reqs   *requests
+	v0     []float64
+	meth   method
+	rounds int
+	evals  int64
+	withW  bool
+	op     int
+	dualSq func() float64
 }
 
 func newCore(id, n, m int, box problem.Box, est Estimator, seed uint64) (*core, error) {
