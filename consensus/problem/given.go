@@ -74,18 +74,29 @@ type GivenOptions struct {
 
 // FromShards builds the problem min_{x in X} f(x) = (1/N) sum_i f_i(x) of
 // the given kind (KindLeastSquares, KindLogistic or KindNonconvex) over
-// the N = len(shards) agents' data, with f_i weighted as opt.Weighting
-// says (WeightRows by default: f is the regularized mean loss over all M
-// rows, independent of the sharding), and its optimum computed by the
-// generator's solvers: the normal equations (or the box-constrained
-// active-set solve) for least squares, FISTA with the Newton polish for
-// logistic, the multistart solve for nonconvex_regression (whose first
-// non-zero start is the ridge least-squares fit).
+// the N = len(shards) agents' data. Agent i holds the m_i rows S_i of
+// shards[i], M = sum_i m_i, and, by default (WeightRows),
+//
+//	f_i(x) = w_i (1/m_i) sum_{k in S_i} ell(a_k^T x, b_k) + R(x),  w_i = N m_i / M,
+//	f(x)   = (1/M) sum_{k=1}^M ell(a_k^T x, b_k) + R(x),
+//
+// the regularized mean loss over all rows, whatever the sharding: the
+// generator's f_i (a mean over the agent's rows, data.go) times w_i, and
+// exactly the generator's convention (w_i = 1) when the shards have equal
+// sizes or opt.Weighting is WeightAgents. ell and R are the kind's loss
+// and regularizer as in New. The optimum is computed by the generator's
+// solvers: the normal equations (or the box-constrained active-set solve)
+// for least squares, FISTA with the Newton polish for logistic, the
+// multistart solve for nonconvex_regression (whose second start is a
+// ridge least-squares fit of the rows).
 //
 // Agent i's f_i equals LocalFromShard(kind, shards[i], N, M, opt).
 func FromShards(kind string, shards []Shard, opt GivenOptions) (*Problem, error) {
 	if len(shards) == 0 {
 		return nil, errors.New("problem: FromShards needs at least one shard")
+	}
+	if err := opt.validate(kind); err != nil {
+		return nil, fmt.Errorf("problem: %w", err)
 	}
 	total := 0
 	for _, s := range shards {
@@ -142,6 +153,9 @@ func FromShards(kind string, shards []Shard, opt GivenOptions) (*Problem, error)
 // (the row weighting needs N and M; WeightAgents ignores them). A node
 // process calls it for its own agent.
 func LocalFromShard(kind string, shard Shard, agents, totalRows int, opt GivenOptions) (Local, error) {
+	if err := opt.validate(kind); err != nil {
+		return nil, fmt.Errorf("problem: %w", err)
+	}
 	if agents < 1 {
 		return nil, fmt.Errorf("problem: %d agents, want N >= 1", agents)
 	}
@@ -155,7 +169,8 @@ func LocalFromShard(kind string, shard Shard, agents, totalRows int, opt GivenOp
 	return l, nil
 }
 
-// givenLocal validates one shard with the options and builds its f_i.
+// givenLocal validates one shard and builds its f_i; the options have
+// been validated.
 // Least squares carries the weight w_i in the rows,
 // sqrt(w_i) (a_k, b_k), since the exact solver reads the rows; the other
 // kinds carry it in the loss, w_i ell.
@@ -164,9 +179,6 @@ func givenLocal(kind string, s Shard, agents, total int, opt GivenOptions) (*glm
 	batch := opt.Batch
 	if batch == 0 {
 		batch = 1
-	}
-	if err := opt.validate(kind); err != nil {
-		return nil, err
 	}
 	switch {
 	case s.Dim < 1:

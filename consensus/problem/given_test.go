@@ -428,7 +428,7 @@ func TestGivenErrors(t *testing.T) {
 		want   string
 	}{
 		{"no shards", problem.KindLeastSquares, nil, problem.GivenOptions{}, "problem: FromShards needs at least one shard"},
-		{"kind", "svm", []problem.Shard{good}, problem.GivenOptions{}, `problem: shard 0: kind "svm" unknown; want one of least_squares, logistic, nonconvex_regression`},
+		{"kind", "svm", []problem.Shard{good}, problem.GivenOptions{}, `problem: kind "svm" unknown; want one of least_squares, logistic, nonconvex_regression`},
 		{"dims differ", problem.KindLeastSquares, []problem.Shard{good, {A: []float64{1}, B: []float64{1}, Dim: 1}}, problem.GivenOptions{}, "problem: shard 1 has Dim = 1, shard 0 has 2"},
 		{"dim zero", problem.KindLeastSquares, []problem.Shard{{B: []float64{1}}}, problem.GivenOptions{}, "problem: shard 0: Dim = 0, want >= 1"},
 		{"empty shard", problem.KindLeastSquares, []problem.Shard{good, {Dim: 2}}, problem.GivenOptions{}, "problem: shard 1: no rows, want at least one"},
