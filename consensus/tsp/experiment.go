@@ -28,6 +28,9 @@ type Experiment struct {
 	PBGD PBGDParams
 	BOME BOMEParams
 	MEHA MEHAParams
+	// OnPoint, if set, is called with every measurement as it is taken
+	// (for progress output).
+	OnPoint func(method string, p Point)
 }
 
 // MeanUnits are the constants of the hyper-cleaning comparison expressed
@@ -253,8 +256,11 @@ func (e Experiment) trace(h *HyperCleaning, m Method, clock func() time.Duration
 		if err != nil {
 			return false, err
 		}
-		tr.Points = append(tr.Points, Point{Round: r, Evals: m.Evals(), Accuracy: acc, F1: f1,
-			Multiplier: m.Multiplier(), Seconds: spent.Seconds()})
+		p := Point{Round: r, Evals: m.Evals(), Accuracy: acc, F1: f1, Multiplier: m.Multiplier(), Seconds: spent.Seconds()}
+		tr.Points = append(tr.Points, p)
+		if e.OnPoint != nil {
+			e.OnPoint(m.Name(), p)
+		}
 		return true, nil
 	}
 	if _, err := measure(0); err != nil {
