@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/consensus/registry"
 )
 
 // Defaults for the zero values of Config.
@@ -58,6 +59,9 @@ type Config struct {
 	OutDir string
 	// Scenario, if not empty, is written as scenario.yaml.
 	Scenario []byte
+	// Params are the algorithm's resolved parameters and constants,
+	// copied to summary.json.
+	Params []registry.Value
 	// Meta is copied to summary.json (transport, seed, mode, ...). Its
 	// values must be encodable as JSON.
 	Meta map[string]any

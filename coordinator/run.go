@@ -520,6 +520,7 @@ func (r *run) summary(end time.Time) *Summary {
 		Reduction:      reduction(r.initial, r.final),
 		Faults:         r.faults,
 		StartedAt:      r.begin,
+		Params:         params(r.cfg.Params),
 		Meta:           r.cfg.Meta,
 		Bundle:         r.b.dir,
 	}

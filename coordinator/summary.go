@@ -1,10 +1,12 @@
 package coordinator
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/node"
 )
 
@@ -26,6 +28,73 @@ const (
 	StopInterrupted  = "interrupted"  // the context was cancelled
 	StopError        = "error"        // any other error (evaluation, files, transport)
 )
+
+// Param is one resolved parameter or constant of the algorithm in
+// summary.json.
+type Param struct {
+	Name string `json:"name"`
+	// Value is written as a JSON number, or as the string "inf", "-inf"
+	// or "nan" (which float() in most languages reads) when not finite.
+	Value float64 `json:"value"`
+	Note  string  `json:"note,omitempty"`
+}
+
+// MarshalJSON writes p with a non-finite Value as a string.
+func (p Param) MarshalJSON() ([]byte, error) {
+	type plain Param
+	if !math.IsInf(p.Value, 0) && !math.IsNaN(p.Value) {
+		return json.Marshal(plain(p))
+	}
+	v := "nan"
+	switch {
+	case math.IsInf(p.Value, 1):
+		v = "inf"
+	case math.IsInf(p.Value, -1):
+		v = "-inf"
+	}
+	return json.Marshal(struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+		Note  string `json:"note,omitempty"`
+	}{p.Name, v, p.Note})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *Param) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+		Note  string          `json:"note"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	p.Name, p.Note = raw.Name, raw.Note
+	var s string
+	if json.Unmarshal(raw.Value, &s) == nil {
+		switch s {
+		case "inf":
+			p.Value = math.Inf(1)
+		case "-inf":
+			p.Value = math.Inf(-1)
+		case "nan":
+			p.Value = math.NaN()
+		default:
+			return fmt.Errorf("param %s: value %q: want a number, inf, -inf or nan", p.Name, s)
+		}
+		return nil
+	}
+	return json.Unmarshal(raw.Value, &p.Value)
+}
+
+// params converts resolved values to summary Params.
+func params(vs []registry.Value) []Param {
+	ps := make([]Param, len(vs))
+	for i, v := range vs {
+		ps[i] = Param{Name: v.Name, Value: v.Value, Note: v.Note}
+	}
+	return ps
+}
 
 // Summary is summary.json: the outcome of a run.
 type Summary struct {
@@ -56,8 +125,11 @@ type Summary struct {
 	ReadySeconds float64   `json:"ready_s"`
 	WallSeconds  float64   `json:"wall_s"`
 	// RoundsPerSec is Rounds / WallSeconds.
-	RoundsPerSec float64        `json:"rounds_per_s"`
-	Meta         map[string]any `json:"meta,omitempty"`
+	RoundsPerSec float64 `json:"rounds_per_s"`
+	// Params are the algorithm's resolved parameters and constants, in
+	// the algorithm's order.
+	Params []Param        `json:"params,omitempty"`
+	Meta   map[string]any `json:"meta,omitempty"`
 	// Bundle is the results directory.
 	Bundle string `json:"bundle"`
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
@@ -61,68 +62,78 @@ func TestValidateADMM(t *testing.T) {
 	}{
 		{"dadmm least squares", lsqSource, nil, nil},
 		{"dadmm with c and gamma", lsqSource, []string{"algorithm.params.c=0.5", "algorithm.params.gamma=0.1"}, nil},
-		{"linearized logistic", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=logistic", "problem.reg=0.1", "algorithm.params.tau=0.1"}, nil},
-		{"linearized nonconvex", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=nonconvex_regression"}, nil},
+		{"linearized logistic", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=logistic", "problem.reg=0.1", "problem.dim=4", "algorithm.params.tau=0.1"}, nil},
+		{"linearized nonconvex", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=nonconvex_regression", "problem.dim=4"}, nil},
 		{"composition portfolio", portfolioSource, nil, nil},
-		{"portfolio dim equal to assets", portfolioSource, []string{"problem.dim=8"}, nil},
 
-		{"dadmm logistic has no prox", lsqSource, []string{"problem.kind=logistic", "problem.reg=0.1"},
-			[]string{"algorithm.name: dadmm solves each subproblem with the exact prox of f_i, and problem.kind logistic has none"}},
-		{"dadmm nonconvex has no prox", lsqSource, []string{"problem.kind=nonconvex_regression"},
-			[]string{"algorithm.name: dadmm solves", "problem.kind nonconvex_regression has none (only least_squares does); use dadmm_linearized"}},
+		{"dadmm logistic has no prox", lsqSource, []string{"problem.kind=logistic", "problem.reg=0.1", "problem.dim=4"},
+			[]string{"algorithm.name: algorithm dadmm cannot run on problem logistic: it needs the exact prox of each f_i, which least_squares has"}},
+		{"dadmm nonconvex has no prox", lsqSource, []string{"problem.kind=nonconvex_regression", "problem.dim=4"},
+			[]string{"algorithm.name: algorithm dadmm cannot run on problem nonconvex_regression", "use dadmm_linearized"}},
 		{"dadmm bounded box", lsqSource, []string{"problem.box=[-10, 10]"},
 			[]string{"problem.box: dadmm is unconstrained (it does not project onto X): need [-.inf, .inf], got [-10, 10]"}},
 		{"linearized half-bounded box", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.box=[0, .inf]"},
 			[]string{"problem.box: dadmm_linearized is unconstrained"}},
-		{"alm portfolio", portfolioSource, []string{"algorithm.name=alm", "algorithm.params={}"},
-			[]string{"algorithm.name: alm cannot solve problem.kind portfolio", "only dadmm_composition handles"}},
-		{"linearized portfolio", portfolioSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.eta=null", "algorithm.params.k=null", "algorithm.params.batch=null"},
-			[]string{"algorithm.name: dadmm_linearized cannot solve problem.kind portfolio"}},
+		{"alm portfolio", portfolioSource, []string{"algorithm.name=alm"},
+			[]string{"algorithm.name: algorithm alm cannot run on problem portfolio: it needs local objectives f_i", "(problems that offer it: least_squares, logistic, nonconvex_regression)"}},
+		{"linearized portfolio", portfolioSource, []string{"algorithm.name=dadmm_linearized"},
+			[]string{"algorithm.name: algorithm dadmm_linearized cannot run on problem portfolio"}},
 		{"composition least squares", lsqSource, []string{"algorithm.name=dadmm_composition"},
-			[]string{"algorithm.name: dadmm_composition needs a composition objective: problem.kind must be portfolio, not least_squares"}},
+			[]string{"algorithm.name: algorithm dadmm_composition cannot run on problem least_squares: it needs a composition objective split into shards (problems that offer it: portfolio)"}},
 
 		{"alm param on dadmm", lsqSource, []string{"algorithm.params.c_tau=20"},
-			[]string{"algorithm.params.c_tau: does not apply to algorithm dadmm (its parameters: c, gamma)"}},
+			[]string{`unknown key "c_tau" in algorithm.params`, "gamma"}},
 		{"tau on exact dadmm", lsqSource, []string{"algorithm.params.tau=0.1"},
-			[]string{"algorithm.params.tau: does not apply to algorithm dadmm"}},
+			[]string{"algorithm.params.tau: only applies to dadmm_linearized"}},
 		{"gamma on linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.gamma=1"},
-			[]string{"algorithm.params.gamma: does not apply to algorithm dadmm_linearized (its parameters: c, tau)"}},
-		{"admm params on alm", lsqSource, []string{"algorithm.name=alm", "algorithm.params.c=1", "algorithm.params.k=3"},
-			[]string{"algorithm.params.c: does not apply to algorithm alm", "algorithm.params.k: does not apply to algorithm alm"}},
+			[]string{"algorithm.params.gamma: only applies to dadmm (the exact method)"}},
+		{"admm params on alm", lsqSource, []string{"algorithm.name=alm", "algorithm.params.k=3"},
+			[]string{`unknown key "k" in algorithm.params`}},
 		{"beta on composition", portfolioSource, []string{"algorithm.params.beta=0.5"},
-			[]string{"algorithm.params.beta: does not apply to algorithm dadmm_composition (its parameters: c, eta, rho, k, batch)"}},
+			[]string{`unknown key "beta" in algorithm.params`}},
 
 		{"c zero", lsqSource, []string{"algorithm.params.c=0"}, []string{"algorithm.params.c: must be a finite number > 0, got 0"}},
 		{"c infinite", lsqSource, []string{"algorithm.params.c=.inf"}, []string{"algorithm.params.c: must be a finite number > 0, got .inf"}},
 		{"gamma negative", lsqSource, []string{"algorithm.params.gamma=-1"}, []string{"algorithm.params.gamma: must be a finite number >= 0, got -1"}},
 		{"k zero", portfolioSource, []string{"algorithm.params.k=0"}, []string{"algorithm.params.k: must be an integer >= 1"}},
 		{"batch zero", portfolioSource, []string{"algorithm.params.batch=0"}, []string{"algorithm.params.batch: must be an integer >= 1"}},
-		{"composition rho zero", portfolioSource, []string{"algorithm.params.rho=0"}, []string{"algorithm.params.rho: must be > 0 for dadmm_composition"}},
+		{"composition rho zero", portfolioSource, []string{"algorithm.params.rho=0"}, []string{"algorithm.params.rho: must be a finite number > 0 (the penalty of x = w)"}},
 		{"composition eta negative", portfolioSource, []string{"algorithm.params.eta=-0.1"}, []string{"algorithm.params.eta: must be a finite number > 0"}},
 
 		{"portfolio keys missing", "agents: 2\ngraph: {topology: path}\nproblem: {kind: portfolio}\nalgorithm: {name: dadmm_composition}\nrounds: 5\n", nil,
-			[]string{"problem.assets: missing (required: for portfolio, an integer >= 1)", "problem.periods: missing", "problem.cov: missing", "problem.mu: missing"}},
+			[]string{"problem.assets: required: an integer >= 1", "problem.periods: required", "problem.cov: required", "problem.mu: required"}},
 		{"portfolio too few periods", portfolioSource, []string{"problem.periods=7"},
 			[]string{"problem.periods: 7 periods for 4 agents: need at least 2 per agent (8)"}},
-		{"portfolio cov below 1", portfolioSource, []string{"problem.cov=0.5"}, []string{"problem.cov: must be a finite condition number >= 1, got 0.5"}},
-		{"portfolio mu negative", portfolioSource, []string{"problem.mu=-1"}, []string{"problem.mu: must be a finite number > 0, got -1"}},
-		{"portfolio dim differs", portfolioSource, []string{"problem.dim=3"}, []string{"problem.dim: 3 differs from problem.assets = 8"}},
-		{"portfolio regression keys", portfolioSource, []string{"problem.samples_per_agent=10", "problem.box=[-1, 1]"},
-			[]string{"problem.samples_per_agent: does not apply to problem.kind portfolio", "problem.box: does not apply to problem.kind portfolio"}},
-		{"portfolio keys on least squares", lsqSource, []string{"problem.assets=3", "problem.mu=0.1"},
-			[]string{"problem.assets: only applies to portfolio, not least_squares", "problem.mu: only applies to portfolio, not least_squares"}},
+		{"portfolio cov below 1", portfolioSource, []string{"problem.cov=0.5"}, []string{"problem.cov: required: a finite condition number >= 1, got 0.5"}},
+		{"portfolio mu negative", portfolioSource, []string{"problem.mu=-1"}, []string{"problem.mu: required: a finite ridge weight > 0, got -1"}},
+		{"portfolio dim", portfolioSource, []string{"problem.dim=3"}, []string{`unknown key "dim" in problem`, "assets"}},
+		{"portfolio regression keys", portfolioSource, []string{"problem.samples_per_agent=10"},
+			[]string{`unknown key "samples_per_agent" in problem`}},
+		{"portfolio keys on least squares", lsqSource, []string{"problem.assets=3"},
+			[]string{`unknown key "assets" in problem`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := scenarioWith(t, tt.src, tt.sets...).Validate()
+			s, err := Parse([]byte(tt.src), "s.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range tt.sets {
+				if err = s.Set(kv); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				_, err = s.Build()
+			}
 			if len(tt.want) == 0 {
 				if err != nil {
-					t.Fatalf("Validate: %v", err)
+					t.Fatalf("Build: %v", err)
 				}
 				return
 			}
 			if err == nil || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Validate = %v, want an ErrInvalid error", err)
+				t.Fatalf("error = %v, want an ErrInvalid error", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -258,7 +269,8 @@ func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	agents := runOnChan(t, st, outer*k)
-	ref, err := admm.NewComSVRADMM(st.Shards[0], admm.Ridge{Mu: s.Problem.Mu}, st.InitialPoint(0),
+	pf := st.Env.Problem.(dadmm.Portfolios)
+	ref, err := admm.NewComSVRADMM(pf.Shard(0), pf.Reg(), st.InitialPoint(0),
 		admm.Params{Eta: 0.1, Rho: 0.5, K: k, Batch: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -273,36 +285,43 @@ func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
 			t.Fatalf("x[%d] = %v, com-SVR-ADMM x~ = %v", i, x[i], want[i])
 		}
 	}
-	if n := st.Composition.K; n != k {
-		t.Fatalf("resolved K = %d, want %d", n, k)
+	if n := resolved(t, st, "K"); n != k {
+		t.Fatalf("resolved K = %v, want %d", n, k)
 	}
 }
 
 // TestCompositionDefaults checks the documented defaults of
 // dadmm_composition and of the dadmm configurations.
 func TestCompositionDefaults(t *testing.T) {
-	s := scenarioWith(t, portfolioSource, "algorithm.params={eta: null, k: null, batch: null}")
+	s := scenarioWith(t, strings.Replace(portfolioSource, "params: {eta: 0.1, k: 40, batch: 2}", "params: {}", 1))
 	st, err := s.Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := st.Composition
-	if c.Eta != DefaultCompositionEta || c.Rho != DefaultCompositionRho || c.Batch != DefaultCompositionBatch || c.K != 160/4 || c.C != 1 {
-		t.Errorf("defaults: %+v", c)
+	for name, want := range map[string]float64{
+		"eta": dadmm.DefaultCompositionEta, "rho": dadmm.DefaultCompositionRho, "batch": dadmm.DefaultCompositionBatch,
+		"K": 160 / 4, "c": 1, "mu": 0.05,
+	} {
+		if got := resolved(t, st, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
-	if r, ok := c.Reg.(admm.Ridge); !ok || r.Mu != s.Problem.Mu {
-		t.Errorf("regularizer %+v, want ridge mu = %v", c.Reg, s.Problem.Mu)
-	}
-	if len(st.Shards) != 4 || len(st.Locals) != 4 || s.Dim() != 8 || st.Shards[3].Dims().M != 40 {
-		t.Errorf("shards %d, locals %d, dim %d", len(st.Shards), len(st.Locals), s.Dim())
+	pf := st.Env.Problem.(dadmm.Portfolios)
+	if pf.Dim() != 8 || pf.Shard(3).Dims().M != 40 {
+		t.Errorf("dim %d, shard 3 has %d periods", pf.Dim(), pf.Shard(3).Dims().M)
 	}
 
 	l, err := scenarioWith(t, lsqSource, "algorithm.name=dadmm_linearized").Build()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := l.DADMM; d.Method != "linearized" || d.C != 1 || d.Tau != 0 || d.Gamma != 0 {
-		t.Errorf("dadmm_linearized defaults: %+v", d)
+	if c := resolved(t, l, "c"); c != 1 {
+		t.Errorf("dadmm_linearized c = %v, want 1", c)
+	}
+	for _, v := range l.Resolved()[1:] {
+		if v.Note != "N/L_i" || !(v.Value > 0) {
+			t.Errorf("dadmm_linearized default %s = %v (%s), want N/L_i", v.Name, v.Value, v.Note)
+		}
 	}
 }
 
@@ -315,10 +334,10 @@ func TestShippedADMMScenarios(t *testing.T) {
 		agents    int
 		rounds    int
 	}{
-		{"portfolio_cov2", AlgorithmDADMMComposition, 1, 30},
-		{"portfolio_cov10", AlgorithmDADMMComposition, 1, 30},
-		{"portfolio16", AlgorithmDADMMComposition, 16, 30},
-		{"admm_vs_alm", AlgorithmDADMMLinearized, 8, 30},
+		{"portfolio_cov2", "dadmm_composition", 1, 30},
+		{"portfolio_cov10", "dadmm_composition", 1, 30},
+		{"portfolio16", "dadmm_composition", 16, 30},
+		{"admm_vs_alm", "dadmm_linearized", 8, 30},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,40 +1,26 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/admm"
-	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 )
 
-// Purposes that separate the streams derived from the run seed, so the
-// graph sample, the initial points and the rounds' draws never share
-// randomness.
-const (
-	purposeGraph     = 0x6772617068 // "graph"
-	purposeInit      = 0x696e6974   // "init"
-	purposePortfolio = 0x706f7274   // "port": the portfolio rewards
-)
+// purposeInit separates the stream of the initial points from the other
+// streams derived from the run seed ("init").
+const purposeInit = 0x696e6974
 
-// Defaults of the dadmm_composition parameters that have no other rule:
-// the values of Yu and Huang's portfolio experiment. K defaults to the
-// periods per agent (the paper takes K of the order of n).
-const (
-	DefaultCompositionEta   = 0.001
-	DefaultCompositionRho   = 1.0
-	DefaultCompositionBatch = 5
-	// portfolioMeanHi bounds the mean rewards nu_k ~ U[0, 0.1], as in the
-	// paper's experiment.
-	portfolioMeanHi = 0.1
-)
+// purposeGraph separates the stream of random topologies ("graph").
+const purposeGraph = 0x6772617068
 
 // Setup is a scenario made concrete: everything every process of a run
 // rebuilds identically from the scenario and its seed, without any data
@@ -44,132 +30,91 @@ type Setup struct {
 	Graph    *graph.Graph
 	// Process draws the edges present in each round and draw.
 	Process graph.EdgeProcess
-	// Spec describes the generated regression data (not used by
-	// problem.kind portfolio).
-	Spec problem.Spec
-	Box  problem.Box
-	// Locals are the agents' objectives f_i (data only; no central solve).
-	// For portfolio, Locals[i] is P_i = F_i + R of shard i
-	// (dadmm.PortfolioLocal).
-	Locals []problem.Local
-	// Shards are the agents' portfolio problems, the reward matrix split
-	// by periods (problem.kind portfolio only).
-	Shards []*admm.Portfolio
-	// ALM is the resolved ALM configuration: preset plus overrides
-	// (algorithm alm only).
-	ALM alm.Config
-	// DADMM is the resolved configuration of dadmm and dadmm_linearized.
-	DADMM dadmm.Config
-	// Composition is the resolved configuration of dadmm_composition.
-	Composition dadmm.CompositionConfig
+	// Env is what the algorithm was built against: graph, edge process,
+	// problem instance and initial points.
+	Env *registry.Env
+	// Run is the algorithm resolved against Env: its agents and its
+	// resolved parameters.
+	Run registry.Run
 }
 
-// Build validates s and materialises its graph, edge process, local
-// problems and algorithm parameters. The central optimum is not solved
-// here (it can be costly); see Problem.
+// Build validates s and materialises its graph, edge process, problem
+// instance and algorithm. The central optimum is not solved here (it can
+// be costly); see Problem.
 func (s *Scenario) Build() (*Setup, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	reg := s.registry()
 	g, err := s.buildGraph()
 	if err != nil {
 		return nil, err
 	}
-	st := &Setup{Scenario: s, Graph: g, Spec: s.problemSpec()}
-	st.Box = st.Spec.Box()
+	st := &Setup{Scenario: s}
 	if g, st.Process, err = s.buildProcess(g); err != nil {
 		return nil, err
 	}
 	st.Graph = g
-	if err := st.buildLocals(); err != nil {
-		return nil, err
+	pe, _ := reg.Problem(s.Problem.Kind)
+	inst, err := pe.Build(s.Problem.Settings, registry.ProblemEnv{N: s.Agents, Seed: s.Seed})
+	if err != nil {
+		return nil, s.blockError("problem", err)
 	}
-	switch a := s.Algorithm.Name; a {
-	case AlgorithmALM:
-		if st.ALM, err = s.almConfig(g, st.Locals); err != nil {
-			return nil, err
+	st.Env = &registry.Env{
+		N:        s.Agents,
+		Seed:     s.Seed,
+		Rounds:   s.Rounds,
+		Graph:    g,
+		Process:  st.Process,
+		SameDraw: s.Edges.SameDraw,
+		Faulty:   s.Faults.Active(),
+		Problem:  inst,
+		Init:     st.InitialPoint,
+	}
+	ae, _ := reg.Algorithm(s.Algorithm.Name)
+	if st.Run, err = ae.Build(s.Algorithm.Settings, st.Env); err != nil {
+		var mm *registry.ProblemMismatch
+		if errors.As(err, &mm) {
+			mm.Problem = s.Problem.Kind
+			if len(mm.Accepts) == 0 && mm.Capability != "" {
+				mm.Accepts = reg.Accepting(mm.Capability)
+			}
+			return nil, s.errorAt("algorithm.name", err)
 		}
-	case AlgorithmDADMM, AlgorithmDADMMLinearized:
-		st.DADMM = s.dadmmConfig()
-	case AlgorithmDADMMComposition:
-		st.Composition = s.compositionConfig()
+		return nil, s.blockError("algorithm", err)
 	}
 	return st, nil
 }
 
-// buildLocals generates the agents' data: the regression locals of
-// problem.Spec, or for a portfolio the reward matrix, its shards and the
-// objectives P_i of the shards.
-func (st *Setup) buildLocals() error {
-	s := st.Scenario
-	st.Locals = make([]problem.Local, s.Agents)
-	if s.Problem.Kind != ProblemPortfolio {
-		for i := range st.Locals {
-			l, err := problem.NewLocal(st.Spec, s.Agents, s.Seed, i)
-			if err != nil {
-				return s.errorAt("problem", err)
-			}
-			st.Locals[i] = l
-		}
-		return nil
+// blockError places an error of a registered block: the FieldErrors of a
+// Build at their keys (relative to the block unless they name another
+// section), anything else at the block itself.
+func (s *Scenario) blockError(block string, err error) error {
+	var fes registry.FieldErrors
+	if !errors.As(err, &fes) {
+		return s.errorAt(block, err)
 	}
-	shards, err := s.portfolioShards()
-	if err != nil {
-		return s.errorAt("problem", err)
+	v := validator{s: s}
+	for _, fe := range fes {
+		v.fail(s.blockKey(block, fe.Key), "%s", fe.Msg)
 	}
-	st.Shards = shards
-	for i, p := range shards {
-		l, err := dadmm.NewPortfolioLocal(p, admm.Ridge{Mu: s.Problem.Mu})
-		if err != nil {
-			return s.errorAt("problem", err)
-		}
-		st.Locals[i] = l
-	}
-	return nil
+	return v.errs.err()
 }
 
-// portfolioShards draws the periods x assets reward matrix of the
-// portfolio problem (admm.GenerateReturns, covariance condition number
-// problem.cov, mean rewards uniform on [0, 0.1]) from the run seed and
-// splits it into one contiguous block of periods per agent.
-func (s *Scenario) portfolioShards() ([]*admm.Portfolio, error) {
-	p := s.Problem
-	rng := rand.New(rand.NewPCG(
-		graph.Hash(s.Seed, 0, purposePortfolio, 0, 0),
-		graph.Hash(s.Seed, 0, purposePortfolio, 0, 1)))
-	rets, err := admm.GenerateReturns(admm.ReturnsConfig{
-		Assets: p.Assets, Periods: p.Periods, Cov: p.Cov, MeanHi: portfolioMeanHi,
-	}, rng)
-	if err != nil {
-		return nil, fmt.Errorf("portfolio rewards: %w", err)
+// blockKey is the scenario key of key inside block: key itself when it
+// names a top-level section of the scenario, block.key otherwise.
+func (s *Scenario) blockKey(block, key string) string {
+	top, _, _ := strings.Cut(key, ".")
+	if _, ok := lookupField(reflect.TypeFor[Scenario](), top); ok && strings.Contains(key, ".") {
+		return key
 	}
-	return dadmm.SplitPortfolio(rets, s.Agents)
-}
-
-// Dim is n, the length of every agent's block: problem.dim, or the number
-// of assets of a portfolio.
-func (s *Scenario) Dim() int {
-	if s.Problem.Kind == ProblemPortfolio {
-		return s.Problem.Assets
-	}
-	return s.Problem.Dim
+	return joinKey(block, key)
 }
 
 // Problem builds the full problem with its central optimum: what the
-// coordinator needs to measure the optimality gap. For a portfolio it is
-// f = (1/N) sum_i P_i, P_i = F_i + (mu/2)||x||^2 the objective of agent
-// i's shard of periods, the sharded objective the agents minimize, with
-// its optimum solved exactly (dadmm.PortfolioProblem); with one agent it
-// is the portfolio problem of the whole reward matrix (admm.Portfolio.Solve).
+// coordinator needs to measure the optimality gap.
 func (st *Setup) Problem() (*problem.Problem, error) {
-	if st.Scenario.Problem.Kind == ProblemPortfolio {
-		p, err := dadmm.PortfolioProblem(st.Shards, admm.Ridge{Mu: st.Scenario.Problem.Mu})
-		if err != nil {
-			return nil, st.Scenario.errorAt("problem", err)
-		}
-		return p, nil
-	}
-	p, err := problem.New(st.Spec, st.Scenario.Agents, st.Scenario.Seed)
+	p, err := st.Env.Problem.Central()
 	if err != nil {
 		return nil, st.Scenario.errorAt("problem", err)
 	}
@@ -177,10 +122,11 @@ func (st *Setup) Problem() (*problem.Problem, error) {
 }
 
 // InitialPoint returns agent i's x_0 = z_0: zero, or Gaussian with standard
-// deviation problem.init.scale drawn from the run seed, projected onto X.
+// deviation problem.init.scale drawn from the run seed, projected onto X
+// when the problem has a box.
 func (st *Setup) InitialPoint(i int) []float64 {
 	s := st.Scenario
-	x := make([]float64, s.Dim())
+	x := make([]float64, st.Env.Problem.Dim())
 	if s.Problem.Init.Kind == InitRandom {
 		rng := rand.New(rand.NewPCG(
 			graph.Hash(s.Seed, 0, purposeInit, uint64(i), 0),
@@ -189,7 +135,9 @@ func (st *Setup) InitialPoint(i int) []float64 {
 			x[k] = s.Problem.Init.Scale * rng.NormFloat64()
 		}
 	}
-	st.Box.Project(x)
+	if l, ok := st.Env.Problem.(registry.Locals); ok {
+		l.Box().Project(x)
+	}
 	return x
 }
 
@@ -198,23 +146,7 @@ func (st *Setup) Agent(i int) (consensus.Agent, error) {
 	if i < 0 || i >= st.Scenario.Agents {
 		return nil, fmt.Errorf("scenarios: agent id %d is outside [0, %d)", i, st.Scenario.Agents)
 	}
-	var (
-		a   consensus.Agent
-		err error
-	)
-	switch st.Scenario.Algorithm.Name {
-	case AlgorithmALM:
-		a, err = alm.NewAgent(st.ALM, i, st.Graph, st.Process, st.Locals[i], st.Box, st.InitialPoint(i))
-	case AlgorithmDADMM, AlgorithmDADMMLinearized:
-		a, err = dadmm.NewAgent(st.DADMM, i, st.Graph, st.Process, st.Locals[i], st.InitialPoint(i))
-	case AlgorithmDADMMComposition:
-		if len(st.Shards) != st.Scenario.Agents {
-			return nil, fmt.Errorf("scenarios: build agent %d: %s needs the portfolio shards, have %d", i, AlgorithmDADMMComposition, len(st.Shards))
-		}
-		a, err = dadmm.NewCompositionAgent(st.Composition, i, st.Graph, st.Process, st.Shards[i], st.InitialPoint(i))
-	default:
-		return nil, fmt.Errorf("scenarios: algorithm %q has no agent", st.Scenario.Algorithm.Name)
-	}
+	a, err := st.Run.Agent(i)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: build agent %d: %w", i, err)
 	}
@@ -233,6 +165,10 @@ func (st *Setup) Agents() ([]consensus.Agent, error) {
 	}
 	return as, nil
 }
+
+// Resolved lists every parameter and constant the agents run with, after
+// presets and computed constants.
+func (st *Setup) Resolved() []registry.Value { return st.Run.Resolved() }
 
 // SpectralRatio is metrics.SpectralRatio of the expected graph: lambda_2
 // of its p^2-weighted Laplacian over lambda_max of its unit-weight one,
@@ -327,130 +263,6 @@ func readEdgeList(path string, n int) (*graph.Graph, error) {
 		return nil, fmt.Errorf("edge list %s: %w", path, err)
 	}
 	return g, nil
-}
-
-// problemSpec maps the problem section onto problem.Spec.
-func (s *Scenario) problemSpec() problem.Spec {
-	p := s.Problem
-	spec := problem.Spec{
-		Kind:            p.Kind,
-		Dim:             p.Dim,
-		SamplesPerAgent: p.SamplesPerAgent,
-		Batch:           p.Batch,
-		Noise:           p.Noise,
-		Reg:             p.Reg,
-		Heterogeneity:   p.Heterogeneity,
-		Lo:              p.Box.Lo(),
-		Hi:              p.Box.Hi(),
-	}
-	if p.Kind == ProblemNonconvex {
-		spec.Scale = p.Scale
-		if spec.Scale == 0 {
-			spec.Scale = 1
-		}
-		spec.Outliers = p.Outliers
-	}
-	return spec
-}
-
-// almConfig resolves the ALM parameters: the preset computed from the
-// problem and graph constants for the horizon T = rounds, then every
-// parameter given in algorithm.params.
-func (s *Scenario) almConfig(g *graph.Graph, locals []problem.Local) (alm.Config, error) {
-	a := s.Algorithm
-	c, err := alm.ConstantsFor(g, locals)
-	if err != nil {
-		return alm.Config{}, s.errorAt("algorithm", err)
-	}
-	// The practical preset runs the agents on sigma f with sigma = 1/L_f,
-	// so the preset sees L_f = 1 (the implementation notes: "scale f so
-	// L_f ~ 1"); the theory preset keeps the paper's f (sigma = 1).
-	var p alm.Params
-	scale := 1.0
-	switch a.Preset {
-	case PresetTheory:
-		scale = orDefault(a.Params.Scale, 1)
-		p = alm.Theory(c.Scaled(scale), s.Rounds)
-	default:
-		if c.Lf > 0 {
-			scale = 1 / c.Lf
-		}
-		scale = orDefault(a.Params.Scale, scale)
-		p = alm.PracticalWith(c.Scaled(scale), s.Rounds, orDefault(a.Params.CTau, alm.PracticalCTau), orDefault(a.Params.CBeta, alm.PracticalCBeta))
-	}
-	override := func(dst *float64, v *float64) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	override(&p.Eta, a.Params.Eta)
-	override(&p.Tau, a.Params.Tau)
-	override(&p.Rho, a.Params.Rho)
-	override(&p.Mu, a.Params.Mu)
-	override(&p.Beta, a.Params.Beta)
-	override(&p.My, a.Params.MY)
-	p.TauSchedule = a.TauSchedule
-	return alm.Config{
-		Params:         p,
-		Safeguard:      a.Safeguard,
-		SafeguardEvery: a.SafeguardEvery,
-		SameDraw:       s.Edges.SameDraw,
-		Seed:           s.Seed,
-		Rounds:         s.Rounds,
-		ReportDuals:    s.Faults.Active(),
-		Scale:          scale,
-	}, nil
-}
-
-// dadmmConfig resolves the parameters of dadmm (MethodExact) and
-// dadmm_linearized (MethodLinearized): c (default dadmm.DefaultC), gamma
-// (default 0) and tau (default 0, i.e. tau_i = N/L_i per agent).
-func (s *Scenario) dadmmConfig() dadmm.Config {
-	p := s.Algorithm.Params
-	method := dadmm.MethodExact
-	if s.Algorithm.Name == AlgorithmDADMMLinearized {
-		method = dadmm.MethodLinearized
-	}
-	return dadmm.Config{
-		Method: method,
-		C:      orDefault(p.C, dadmm.DefaultC),
-		Gamma:  orDefault(p.Gamma, 0),
-		Tau:    orDefault(p.Tau, 0),
-		Seed:   s.Seed,
-	}
-}
-
-// compositionConfig resolves the parameters of dadmm_composition: eta,
-// rho and the mini-batch default to the paper's values, K to the periods
-// per agent, c to dadmm.DefaultC; R = (mu/2)||w||^2 with problem.mu.
-func (s *Scenario) compositionConfig() dadmm.CompositionConfig {
-	p := s.Algorithm.Params
-	k := max(1, s.Problem.Periods/max(1, s.Agents))
-	if p.K != nil {
-		k = *p.K
-	}
-	batch := DefaultCompositionBatch
-	if p.Batch != nil {
-		batch = *p.Batch
-	}
-	return dadmm.CompositionConfig{
-		Params: admm.Params{
-			Eta:   orDefault(p.Eta, DefaultCompositionEta),
-			Rho:   orDefault(p.Rho, DefaultCompositionRho),
-			K:     k,
-			Batch: batch,
-		},
-		C:    orDefault(p.C, dadmm.DefaultC),
-		Reg:  admm.Ridge{Mu: s.Problem.Mu},
-		Seed: s.Seed,
-	}
-}
-
-func orDefault(v *float64, def float64) float64 {
-	if v == nil || math.IsNaN(*v) {
-		return def
-	}
-	return *v
 }
 
 // errorAt wraps err, found while building, as an *Error placed at key.

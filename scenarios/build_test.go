@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/consim/consim/consensus/alm"
 )
 
 func TestBuildShipped(t *testing.T) {
@@ -18,8 +20,8 @@ func TestBuildShipped(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
-			if st.Graph.N != s.Agents || len(st.Locals) != s.Agents {
-				t.Fatalf("graph has %d agents, %d locals; want %d", st.Graph.N, len(st.Locals), s.Agents)
+			if st.Graph.N != s.Agents || st.Env.N != s.Agents {
+				t.Fatalf("graph has %d agents, env %d; want %d", st.Graph.N, st.Env.N, s.Agents)
 			}
 			as, err := st.Agents()
 			if err != nil {
@@ -28,8 +30,12 @@ func TestBuildShipped(t *testing.T) {
 			if len(as) != s.Agents {
 				t.Fatalf("%d agents, want %d", len(as), s.Agents)
 			}
-			if s.Algorithm.Name == AlgorithmALM && (st.ALM.Tau <= 0 || st.ALM.Eta <= 0 || st.ALM.Beta <= 0) {
-				t.Fatalf("resolved parameters not positive: %+v", st.ALM.Params)
+			if s.Algorithm.Name == "alm" {
+				for _, name := range []string{"tau", "eta", "beta"} {
+					if v := resolved(t, st, name); !(v > 0) {
+						t.Fatalf("resolved %s = %v, want > 0", name, v)
+					}
+				}
 			}
 		})
 	}
@@ -67,9 +73,24 @@ func TestBuildOverridesParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ALM.Rho != 3.5 || st.ALM.Tau != 0.001 || st.ALM.TauSchedule != "sqrt" {
-		t.Fatalf("overrides not applied: rho %v tau %v schedule %q", st.ALM.Rho, st.ALM.Tau, st.ALM.TauSchedule)
+	if rho, tau := resolved(t, st, "rho"), resolved(t, st, "tau"); rho != 3.5 || tau != 0.001 {
+		t.Fatalf("overrides not applied: rho %v tau %v", rho, tau)
 	}
+	if got := s.Algorithm.Settings.(*alm.Settings).TauSchedule; got != "sqrt" {
+		t.Fatalf("tau_schedule = %q, want sqrt", got)
+	}
+}
+
+// resolved returns the resolved value called name of st's algorithm.
+func resolved(t *testing.T, st *Setup, name string) float64 {
+	t.Helper()
+	for _, v := range st.Resolved() {
+		if v.Name == name {
+			return v.Value
+		}
+	}
+	t.Fatalf("no resolved value %q in %+v", name, st.Resolved())
+	return 0
 }
 
 func TestBuildRejectsDisconnectedGraph(t *testing.T) {
@@ -131,25 +152,15 @@ func TestBuildKeepsEdgeListP(t *testing.T) {
 	}
 }
 
-// TestADMMRejectsALMOnlyKeys: keys only the ALM reads are errors with
-// another algorithm when set to a non-default value.
+// TestADMMRejectsALMOnlyKeys: keys only the ALM reads are unknown keys of
+// the other algorithms, named with the keys those accept.
 func TestADMMRejectsALMOnlyKeys(t *testing.T) {
 	base := "agents: 4\ngraph: {topology: ring}\nproblem: {kind: least_squares, dim: 3}\nrounds: 10\n"
 	for _, kv := range []string{"preset: theory", "safeguard: edge", "safeguard_every: 3", "tau_schedule: sqrt"} {
-		s, err := Parse([]byte(base+"algorithm: {name: dadmm, "+kv+"}\n"), "x.yaml")
-		if err == nil {
-			err = s.Validate()
+		_, err := Parse([]byte(base+"algorithm: {name: dadmm, "+kv+"}\n"), "x.yaml")
+		key := strings.SplitN(kv, ":", 2)[0]
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "name dadmm") || !strings.Contains(err.Error(), "params") {
+			t.Errorf("dadmm with %s: error %v, want an unknown key %s listing dadmm's keys", kv, err, key)
 		}
-		key := "algorithm." + strings.SplitN(kv, ":", 2)[0]
-		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "only applies to algorithm alm") {
-			t.Errorf("dadmm with %s: error %v, want one naming %s", kv, err, key)
-		}
-	}
-	s, err := Parse([]byte(base+"algorithm: {name: dadmm, preset: practical}\n"), "x.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(); err != nil {
-		t.Errorf("dadmm with the default preset written out: %v", err)
 	}
 }

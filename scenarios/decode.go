@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
 var (
@@ -21,6 +23,8 @@ type decoder struct {
 	lines bool   // node lines refer to file (false for --set values)
 	pos   map[string]Pos
 	errs  errorsCollector
+	// reg resolves the registered sections (algorithm, problem).
+	reg *registry.Registry
 }
 
 func (d *decoder) at(n *yaml.Node) Pos {

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/consim/consim/catalog"
+	"github.com/consim/consim/consensus/registry"
 )
 
 // Default returns a scenario holding every default value. It is the one
@@ -24,19 +27,7 @@ func Default() *Scenario {
 			SameDraw: false,
 		},
 		Problem: Problem{
-			SamplesPerAgent: 100,
-			Batch:           10,
-			Noise:           0.1,
-			Reg:             0,
-			Heterogeneity:   1,
-			Box:             Interval{math.Inf(-1), math.Inf(1)},
-			Init:            Init{Kind: InitRandom, Scale: 1},
-		},
-		Algorithm: Algorithm{
-			Preset:         PresetPractical,
-			TauSchedule:    TauConstant,
-			Safeguard:      SafeguardGlobal,
-			SafeguardEvery: 10,
+			Init: Init{Kind: InitRandom, Scale: 1},
 		},
 		Metrics: Metrics{
 			Every:     10,
@@ -88,41 +79,11 @@ var keyDocs = map[string]keyDoc{
 	"edges.partitions":             {"[]", "[{groups: [[ids],...], from, to}]: edges between groups absent in [from, to); unlisted agents form one group"},
 	"edges.replay":                 {"-", "edge recording (Setup.RecordEdges) replacing the draws, relative to the scenario file"},
 
-	"problem.kind":              {"required", "one of " + strings.Join(ProblemKinds(), "|")},
-	"problem.dim":               {"required", "n, length of each x_i, >= 1 (portfolio: = assets, may be left out)"},
-	"problem.samples_per_agent": {"", "m, data points per agent, >= 1"},
-	"problem.batch":             {"", "b, minibatch size, 1 <= b <= m"},
-	"problem.noise":             {"", "target noise standard deviation, >= 0 (logistic: label flip probability < 0.5)"},
-	"problem.reg":               {"", "regulariser weight lambda >= 0 (logistic: > 0 unless the box is bounded)"},
-	"problem.heterogeneity":     {"", "spread of the agents' local models, >= 0 (0 = i.i.d.)"},
-	"problem.scale":             {"1", "nonconvex_regression only: Cauchy loss scale c > 0 (0 = 1)"},
-	"problem.outliers":          {"0", "nonconvex_regression only: fraction of pure-noise rows in [0, 1)"},
-	"problem.box":               {"", "X = [lo, hi]^n, lo < hi; .inf and -.inf allowed (dadmm family: must be unbounded)"},
-	"problem.assets":            {"-", "portfolio only: number of assets, the length of x; required there"},
-	"problem.periods":           {"-", "portfolio only: periods n, >= 2 per agent, split contiguously across agents; required there"},
-	"problem.cov":               {"-", "portfolio only: condition number of the reward covariance, >= 1; required there"},
-	"problem.mu":                {"-", "portfolio only: ridge weight mu > 0 of R(x) = (mu/2)||x||^2; required there"},
-	"problem.init.kind":         {"", "x_0 = z_0: " + strings.Join(InitKinds(), "|")},
-	"problem.init.scale":        {"", "standard deviation of a random x_0, >= 0"},
+	"problem.kind":       {"required", "a registered problem kind (below, and `consim list`)"},
+	"problem.init.kind":  {"", "x_0 = z_0: " + strings.Join(InitKinds(), "|")},
+	"problem.init.scale": {"", "standard deviation of a random x_0, >= 0"},
 
-	"algorithm.name":            {"required", "one of " + strings.Join(Algorithms(), "|")},
-	"algorithm.preset":          {"", "alm only: parameter rule: " + strings.Join(Presets(), "|")},
-	"algorithm.params.eta":      {"by algorithm", "alm: dual step eta > 0 (preset); dadmm_composition: step eta > 0 (0.001)"},
-	"algorithm.params.tau":      {"by algorithm", "alm: primal step tau > 0 (preset); dadmm_linearized: step tau > 0 (N/L_i per agent)"},
-	"algorithm.params.rho":      {"by algorithm", "alm: penalty rho >= 0 (preset); dadmm_composition: penalty rho > 0 of x = w (1)"},
-	"algorithm.params.mu":       {"preset", "alm only: proximal weight mu >= 0"},
-	"algorithm.params.beta":     {"preset", "alm only: smoothing step beta in (0, 1]"},
-	"algorithm.params.m_y":      {"preset", "alm only: dual safeguard radius M_y > 0 on the duals of f, the reported dual_norm (.inf disables resets)"},
-	"algorithm.params.c_tau":    {"preset", "alm only: c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}"},
-	"algorithm.params.c_beta":   {"preset", "alm only: c_beta > 0 in beta = c_beta tau mu"},
-	"algorithm.params.scale":    {"preset", "alm only: sigma > 0, the agents minimise sigma f (practical: 1/L_f, so the scaled L_f = 1; theory: 1)"},
-	"algorithm.params.c":        {"1", "dadmm family: edge penalty c > 0"},
-	"algorithm.params.gamma":    {"0", "dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2"},
-	"algorithm.params.k":        {"n/N", "dadmm_composition only: rounds K >= 1 per outer iteration (default periods per agent)"},
-	"algorithm.params.batch":    {"5", "dadmm_composition only: mini-batch B >= 1 of the inner estimate g_hat"},
-	"algorithm.safeguard":       {"", "alm only: dual reset test ||y|| >= M_y: " + strings.Join(Safeguards(), "|")},
-	"algorithm.tau_schedule":    {"constant", "alm only: primal step tau_t: constant (tau) or sqrt (tau/sqrt(t+1))"},
-	"algorithm.safeguard_every": {"", "alm only: rounds between global safeguard tests, >= 1"},
+	"algorithm.name": {"required", "a registered algorithm (below, and `consim list`)"},
 
 	"rounds": {"required", "T, number of rounds, >= 1"},
 
@@ -165,17 +126,86 @@ func DefaultsDoc() string {
 	for _, k := range keys {
 		width = max(width, len(k))
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-*s  %-13s  %s\n", width, "key", "default", "meaning")
+	reg := catalog.Default()
+	type line struct{ key, def, text string }
+	var lines []line
 	for _, k := range keys {
 		doc := keyDocs[k]
 		d := doc.def
 		if d == "" {
 			d = formatValue(valueAt(def, k))
 		}
-		fmt.Fprintf(&b, "%-*s  %-13s  %s\n", width, k, d, doc.text)
+		lines = append(lines, line{k, d, doc.text})
+		switch k {
+		case "problem.init.scale":
+			for _, rl := range registeredDocs(reg, &Problem{}, reg.Problems()) {
+				lines = append(lines, line(rl))
+			}
+		case "algorithm.name":
+			for _, rl := range registeredDocs(reg, &Algorithm{}, reg.Algorithms()) {
+				lines = append(lines, line(rl))
+			}
+		}
+	}
+	for _, l := range lines {
+		width = max(width, len(l.key))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s  %-13s  %s\n", width, "key", "default", "meaning")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "%-*s  %-13s  %s\n", width, l.key, l.def, l.text)
 	}
 	return b.String()
+}
+
+// registeredDocs documents the keys of the registered entries names of a
+// section (the algorithms or the problem kinds): one line per key,
+// default and text, shared by the entries that agree on all three. The
+// text is the field's doc tag, the default its value in the entry's New
+// (or the field's default tag).
+func registeredDocs(reg *registry.Registry, r registered, names []string) []struct{ key, def, text string } {
+	type group struct {
+		key, def, text string
+		names          []string
+	}
+	var groups []*group
+	index := make(map[[3]string]*group)
+	for _, name := range names {
+		p, _, _ := r.lookup(reg, name)
+		v := reflect.ValueOf(p).Elem()
+		for _, k := range leafKeys(v.Type(), "") {
+			f := structFieldAt(v.Type(), k)
+			d := f.Tag.Get("default")
+			if d == "" {
+				d = formatValue(valueAt(v, k))
+			}
+			id := [3]string{k, d, f.Tag.Get("doc")}
+			g, ok := index[id]
+			if !ok {
+				g = &group{key: joinKey(r.section(), k), def: d, text: id[2]}
+				index[id] = g
+				groups = append(groups, g)
+			}
+			g.names = append(g.names, name)
+		}
+	}
+	out := make([]struct{ key, def, text string }, len(groups))
+	for i, g := range groups {
+		out[i].key, out[i].def = g.key, g.def
+		out[i].text = strings.Join(g.names, ", ") + ": " + g.text
+	}
+	return out
+}
+
+// structFieldAt returns the struct field of schema type t at dotted key.
+func structFieldAt(t reflect.Type, key string) reflect.StructField {
+	var sf reflect.StructField
+	for _, name := range strings.Split(key, ".") {
+		f, _ := lookupField(t, name)
+		sf = t.Field(f.index)
+		t = sf.Type
+	}
+	return sf
 }
 
 // valueAt returns the field of the schema struct v at dotted key.
@@ -194,6 +224,16 @@ func formatValue(v reflect.Value) string {
 		return x.String()
 	case Interval:
 		return formatInterval(x)
+	case *float64:
+		if x == nil {
+			return "-"
+		}
+		return formatFloat(*x)
+	case *int:
+		if x == nil {
+			return "-"
+		}
+		return strconv.Itoa(*x)
 	case float64:
 		return formatFloat(x)
 	case string:

@@ -195,8 +195,9 @@ func (v *validator) faults() {
 			v.fail(key+".state", "only applies with restart_after > 0")
 		case c.RestartAfter > 0 && c.At+c.RestartAfter >= v.s.Rounds:
 			v.fail(key+".restart_after", "restart at round %d is not before rounds = %d (use 0 for no restart)", c.At+c.RestartAfter, v.s.Rounds)
-		case c.RestartAfter > 0 && v.s.Algorithm.Name != AlgorithmALM:
-			v.fail(key+".restart_after", "a restart needs agents that can rejoin a later round: algorithm %s, not %s", AlgorithmALM, v.s.Algorithm.Name)
+		case c.RestartAfter > 0 && !v.canRejoin():
+			v.fail(key+".restart_after", "a restart needs agents that can rejoin a later round; algorithm %s cannot (those that can: %s)",
+				v.s.Algorithm.Name, strings.Join(v.rejoining(), ", "))
 		}
 		for _, o := range f.Crashes[:k] {
 			if o.Agent == c.Agent && (o.RestartAfter == 0 || o.At+o.RestartAfter > c.At) && o.At <= c.At {
@@ -205,6 +206,25 @@ func (v *validator) faults() {
 			}
 		}
 	}
+}
+
+// canRejoin reports whether the scenario's algorithm can rejoin after a
+// crash.
+func (v *validator) canRejoin() bool {
+	a, ok := v.s.registry().Algorithm(v.s.Algorithm.Name)
+	return ok && a.CanRejoin
+}
+
+// rejoining lists the registered algorithms that can rejoin.
+func (v *validator) rejoining() []string {
+	reg := v.s.registry()
+	var names []string
+	for _, n := range reg.Algorithms() {
+		if a, _ := reg.Algorithm(n); a.CanRejoin {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // dist checks a duration distribution at key: none with no parameters,

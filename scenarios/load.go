@@ -8,21 +8,36 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/consim/consim/catalog"
+	"github.com/consim/consim/consensus/registry"
 )
 
-// Load reads and parses the scenario file at path. See Parse.
-func Load(path string) (*Scenario, error) {
+// Load reads and parses the scenario file at path with the shipped
+// algorithms and problems (catalog.Default). See Parse.
+func Load(path string) (*Scenario, error) { return LoadFrom(nil, path) }
+
+// LoadFrom reads and parses the scenario file at path with the
+// algorithms and problems of reg (nil: catalog.Default). See ParseWith.
+func LoadFrom(reg *registry.Registry, path string) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{Pos: Pos{File: path}, Msg: "cannot read scenario: " + err.Error(), Err: err}
 	}
-	return Parse(data, path)
+	return ParseWith(reg, data, path)
 }
 
-// LoadWith loads the scenario at path, applies the overrides in order
-// (each "key.path=value", as for Set) and validates the result.
+// LoadWith loads the scenario at path with the shipped algorithms and
+// problems, applies the overrides in order (each "key.path=value", as for
+// Set) and validates the result.
 func LoadWith(path string, overrides ...string) (*Scenario, error) {
-	s, err := Load(path)
+	return LoadFromWith(nil, path, overrides...)
+}
+
+// LoadFromWith is LoadWith with the algorithms and problems of reg (nil:
+// catalog.Default).
+func LoadFromWith(reg *registry.Registry, path string, overrides ...string) (*Scenario, error) {
+	s, err := LoadFrom(reg, path)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +60,15 @@ func LoadWith(path string, overrides ...string) (*Scenario, error) {
 // 2.5 and "3", a duration rejects 5). It reports all such problems at
 // once as an ErrorList; a syntax error is reported alone. It does not
 // check ranges or enums: call Validate (after any Set) for those.
-func Parse(data []byte, filename string) (*Scenario, error) {
+func Parse(data []byte, filename string) (*Scenario, error) { return ParseWith(nil, data, filename) }
+
+// ParseWith is Parse with the algorithms and problems of reg; nil means
+// the shipped ones (catalog.Default). The scenario keeps reg for Set,
+// Validate and Build.
+func ParseWith(reg *registry.Registry, data []byte, filename string) (*Scenario, error) {
+	if reg == nil {
+		reg = catalog.Default()
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, ErrorList{syntaxError(filename, err)}
@@ -63,7 +86,8 @@ func Parse(data []byte, filename string) (*Scenario, error) {
 			Msg: "top level must be a mapping of keys " + strings.Join(keyNames(reflect.TypeFor[Scenario]()), ", ")}}
 	}
 	s := Default()
-	d := &decoder{file: filename, lines: true, pos: make(map[string]Pos)}
+	s.reg = reg
+	d := &decoder{file: filename, lines: true, pos: make(map[string]Pos), reg: reg}
 	d.value(doc, reflect.ValueOf(s).Elem(), "")
 	s.src = source{file: filename, dir: filepath.Dir(filename), pos: d.pos}
 	if _, ok := d.pos["name"]; !ok {

@@ -40,8 +40,13 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "unknown key three levels down",
-			yaml: "algorithm:\n  params:\n    rhoo: 2\n",
-			want: []string{`x.yaml:3:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale, c, gamma, k, batch)`},
+			yaml: "algorithm:\n  name: alm\n  params:\n    rhoo: 2\n",
+			want: []string{`x.yaml:4:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale)`},
+		},
+		{
+			name: "algorithm keys before a name",
+			yaml: "algorithm:\n  params:\n    rho: 2\n",
+			want: []string{`x.yaml:2:3: algorithm.params: set algorithm.name first: the other keys of algorithm depend on it`},
 		},
 		{
 			name: "malformed YAML",
@@ -105,13 +110,13 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "box of three",
-			yaml: "problem:\n  box: [0, 1, 2]\n",
-			want: []string{`x.yaml:2:8: problem.box: expected a sequence [lo, hi] of two numbers, got a sequence of 3`},
+			yaml: "problem:\n  kind: least_squares\n  box: [0, 1, 2]\n",
+			want: []string{`x.yaml:3:8: problem.box: expected a sequence [lo, hi] of two numbers, got a sequence of 3`},
 		},
 		{
 			name: "box with a word",
-			yaml: "problem:\n  box: [low, 1]\n",
-			want: []string{`x.yaml:2:9: problem.box: element 1: expected a number, got string "low"`},
+			yaml: "problem:\n  kind: least_squares\n  box: [low, 1]\n",
+			want: []string{`x.yaml:3:9: problem.box: element 1: expected a number, got string "low"`},
 		},
 		{
 			name: "scalar where a section is needed",

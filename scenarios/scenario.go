@@ -1,5 +1,10 @@
 package scenarios
 
+import (
+	"github.com/consim/consim/catalog"
+	"github.com/consim/consim/consensus/registry"
+)
+
 // Scenario is one fully described consim run. Parse fills it over the
 // defaults of Default, so after Load every optional field holds either the
 // file's value or its documented default.
@@ -27,6 +32,7 @@ type Scenario struct {
 	Sweep *Sweep `yaml:"sweep,omitempty"`
 
 	src source
+	reg *registry.Registry
 }
 
 // Graph is the static topology and the per-edge presence probabilities
@@ -119,43 +125,19 @@ type EdgePairs [][2]int
 // AgentGroups is a list of groups of agent ids.
 type AgentGroups [][]int
 
-// Problem is the local problem family and its generated data.
+// Problem is the problem block: its kind, the initial point, and the
+// kind's own keys (the registered problem's parameter struct: dim,
+// samples_per_agent, box, ... for the regression kinds; assets, periods,
+// cov, mu for portfolio).
 type Problem struct {
-	// Kind is one of ProblemKinds.
+	// Kind is a registered problem kind.
 	Kind string `yaml:"kind"`
-	// Dim is n, the length of each agent's x_i.
-	Dim int `yaml:"dim"`
-	// SamplesPerAgent is m, the number of data points held by each agent.
-	SamplesPerAgent int `yaml:"samples_per_agent"`
-	// Batch is b, the minibatch size of a stochastic gradient, 1 <= b <= m.
-	Batch int `yaml:"batch"`
-	// Noise is the standard deviation of the label noise.
-	Noise float64 `yaml:"noise"`
-	// Reg is lambda, the weight of the (lambda/2)||x||^2 regulariser.
-	Reg float64 `yaml:"reg"`
-	// Heterogeneity scales how far the agents' local models differ
-	// (0 = identically distributed data).
-	Heterogeneity float64 `yaml:"heterogeneity"`
-	// Scale is c, the scale of the Cauchy loss of nonconvex_regression
-	// (0 = 1); unused by the other kinds.
-	Scale float64 `yaml:"scale,omitempty"`
-	// Outliers is the fraction of nonconvex_regression rows whose targets
-	// are pure noise, in [0, 1); unused by the other kinds.
-	Outliers float64 `yaml:"outliers,omitempty"`
-	// Assets is the number of assets of a portfolio problem, the length
-	// of x (problem.dim may be left out); unused by the other kinds.
-	Assets int `yaml:"assets,omitempty"`
-	// Periods is n, the number of periods (rows of the reward matrix) of
-	// a portfolio problem, split contiguously across the agents.
-	Periods int `yaml:"periods,omitempty"`
-	// Cov is the condition number of the covariance of the portfolio
-	// rewards (admm.ReturnsConfig.Cov).
-	Cov float64 `yaml:"cov,omitempty"`
-	// Mu is mu, the weight of the portfolio regularizer (mu/2)||x||^2.
-	Mu float64 `yaml:"mu,omitempty"`
-	// Box is X = [lo, hi]^n; infinite bounds are allowed.
-	Box  Interval `yaml:"box,flow"`
-	Init Init     `yaml:"init"`
+	Init Init   `yaml:"init"`
+	// Settings holds the kind's own keys: the struct that the registered
+	// Problem.New returns, decoded from every key of the block but kind
+	// and init.
+	Settings registry.Params `yaml:"-"`
+	of       string
 }
 
 // Init sets the starting point x_0 = z_0.
@@ -166,42 +148,16 @@ type Init struct {
 	Scale float64 `yaml:"scale"`
 }
 
-// Algorithm selects the method and its parameters.
+// Algorithm is the algorithm block: its name and the algorithm's own
+// keys.
 type Algorithm struct {
-	// Name is one of Algorithms.
+	// Name is a registered algorithm name.
 	Name string `yaml:"name"`
-	// Preset is one of Presets: the rule that derives the parameters from
-	// the problem and graph constants (alm only; the dadmm family ignores
-	// it, as it ignores Safeguard and SafeguardEvery).
-	Preset string `yaml:"preset"`
-	// Params override single values of the preset.
-	Params Params `yaml:"params"`
-	// TauSchedule is one of TauSchedules: constant tau, or tau/sqrt(t+1).
-	TauSchedule string `yaml:"tau_schedule"`
-	// Safeguard is one of Safeguards: where the dual reset ||y|| >= M_y
-	// is tested.
-	Safeguard string `yaml:"safeguard"`
-	// SafeguardEvery is the period, in rounds, of the global safeguard test.
-	SafeguardEvery int `yaml:"safeguard_every"`
-}
-
-// Params are optional overrides of the algorithm's parameters; a nil field
-// keeps the preset's (alm) or the documented default (dadmm family). Each
-// algorithm accepts only its own keys, see paramKeys.
-type Params struct {
-	Eta   *float64 `yaml:"eta,omitempty"`    // alm: dual step eta; dadmm_composition: step eta
-	Tau   *float64 `yaml:"tau,omitempty"`    // alm, dadmm_linearized: primal step tau
-	Rho   *float64 `yaml:"rho,omitempty"`    // alm: penalty rho; dadmm_composition: x = w penalty rho
-	Mu    *float64 `yaml:"mu,omitempty"`     // proximal weight mu
-	Beta  *float64 `yaml:"beta,omitempty"`   // smoothing step beta, z <- z + beta (x - z)
-	MY    *float64 `yaml:"m_y,omitempty"`    // dual safeguard radius M_y
-	CTau  *float64 `yaml:"c_tau,omitempty"`  // c_tau in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}
-	CBeta *float64 `yaml:"c_beta,omitempty"` // c_beta in beta = c_beta tau mu
-	Scale *float64 `yaml:"scale,omitempty"`  // alm: sigma, the agents minimise sigma f
-	C     *float64 `yaml:"c,omitempty"`      // dadmm family: edge penalty c
-	Gamma *float64 `yaml:"gamma,omitempty"`  // dadmm: proximal weight gamma
-	K     *int     `yaml:"k,omitempty"`      // dadmm_composition: rounds K per outer iteration
-	Batch *int     `yaml:"batch,omitempty"`  // dadmm_composition: mini-batch of g_hat
+	// Settings holds the algorithm's own keys: the struct that the
+	// registered Algorithm.New returns, decoded from every key of the
+	// block but name.
+	Settings registry.Params `yaml:"-"`
+	of       string
 }
 
 // Metrics sets what the coordinator observes.
@@ -236,13 +192,7 @@ type Output struct {
 
 // Interval is a closed interval [lo, hi] written as a two-element YAML
 // sequence; either bound may be infinite (.inf, -.inf).
-type Interval [2]float64
-
-// Lo is the lower bound.
-func (iv Interval) Lo() float64 { return iv[0] }
-
-// Hi is the upper bound.
-func (iv Interval) Hi() float64 { return iv[1] }
+type Interval = registry.Interval
 
 // source remembers where a scenario came from so that validation can
 // point at the line of each key.
@@ -251,6 +201,19 @@ type source struct {
 	dir  string         // directory that relative paths are resolved in
 	pos  map[string]Pos // dotted key -> where its value was written
 }
+
+// registry returns the registry the scenario's algorithm and problem
+// come from: the one it was parsed with, or the shipped one.
+func (s *Scenario) registry() *registry.Registry {
+	if s.reg == nil {
+		s.reg = catalog.Default()
+	}
+	return s.reg
+}
+
+// Registry is the registry the scenario's algorithm and problem come
+// from.
+func (s *Scenario) Registry() *registry.Registry { return s.registry() }
 
 // Source is the file name the scenario was parsed from.
 func (s *Scenario) Source() string { return s.src.file }

@@ -32,7 +32,7 @@ func (s *Scenario) Set(assignment string) error {
 	if err != nil {
 		return ErrorList{{Pos: src, Key: key, Msg: fmt.Sprintf("value %q is not valid YAML: %v", text, err)}}
 	}
-	d := &decoder{file: OverrideSource, pos: make(map[string]Pos)}
+	d := &decoder{file: OverrideSource, pos: make(map[string]Pos), reg: s.registry()}
 	tmp := reflect.New(v.Type()).Elem()
 	tmp.Set(v)
 	d.value(node, tmp, key)
@@ -40,14 +40,19 @@ func (s *Scenario) Set(assignment string) error {
 		return err
 	}
 	// Commit on a copy of the bookkeeping so that a failed settle leaves
-	// s unchanged.
+	// s unchanged, and on private copies of the registered sections.
 	next := *s
+	settle(&next.Algorithm, next.registry())
+	settle(&next.Problem, next.registry())
 	next.src.pos = maps.Clone(s.src.pos)
 	if next.src.pos == nil {
 		next.src.pos = make(map[string]Pos)
 	}
 	nv, _ := next.fieldAt(key)
 	nv.Set(tmp)
+	// A new algorithm.name or problem.kind brings that entry's defaults.
+	settle(&next.Algorithm, next.registry())
+	settle(&next.Problem, next.registry())
 	maps.Copy(next.src.pos, d.pos)
 	next.settleP(d.pos, &d.errs)
 	if err := d.errs.err(); err != nil {
@@ -75,8 +80,19 @@ func (s *Scenario) fieldAt(key string) (reflect.Value, error) {
 		}
 		f, ok := lookupField(v.Type(), name)
 		if !ok {
+			allowed := keyNames(v.Type())
+			if r, isReg := v.Addr().Interface().(registered); isReg {
+				if sv := settingsValue(r); sv.IsValid() {
+					if sf, ok := lookupField(sv.Type(), name); ok {
+						v = sv.Field(sf.index)
+						prefix = joinKey(prefix, name)
+						continue
+					}
+					allowed = append(allowed, keyNames(sv.Type())...)
+				}
+			}
 			return reflect.Value{}, ErrorList{{Pos: Pos{File: OverrideSource},
-				Msg: unknownKeyMsg(name, prefix, keyNames(v.Type()))}}
+				Msg: unknownKeyMsg(name, prefix, allowed)}}
 		}
 		v = v.Field(f.index)
 		prefix = joinKey(prefix, name)

@@ -24,13 +24,13 @@ func TestSetValid(t *testing.T) {
 		check func(s *Scenario) bool
 	}{
 		{"graph.p=0.3", func(s *Scenario) bool { return s.Graph.P == 0.3 }},
-		{"algorithm.params.rho=2", func(s *Scenario) bool { return s.Algorithm.Params.Rho != nil && *s.Algorithm.Params.Rho == 2 }},
-		{"algorithm.params.m_y=.inf", func(s *Scenario) bool { return s.Algorithm.Params.MY != nil && math.IsInf(*s.Algorithm.Params.MY, 1) }},
+		{"algorithm.params.rho=2", func(s *Scenario) bool { return almOf(s).Params.Rho != nil && *almOf(s).Params.Rho == 2 }},
+		{"algorithm.params.m_y=.inf", func(s *Scenario) bool { return almOf(s).Params.MY != nil && math.IsInf(*almOf(s).Params.MY, 1) }},
 		{"agents=16", func(s *Scenario) bool { return s.Agents == 16 }},
 		{"seed=18446744073709551615", func(s *Scenario) bool { return s.Seed == math.MaxUint64 }},
 		{"name=sweep-3", func(s *Scenario) bool { return s.Name == "sweep-3" }},
 		{"edges.same_draw=true", func(s *Scenario) bool { return s.Edges.SameDraw }},
-		{"problem.box=[-1, .inf]", func(s *Scenario) bool { return s.Problem.Box == Interval{-1, math.Inf(1)} }},
+		{"problem.box=[-1, .inf]", func(s *Scenario) bool { return regOf(s).Box == Interval{-1, math.Inf(1)} }},
 		{"problem.init.kind=zero", func(s *Scenario) bool { return s.Problem.Init.Kind == InitZero }},
 		{"runtime.timeout=90s", func(s *Scenario) bool { return s.Runtime.Timeout.Std() == 90*time.Second }},
 		{"runtime.nats_url=nats://10.0.0.1:4222", func(s *Scenario) bool { return s.Runtime.NATSURL == "nats://10.0.0.1:4222" }},
@@ -62,7 +62,7 @@ func TestSetErrors(t *testing.T) {
 	}{
 		{"graph.pp=0.3", `--set: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, p, p_range)`},
 		{"grpah.p=0.3", `--set: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
-		{"algorithm.params.lr=0.1", `--set: unknown key "lr" in algorithm.params (allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale, c, gamma, k, batch)`},
+		{"algorithm.params.lr=0.1", `--set: unknown key "lr" in algorithm.params (allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale)`},
 		{"graph.p.lo=0.1", `--set: graph.p.lo: graph.p is a value, not a section with keys`},
 		{"graph.p=high", `--set: graph.p: expected a number, got string "high"`},
 		{"agents=2.5", `--set: agents: expected an integer, got 2.5`},
@@ -126,8 +126,8 @@ func TestSetParamNullRestoresPreset(t *testing.T) {
 	if err := s.Set("algorithm.params.tau=null"); err != nil {
 		t.Fatal(err)
 	}
-	if s.Algorithm.Params.Tau != nil {
-		t.Errorf("tau = %v after null, want nil (preset)", *s.Algorithm.Params.Tau)
+	if almOf(s).Params.Tau != nil {
+		t.Errorf("tau = %v after null, want nil (preset)", *almOf(s).Params.Tau)
 	}
 }
 

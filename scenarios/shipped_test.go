@@ -40,9 +40,9 @@ func TestShippedContents(t *testing.T) {
 		agents          int
 		kinds, topology []string
 	}{
-		{"quickstart", 8, []string{ProblemLeastSquares}, []string{TopologyErdosRenyi, TopologyRing}},
-		{"logistic32", 32, []string{ProblemLogistic}, []string{TopologyErdosRenyi}},
-		{"nonconvex", 16, []string{ProblemNonconvex}, []string{TopologyRing, TopologyGeometric}},
+		{"quickstart", 8, []string{"least_squares"}, []string{TopologyErdosRenyi, TopologyRing}},
+		{"logistic32", 32, []string{"logistic"}, []string{TopologyErdosRenyi}},
+		{"nonconvex", 16, []string{"nonconvex_regression"}, []string{TopologyRing, TopologyGeometric}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

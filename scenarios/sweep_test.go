@@ -41,9 +41,9 @@ func TestExpandGridTimesSeeds(t *testing.T) {
 			t.Errorf("run %d: %s, want %s", k, got, want)
 		}
 		sc := pt.Scenario
-		if sc.Graph.P != pf[a] || sc.Problem.Box.Hi() != his[b] || sc.Seed != 1+uint64(rep) {
+		if sc.Graph.P != pf[a] || regOf(sc).Box.Hi() != his[b] || sc.Seed != 1+uint64(rep) {
 			t.Errorf("run %d: p %v, box %v, seed %d; want p %v, hi %v, seed %d",
-				k, sc.Graph.P, sc.Problem.Box, sc.Seed, pf[a], his[b], 1+rep)
+				k, sc.Graph.P, regOf(sc).Box, sc.Seed, pf[a], his[b], 1+rep)
 		}
 		if sc.Sweep != nil {
 			t.Errorf("run %d keeps a sweep block", k)

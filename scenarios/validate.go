@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
 // Validate checks every range, enum and cross-field rule of the schema and
@@ -118,81 +121,48 @@ func (v *validator) edges() {
 }
 
 func (v *validator) problem() {
-	p := v.s.Problem
-	if v.required("problem.kind", p.Kind == "", "one of "+strings.Join(ProblemKinds(), ", ")) {
-		v.oneOf("problem.kind", p.Kind, ProblemKinds())
-	}
-	if p.Kind == ProblemPortfolio {
-		v.portfolio()
-	} else {
-		v.notPortfolio()
-		if v.required("problem.dim", p.Dim == 0, "an integer >= 1") {
-			v.atLeast("problem.dim", p.Dim, 1)
-		}
-	}
-	if v.atLeast("problem.samples_per_agent", p.SamplesPerAgent, 1) && (p.Batch < 1 || p.Batch > p.SamplesPerAgent) {
-		v.fail("problem.batch", "%d is outside [1, %d] (1 <= batch <= samples_per_agent)", p.Batch, p.SamplesPerAgent)
-	}
-	v.nonNegative("problem.noise", p.Noise)
-	v.nonNegative("problem.reg", p.Reg)
-	if p.Kind == ProblemLogistic {
-		// For logistic, noise is a label flip probability, and without a
-		// regulariser or a bounded box the loss may have no minimizer.
-		if p.Noise >= 0.5 {
-			v.fail("problem.noise", "%s is outside [0, 0.5) (for logistic, noise is a label flip probability)", formatFloat(p.Noise))
-		}
-		if p.Reg == 0 && (math.IsInf(p.Box.Lo(), 0) || math.IsInf(p.Box.Hi(), 0)) {
-			v.fail("problem.reg", "logistic needs reg > 0 unless problem.box is bounded")
-		}
-	}
-	v.nonNegative("problem.heterogeneity", p.Heterogeneity)
-	if p.Kind == ProblemNonconvex {
-		v.nonNegative("problem.scale", p.Scale)
-		if p.Outliers < 0 || p.Outliers >= 1 {
-			v.fail("problem.outliers", "%s is outside [0, 1)", formatFloat(p.Outliers))
-		}
-	} else {
-		if p.Scale != 0 {
-			v.fail("problem.scale", "only applies to %s", ProblemNonconvex)
-		}
-		if p.Outliers != 0 {
-			v.fail("problem.outliers", "only applies to %s", ProblemNonconvex)
-		}
-	}
-	if !(p.Box.Lo() < p.Box.Hi()) {
-		v.fail("problem.box", "%s is empty: need lo < hi", formatInterval(p.Box))
-	}
+	p := &v.s.Problem
+	v.registeredBlock(p, "a problem kind")
 	v.oneOf("problem.init.kind", p.Init.Kind, InitKinds())
 	v.nonNegative("problem.init.scale", p.Init.Scale)
 }
 
 func (v *validator) algorithm() {
-	a := v.s.Algorithm
-	if v.required("algorithm.name", a.Name == "", "one of "+strings.Join(Algorithms(), ", ")) {
-		v.oneOf("algorithm.name", a.Name, Algorithms())
+	a := &v.s.Algorithm
+	v.registeredBlock(a, "an algorithm")
+	if e, ok := v.s.registry().Algorithm(a.Name); ok && !e.SameDraw && v.s.Edges.SameDraw {
+		v.fail("edges.same_draw", "does not apply to algorithm %s, which draws the graph once per round", a.Name)
 	}
-	v.oneOf("algorithm.preset", a.Preset, Presets())
-	v.oneOf("algorithm.safeguard", a.Safeguard, Safeguards())
-	v.oneOf("algorithm.tau_schedule", a.TauSchedule, TauSchedules())
-	v.atLeast("algorithm.safeguard_every", a.SafeguardEvery, 1)
-	p := a.Params
-	check := func(name string, x *float64, ok func(float64) bool, want string) {
-		if x != nil && !ok(*x) {
-			v.fail("algorithm.params."+name, "must be %s, got %s", want, formatFloat(*x))
+}
+
+// registeredBlock checks that r selects a registered entry and that the
+// entry's own keys validate.
+func (v *validator) registeredBlock(r registered, what string) {
+	selKey, sel := r.selector()
+	key := joinKey(r.section(), selKey)
+	_, names, ok := r.lookup(v.s.registry(), *sel)
+	if !v.required(key, *sel == "", what+": one of "+strings.Join(names, ", ")) {
+		return
+	}
+	if !ok {
+		v.fail(key, "%s", unknownValueMsg(*sel, names))
+		return
+	}
+	set := *r.settings()
+	if set == nil || *r.settingsFor() != *sel {
+		v.fail(key, "the keys of %s %s were not decoded (internal error)", r.section(), *sel)
+		return
+	}
+	if err := set.Validate(); err != nil {
+		var fes registry.FieldErrors
+		if !errors.As(err, &fes) {
+			v.fail(r.section(), "%v", err)
+			return
+		}
+		for _, fe := range fes {
+			v.fail(v.s.blockKey(r.section(), fe.Key), "%s", fe.Msg)
 		}
 	}
-	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
-	nonneg := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
-	check("eta", p.Eta, pos, "a finite number > 0")
-	check("tau", p.Tau, pos, "a finite number > 0")
-	check("rho", p.Rho, nonneg, "a finite number >= 0")
-	check("mu", p.Mu, nonneg, "a finite number >= 0")
-	check("beta", p.Beta, func(x float64) bool { return x > 0 && x <= 1 }, "in (0, 1]")
-	check("m_y", p.MY, func(x float64) bool { return x > 0 }, "> 0 (.inf disables resets)")
-	check("c_tau", p.CTau, pos, "a finite number > 0")
-	check("c_beta", p.CBeta, pos, "a finite number > 0")
-	check("scale", p.Scale, pos, "a finite number > 0")
-	v.algorithmFit()
 }
 
 func (v *validator) metrics() {

@@ -14,6 +14,7 @@ import (
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
+	"github.com/consim/consim/sim"
 )
 
 // coordinatorFlags are the flags of `consim coordinator`.
@@ -106,7 +107,7 @@ func dialObserver(s *scenarios.Scenario, url, runID string, logger hclog.Logger)
 // on is named in the error.
 func coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node.NATSTransport, obs node.Observer,
 	readyTimeout time.Duration, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
-	cfg, ev, err := coordinatorConfig(st, runID, logger, progress)
+	cfg, ev, err := sim.CoordinatorConfig(st, runID, logger, progress)
 	if err != nil {
 		return nil, err
 	}

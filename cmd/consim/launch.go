@@ -16,6 +16,7 @@ import (
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/sim"
 )
 
 // defaultStopGrace is how long agent processes have to end on their own
@@ -119,10 +120,10 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	}
 	runID := o.runID
 	if runID == "" {
-		runID = newRunID(s.Name)
+		runID = sim.NewRunID(s.Name)
 	}
-	if err := checkRunID(s, runID); err != nil {
-		return nil, err
+	if err := sim.CheckRunID(s, runID); err != nil {
+		return nil, usageError{err}
 	}
 
 	url := o.natsURL

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/sim"
 )
 
 // readyRepeat is how often an agent process repeats its ready status
@@ -93,7 +94,7 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 	if err != nil {
 		return fmt.Errorf("agent %d: %w", id, err)
 	}
-	opts := nodeOptions(s, logger)
+	opts := sim.NodeOptions(s, logger)
 	// The coordinator may subscribe after this process starts (agents on
 	// several hosts): repeat ready until its start arrives.
 	opts.ReadyRepeat = readyRepeat

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/sim"
 )
 
 // admmSetup is the resolved configuration of `consim reproduce admm`: the
@@ -101,7 +102,7 @@ func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 		Outer:  *outer, Seed: *seed, Alg2: *alg2,
 	}}
 	if s.out == "" {
-		s.out = filepath.Join("results", newRunID("reproduce-admm"))
+		s.out = filepath.Join("results", sim.NewRunID("reproduce-admm"))
 	}
 	if *quick {
 		// Smaller problem: the component Lipschitz constants scale with the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -80,7 +81,8 @@ func validateCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := buildScenario(s); err != nil {
+	st, err := buildScenario(s)
+	if err != nil {
 		return err
 	}
 	out, err := s.Marshal()
@@ -88,7 +90,30 @@ func validateCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "# %s: valid; resolved scenario with defaults:\n%s", path, out)
+	printResolved(stdout, s.Algorithm.Name, st.Resolved())
 	return nil
+}
+
+// printResolved writes the algorithm's resolved parameters and constants
+// as YAML comments, one per line: name, value (the shortest exact
+// decimal) and where it came from.
+func printResolved(w io.Writer, algorithm string, vs []registry.Value) {
+	fmt.Fprintf(w, "# resolved parameters of %s (after presets and computed constants; also in summary.json):\n", algorithm)
+	if len(vs) == 0 {
+		fmt.Fprintln(w, "#   (none)")
+		return
+	}
+	width := 0
+	for _, v := range vs {
+		width = max(width, len(v.Name))
+	}
+	for _, v := range vs {
+		line := fmt.Sprintf("#   %-*s = %s", width, v.Name, registry.Num(v.Value))
+		if v.Note != "" {
+			line = fmt.Sprintf("%-*s  %s", width+30, line, v.Note)
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 func graphCommand(args []string, stdout, stderr io.Writer) error {

@@ -23,6 +23,7 @@ import (
 	"github.com/consim/consim/coordinator/report"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
+	"github.com/consim/consim/sim"
 )
 
 // sweepFlags are the flags of `consim sweep`.
@@ -93,7 +94,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	id := f.sweepID
 	if id == "" {
-		id = newRunID(s.Name)
+		id = sim.NewRunID(s.Name)
 	}
 	dir, err := createSweepDir(s, id)
 	if err != nil {

@@ -83,6 +83,10 @@ func (c Constants) Scaled(sigma float64) Constants {
 	return c
 }
 
+// M2 is the second moment M_2 = max{||E[A]||^2, ||E[A^T A]||} of the
+// constraint draws that the practical preset sizes its steps with.
+func (c Constants) M2() float64 { return math.Max(c.NormA*c.NormA, c.SecondMoment) }
+
 // Practical returns the parameters that work in practice for a horizon of
 // T rounds, with the constants of PracticalWith's defaults.
 func Practical(c Constants, T int) Params {
@@ -110,7 +114,7 @@ func PracticalWith(c Constants, T int, cTau, cBeta float64) Params {
 	}
 	mu := math.Max(2, 4*c.Lf)
 	rho := 1.0
-	m2 := math.Max(c.NormA*c.NormA, c.SecondMoment)
+	m2 := c.M2()
 	lk := c.Lf + rho*m2 + mu
 	tau := math.Min(1/(2*lk), cTau/(lk*math.Sqrt(float64(T))))
 	var eta float64

@@ -1,0 +1,54 @@
+// Package catalog lists the algorithms and problems that ship with consim.
+// Adding an algorithm to consim is writing its package (which describes
+// itself in a registry.Algorithm) and one line here; a user's program adds
+// its own to the Registry that Default returns.
+//
+// catalog may import the algorithm and problem packages and registry; it
+// must not import node, coordinator, scenarios or cmd.
+package catalog
+
+import (
+	"github.com/consim/consim/consensus/alm"
+	"github.com/consim/consim/consensus/dadmm"
+	"github.com/consim/consim/consensus/null"
+	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/problems"
+)
+
+// Algorithms are the shipped algorithms, one line each.
+func Algorithms() []registry.Algorithm {
+	return []registry.Algorithm{
+		alm.Algorithm(),
+		dadmm.Exact(),
+		dadmm.Linearized(),
+		dadmm.Composition(),
+		null.Algorithm(),
+	}
+}
+
+// Problems are the shipped problem families, one line each.
+func Problems() []registry.Problem {
+	return []registry.Problem{
+		problems.LeastSquares(),
+		problems.Logistic(),
+		problems.Nonconvex(),
+		problems.PortfolioProblem(),
+	}
+}
+
+// Default returns a new registry holding Algorithms and Problems. The
+// caller may register more; each call returns an independent registry.
+func Default() *registry.Registry {
+	r := new(registry.Registry)
+	for _, a := range Algorithms() {
+		if err := r.RegisterAlgorithm(a); err != nil {
+			panic(err) // the shipped names are distinct; a test checks it
+		}
+	}
+	for _, p := range Problems() {
+		if err := r.RegisterProblem(p); err != nil {
+			panic(err)
+		}
+	}
+	return r
+}

@@ -1,0 +1,117 @@
+package catalog_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/consim/consim/catalog"
+	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/scenarios"
+)
+
+// TestDefaultRegistersEverything: every shipped algorithm and problem is
+// in the default registry under a distinct name.
+func TestDefaultRegistersEverything(t *testing.T) {
+	reg := catalog.Default()
+	if got, want := len(reg.Algorithms()), len(catalog.Algorithms()); got != want {
+		t.Errorf("%d algorithms registered, %d shipped", got, want)
+	}
+	if got, want := len(reg.Problems()), len(catalog.Problems()); got != want {
+		t.Errorf("%d problems registered, %d shipped", got, want)
+	}
+	for _, a := range catalog.Algorithms() {
+		if err := a.New().Validate(); err != nil {
+			t.Errorf("algorithm %s: its defaults do not validate: %v", a.Name, err)
+		}
+	}
+}
+
+// referenceScenarios gives each shipped algorithm a small scenario it
+// can run; the test below fails for an algorithm that has none.
+var referenceScenarios = map[string]string{
+	"alm": `agents: 5
+graph: {topology: ring, p: 0.6}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4, box: [-2, 2]}
+algorithm: {name: alm, safeguard_every: 1}
+rounds: 60
+`,
+	"dadmm": `agents: 5
+graph: {topology: ring, p: 0.6}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4}
+algorithm: {name: dadmm}
+rounds: 60
+`,
+	"dadmm_linearized": `agents: 5
+graph: {topology: complete, p: 0.5}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: dadmm_linearized, params: {tau: 0.2}}
+rounds: 60
+`,
+	"dadmm_composition": `agents: 3
+graph: {topology: complete, p: 0.7}
+problem: {kind: portfolio, assets: 4, periods: 30, cov: 2, mu: 0.05}
+algorithm: {name: dadmm_composition, params: {eta: 0.05, k: 10}}
+rounds: 60
+`,
+	"exchange": `agents: 5
+graph: {topology: ring}
+problem: {kind: least_squares, dim: 3}
+algorithm: {name: exchange}
+rounds: 60
+`,
+}
+
+// TestAgentsReproduceReferences: for every shipped algorithm that has a
+// centralized matrix-form reference, the registry's agents stepped in
+// lockstep give the reference's iterates on the same draws.
+func TestAgentsReproduceReferences(t *testing.T) {
+	for _, name := range catalog.Default().Algorithms() {
+		t.Run(name, func(t *testing.T) {
+			src, ok := referenceScenarios[name]
+			if !ok {
+				t.Fatalf("no reference scenario for algorithm %s: add one", name)
+			}
+			s, err := scenarios.Parse([]byte(src), name+".yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, ok := st.Run.(registry.Referencer)
+			if !ok {
+				t.Skipf("%s has no centralized reference", name)
+			}
+			agents, err := st.Agents()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := lockstep.New(agents)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Run(0, s.Rounds); err != nil {
+				t.Fatal(err)
+			}
+			want, err := ref.Reference(s.Rounds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var worst float64
+			for i, a := range agents {
+				x := a.Report().X
+				for k := range x {
+					worst = math.Max(worst, math.Abs(x[k]-want[i][k])/(1+math.Abs(want[i][k])))
+				}
+			}
+			if worst > 1e-10 {
+				t.Fatalf("agents differ from the reference by %.3g (relative)", worst)
+			}
+			if worst == 0 && name != "exchange" {
+				t.Logf("bit-identical to the reference")
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package registry
+
+import "github.com/consim/consim/consensus/problem"
+
+// Problem describes one problem family to the registry: a generator from
+// the seed, a loader of users' data, or both.
+type Problem struct {
+	// Kind is the value of the scenario key problem.kind.
+	Kind string
+	// Summary is one line for listings and documentation.
+	Summary string
+	// New returns a new parameter struct holding the documented defaults.
+	New func() Params
+	// Build generates or loads the instance of a run. Paths in p are
+	// resolved already (relative to the scenario file).
+	Build func(p Params, env ProblemEnv) (Instance, error)
+	// Offers names the capabilities of its instances, e.g. CapLocals, so
+	// that an algorithm that cannot run on it can say which problems can.
+	Offers []string
+}
+
+// ProblemEnv is what a problem's Build gets from the run.
+type ProblemEnv struct {
+	// N is the number of agents the data is spread over.
+	N int
+	// Seed is the run seed; generated data derive from it.
+	Seed uint64
+}
+
+// Instance is a problem made concrete for one run.
+type Instance interface {
+	// Dim is n, the length of every agent's block x_i.
+	Dim() int
+	// Central returns the full problem f = (1/N) sum_i f_i with its
+	// optimum (solved here, possibly at some cost), for the coordinator's
+	// measures.
+	Central() (*problem.Problem, error)
+}
+
+// Capabilities that instances offer and algorithms need.
+const (
+	// CapLocals: the instance implements Locals.
+	CapLocals = "locals"
+)
+
+// Locals is the capability of the consensus problems
+// min_{x in X} (1/N) sum_i f_i(x): agent i's smooth local objective f_i
+// with its (stochastic) gradient oracles, and the common box X.
+type Locals interface {
+	Instance
+	// Local returns f_i, 0 <= i < N.
+	Local(i int) problem.Local
+	// Box is X.
+	Box() problem.Box
+}

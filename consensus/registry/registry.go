@@ -1,0 +1,295 @@
+// Package registry is where algorithms and problems make themselves known
+// to consim: each algorithm package describes itself once in an Algorithm
+// (its name, its own typed parameters with defaults and validation, and a
+// constructor of its agents), each problem in a Problem, and a Registry
+// holds them by name. Scenario files, the command line and the library API
+// find everything through a Registry; nothing outside an algorithm's own
+// package switches on its name.
+//
+// The registry is pure like the rest of consensus: no I/O, no goroutines.
+// Problems that read data files register from a package that may do I/O
+// (package problems). registry may import consensus, consensus/problem and
+// graph; it must not import node, coordinator, scenarios or cmd.
+package registry
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/graph"
+)
+
+// Params is an algorithm's or a problem's own parameter struct, held by
+// pointer. Its exported fields carry yaml tags: a scenario's algorithm (or
+// problem) block decodes strictly into it, key by key, over the defaults
+// that the New function of its entry filled in.
+type Params interface {
+	// Validate checks the values that need no instance (signs, ranges,
+	// allowed names) and returns nil or a FieldErrors naming each key, as
+	// written inside the block, with the allowed range.
+	Validate() error
+}
+
+// FieldError is a bad value of one key of an algorithm or problem block.
+type FieldError struct {
+	// Key is the dotted key inside the block, e.g. "params.eta". An
+	// error about another section of the scenario (a Build that finds the
+	// problem's box unsuitable) names it in full from the scenario's root,
+	// starting with that section's name, e.g. "problem.box".
+	Key string
+	// Msg says what is wrong and what is allowed.
+	Msg string
+}
+
+func (e FieldError) Error() string { return e.Key + ": " + e.Msg }
+
+// FieldErrors collects the FieldErrors of one block.
+type FieldErrors []FieldError
+
+func (es FieldErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Add appends a FieldError at key with a formatted message.
+func (es *FieldErrors) Add(key, format string, args ...any) {
+	*es = append(*es, FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// OneOf adds an error at key unless v is one of allowed, and reports
+// whether it is.
+func (es *FieldErrors) OneOf(key, v string, allowed ...string) bool {
+	if slices.Contains(allowed, v) {
+		return true
+	}
+	es.Add(key, "%q is not one of %s", v, strings.Join(allowed, ", "))
+	return false
+}
+
+// Num formats v as a scenario file writes it: .inf and -.inf for the
+// infinities, the shortest exact decimal otherwise.
+func Num(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return ".inf"
+	case math.IsInf(v, -1):
+		return "-.inf"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// Err returns es as an error, nil when empty.
+func (es FieldErrors) Err() error {
+	if len(es) == 0 {
+		return nil
+	}
+	return es
+}
+
+// Interval is a closed interval [lo, hi], written in a scenario as a
+// two-element sequence; either bound may be infinite (.inf, -.inf).
+type Interval [2]float64
+
+// Lo is the lower bound.
+func (iv Interval) Lo() float64 { return iv[0] }
+
+// Hi is the upper bound.
+func (iv Interval) Hi() float64 { return iv[1] }
+
+// Env is what every process of a run rebuilds identically from the
+// scenario and its seed before any agent exists: the graph, its edge
+// process and the problem instance.
+type Env struct {
+	// N is the number of agents.
+	N int
+	// Seed is the run seed of the common randomness.
+	Seed uint64
+	// Rounds is the horizon T of the run.
+	Rounds int
+	// Graph is the expected graph: its edges with their presence
+	// probabilities p_ij.
+	Graph *graph.Graph
+	// Process draws the edges present in each round and draw.
+	Process graph.EdgeProcess
+	// SameDraw asks algorithms that draw the graph more than once per
+	// round to use one draw (scenario key edges.same_draw).
+	SameDraw bool
+	// Faulty is set when runtime faults (loss, delay, crashes) are active,
+	// so that algorithms report what the fault measures need (the replicas
+	// of edge duals, for the drift).
+	Faulty bool
+	// Problem is the run's problem instance. An algorithm asserts the
+	// capabilities it needs (e.g. Regression) and says which are missing.
+	Problem Instance
+	// Init returns agent i's initial point x_0 (a new slice).
+	Init func(i int) []float64
+}
+
+// Algorithm describes one algorithm to the registry.
+type Algorithm struct {
+	// Name is the value of the scenario key algorithm.name.
+	Name string
+	// Summary is one line for listings and documentation.
+	Summary string
+	// New returns a new parameter struct holding the documented defaults.
+	New func() Params
+	// Build resolves p against env (presets, constants computed from the
+	// instance) and returns the run's agents factory. An error that is the
+	// scenario's fault is a FieldErrors (keys inside the algorithm block)
+	// or a *ProblemMismatch.
+	Build func(p Params, env *Env) (Run, error)
+	// SameDraw is set when the algorithm draws the graph more than once
+	// per round and honours Env.SameDraw (scenario key edges.same_draw).
+	SameDraw bool
+	// CanRejoin is set when the agents can rejoin a later round after a
+	// crash that keeps their state (node's restart faults).
+	CanRejoin bool
+}
+
+// Run is an algorithm resolved against one instance: it builds the
+// agents and says which parameter values they run with.
+type Run interface {
+	// Agent builds agent i's state machine, 0 <= i < Env.N.
+	Agent(i int) (consensus.Agent, error)
+	// Resolved lists every step size and constant the agents use after
+	// presets and computed constants, in a fixed order.
+	Resolved() []Value
+}
+
+// Referencer is implemented by a Run that has a centralized matrix-form
+// reference: Reference(T) returns x_i after T rounds for every agent i, on
+// the same draws as the agents, so that tests compare the two.
+type Referencer interface {
+	Reference(rounds int) ([][]float64, error)
+}
+
+// Value is one resolved parameter or constant.
+type Value struct {
+	// Name is the symbol, e.g. "eta" or "L_f".
+	Name string
+	// Value is its value.
+	Value float64
+	// Note says where it came from, e.g. "preset practical" or
+	// "lambda_max of the p-weighted Laplacian"; empty when given.
+	Note string
+}
+
+// Registry holds algorithms and problems by name. The zero value is
+// empty and ready to use; a Registry is not safe for concurrent
+// registration.
+type Registry struct {
+	algorithms map[string]Algorithm
+	problems   map[string]Problem
+}
+
+// RegisterAlgorithm adds a. Its name must be new and a.New and a.Build
+// set.
+func (r *Registry) RegisterAlgorithm(a Algorithm) error {
+	switch {
+	case a.Name == "":
+		return fmt.Errorf("registry: algorithm without a name")
+	case a.New == nil || a.Build == nil:
+		return fmt.Errorf("registry: algorithm %q: New and Build must be set", a.Name)
+	}
+	if _, dup := r.algorithms[a.Name]; dup {
+		return fmt.Errorf("registry: algorithm %q is registered already", a.Name)
+	}
+	if r.algorithms == nil {
+		r.algorithms = make(map[string]Algorithm)
+	}
+	r.algorithms[a.Name] = a
+	return nil
+}
+
+// RegisterProblem adds p. Its kind must be new and p.New and p.Build set.
+func (r *Registry) RegisterProblem(p Problem) error {
+	switch {
+	case p.Kind == "":
+		return fmt.Errorf("registry: problem without a kind")
+	case p.New == nil || p.Build == nil:
+		return fmt.Errorf("registry: problem %q: New and Build must be set", p.Kind)
+	}
+	if _, dup := r.problems[p.Kind]; dup {
+		return fmt.Errorf("registry: problem %q is registered already", p.Kind)
+	}
+	if r.problems == nil {
+		r.problems = make(map[string]Problem)
+	}
+	r.problems[p.Kind] = p
+	return nil
+}
+
+// Algorithm returns the algorithm registered as name.
+func (r *Registry) Algorithm(name string) (Algorithm, bool) {
+	a, ok := r.algorithms[name]
+	return a, ok
+}
+
+// Problem returns the problem registered as kind.
+func (r *Registry) Problem(kind string) (Problem, bool) {
+	p, ok := r.problems[kind]
+	return p, ok
+}
+
+// Algorithms lists the registered algorithm names, sorted.
+func (r *Registry) Algorithms() []string { return sortedKeys(r.algorithms) }
+
+// Problems lists the registered problem kinds, sorted.
+func (r *Registry) Problems() []string { return sortedKeys(r.problems) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ProblemMismatch is the error of an algorithm that cannot run on the
+// problem it was given: it names what the algorithm needs.
+type ProblemMismatch struct {
+	Algorithm, Problem string
+	// Needs says what the algorithm needs of a problem, e.g. "local
+	// objectives f_i with gradients and a box X".
+	Needs string
+	// Capability is the capability constant (e.g. CapLocals) the
+	// algorithm needs, if it is one, so that the problems offering it can
+	// be listed.
+	Capability string
+	// Accepts lists the problem kinds that offer it, when known.
+	Accepts []string
+}
+
+func (e *ProblemMismatch) Error() string {
+	msg := fmt.Sprintf("algorithm %s cannot run on problem %s: it needs %s", e.Algorithm, e.Problem, e.Needs)
+	if len(e.Accepts) > 0 {
+		msg += " (problems that offer it: " + strings.Join(e.Accepts, ", ") + ")"
+	}
+	return msg
+}
+
+// Accepting lists the registered problem kinds whose Offers include
+// every capability in needs.
+func (r *Registry) Accepting(needs ...string) []string {
+	var kinds []string
+	for _, k := range r.Problems() {
+		p := r.problems[k]
+		ok := true
+		for _, n := range needs {
+			ok = ok && slices.Contains(p.Offers, n)
+		}
+		if ok {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
+}

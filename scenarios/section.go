@@ -1,0 +1,210 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/consim/consim/consensus/registry"
+)
+
+// A registered section is a block of the scenario whose keys, after the
+// one that selects an entry of the registry (algorithm.name,
+// problem.kind), belong to that entry's own parameter struct. The
+// scenarios package knows no algorithm or problem by name: it decodes,
+// sets, validates and renders those keys through the registry.
+type registered interface {
+	// selector is the key that chooses the entry, and its value.
+	selector() (key string, value *string)
+	// section is the block's key in the scenario.
+	section() string
+	// settings is the entry's parameter struct, nil before one is chosen.
+	settings() *registry.Params
+	// settingsFor is the entry name the settings were made for.
+	settingsFor() *string
+	// lookup returns a new parameter struct with the defaults of name, and
+	// the names registered.
+	lookup(reg *registry.Registry, name string) (registry.Params, []string, bool)
+}
+
+func (a *Algorithm) selector() (string, *string) { return "name", &a.Name }
+func (a *Algorithm) section() string             { return "algorithm" }
+func (a *Algorithm) settings() *registry.Params  { return &a.Settings }
+func (a *Algorithm) settingsFor() *string        { return &a.of }
+func (a *Algorithm) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
+	e, ok := reg.Algorithm(name)
+	if !ok {
+		return nil, reg.Algorithms(), false
+	}
+	return e.New(), reg.Algorithms(), true
+}
+
+func (p *Problem) selector() (string, *string) { return "kind", &p.Kind }
+func (p *Problem) section() string             { return "problem" }
+func (p *Problem) settings() *registry.Params  { return &p.Settings }
+func (p *Problem) settingsFor() *string        { return &p.of }
+func (p *Problem) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
+	e, ok := reg.Problem(name)
+	if !ok {
+		return nil, reg.Problems(), false
+	}
+	return e.New(), reg.Problems(), true
+}
+
+// settle makes the settings of r those of its selected entry: new
+// defaults when the selection changed (an unknown or empty selection
+// leaves none), a private copy otherwise, so that changing them never
+// touches a scenario r was copied from.
+func settle(r registered, reg *registry.Registry) {
+	_, name := r.selector()
+	set, of := r.settings(), r.settingsFor()
+	if *name == *of && *set != nil {
+		*set = cloneParams(*set)
+		return
+	}
+	*set, *of = nil, *name
+	if *name == "" {
+		return
+	}
+	if p, _, ok := r.lookup(reg, *name); ok {
+		*set = p
+	}
+}
+
+// cloneParams returns a shallow copy of the struct p points to.
+func cloneParams(p registry.Params) registry.Params {
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return p
+	}
+	c := reflect.New(v.Elem().Type())
+	c.Elem().Set(v.Elem())
+	return c.Interface().(registry.Params)
+}
+
+// settingsValue is the struct the settings of r point to, or an invalid
+// Value when there are none.
+func settingsValue(r registered) reflect.Value {
+	p := *r.settings()
+	if p == nil {
+		return reflect.Value{}
+	}
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	return v.Elem()
+}
+
+// decodeRegistered decodes the mapping n into r: the selector first (so
+// that the other keys are read into the right struct), then the fixed
+// keys of r's own struct and the entry's keys.
+func (d *decoder) decodeRegistered(r registered, n *yaml.Node, key string) {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return
+	}
+	own := reflect.ValueOf(r).Elem()
+	if n.Kind != yaml.MappingNode {
+		d.errs.add(d.at(n), key, "expected a mapping with keys %s, got %s", strings.Join(keyNames(own.Type()), ", "), describe(n))
+		return
+	}
+	selKey, sel := r.selector()
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if kn := n.Content[i]; kn.Kind == yaml.ScalarNode && kn.Value == selKey {
+			f, _ := lookupField(own.Type(), selKey)
+			d.value(n.Content[i+1], own.Field(f.index), joinKey(key, selKey))
+		}
+	}
+	if *sel != "" {
+		if _, names, ok := r.lookup(d.reg, *sel); !ok {
+			d.errs.add(d.posOf(joinKey(key, selKey)), joinKey(key, selKey), "%s", unknownValueMsg(*sel, names))
+			return
+		}
+	}
+	settle(r, d.reg)
+	sv := settingsValue(r)
+	seen := make(map[string]int)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		if kn.Kind != yaml.ScalarNode {
+			d.errs.add(d.at(kn), key, "keys must be plain names, got %s", describe(kn))
+			continue
+		}
+		name := kn.Value
+		if line, dup := seen[name]; dup {
+			d.errs.add(d.at(kn), joinKey(key, name), "repeated key (first set at line %d)", line)
+			continue
+		}
+		seen[name] = kn.Line
+		if name == selKey {
+			continue
+		}
+		if f, ok := lookupField(own.Type(), name); ok {
+			d.value(vn, own.Field(f.index), joinKey(key, name))
+			continue
+		}
+		if !sv.IsValid() {
+			d.errs.add(d.at(kn), joinKey(key, name), "set %s.%s first: the other keys of %s depend on it", key, selKey, key)
+			continue
+		}
+		f, ok := lookupField(sv.Type(), name)
+		if !ok {
+			allowed := append(keyNames(own.Type()), keyNames(sv.Type())...)
+			d.errs.add(d.at(kn), "", "%s (for %s %s)", unknownKeyMsg(name, key, allowed), selKey, *sel)
+			continue
+		}
+		d.value(vn, sv.Field(f.index), joinKey(key, name))
+	}
+}
+
+// posOf is where key was written, or the decoder's file.
+func (d *decoder) posOf(key string) Pos {
+	if p, ok := d.pos[key]; ok {
+		return p
+	}
+	return Pos{File: d.file}
+}
+
+// unknownValueMsg says that v is not one of the registered names.
+func unknownValueMsg(v string, names []string) string {
+	msg := fmt.Sprintf("%q is not one of %s", v, strings.Join(names, ", "))
+	if c := closest(v, names); c != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return msg
+}
+
+// marshalRegistered renders r as a mapping: the selector, r's other own
+// keys, then the entry's keys in their struct order.
+func marshalRegistered(r registered) (any, error) {
+	own := reflect.ValueOf(r).Elem()
+	node := &yaml.Node{Kind: yaml.MappingNode}
+	for _, f := range fieldsOf(own.Type()) {
+		var vn yaml.Node
+		if err := vn.Encode(own.Field(f.index).Interface()); err != nil {
+			return nil, err
+		}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.name}, &vn)
+	}
+	if sv := settingsValue(r); sv.IsValid() {
+		var sn yaml.Node
+		if err := sn.Encode(sv.Interface()); err != nil {
+			return nil, err
+		}
+		if sn.Kind == yaml.MappingNode {
+			node.Content = append(node.Content, sn.Content...)
+		}
+	}
+	return node, nil
+}
+
+// MarshalYAML renders the algorithm block: name and the algorithm's keys.
+func (a Algorithm) MarshalYAML() (any, error) { return marshalRegistered(&a) }
+
+// MarshalYAML renders the problem block: kind, init and the kind's keys.
+func (p Problem) MarshalYAML() (any, error) { return marshalRegistered(&p) }
+
+func (a *Algorithm) decodeYAML(d *decoder, n *yaml.Node, key string) { d.decodeRegistered(a, n, key) }
+func (p *Problem) decodeYAML(d *decoder, n *yaml.Node, key string)   { d.decodeRegistered(p, n, key) }

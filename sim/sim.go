@@ -1,0 +1,242 @@
+// Package sim runs consim scenarios from Go: the library behind the
+// consim command. Run takes a scenario (loaded from a file, or built in
+// code with the user's own registered algorithms and problems), runs its
+// agents as goroutines on the scenario's transport with the coordinator
+// observing, writes the results bundle and returns the summary.
+//
+//	s, err := scenarios.Load("scenarios/quickstart.yaml")
+//	...
+//	res, err := sim.Run(ctx, s, sim.Options{Observe: func(p coordinator.Progress) { ... }})
+//
+// sim imports scenarios, coordinator, node and the consensus packages; it
+// must not import cmd.
+package sim
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/node"
+	"github.com/consim/consim/scenarios"
+)
+
+// ErrInput marks errors caused by the caller's input (a run id that cannot
+// name subjects, an existing bundle, an unreachable NATS URL given by the
+// caller), as opposed to a run that failed.
+var ErrInput = errors.New("invalid input")
+
+// inputError wraps an error caused by the caller's input: it reads as
+// the error itself and matches ErrInput.
+type inputError struct{ err error }
+
+func (e inputError) Error() string        { return e.err.Error() }
+func (e inputError) Unwrap() error        { return e.err }
+func (e inputError) Is(target error) bool { return target == ErrInput }
+
+// DefaultAgentGrace is how long agents may keep running after the
+// coordinator has ended the run before they are cancelled.
+const DefaultAgentGrace = 5 * time.Second
+
+// Options of Run. The zero value runs with the defaults documented on
+// each field.
+type Options struct {
+	// RunID names the run's bus subjects and its bundle directory; empty
+	// generates <scenario name>-<UTC time>-<4 random hex digits>.
+	RunID string
+	// Logger receives structured logs; nil discards them.
+	Logger hclog.Logger
+	// Observe, if set, is called after each measured round with its
+	// metrics, from the coordinator's goroutine: it must return quickly.
+	Observe func(coordinator.Progress)
+	// Agents, if set, are run instead of the scenario's own (they must be
+	// Agents() of a Setup of the same scenario, possibly wrapped).
+	Agents []consensus.Agent
+	// AgentGrace is how long agents may keep running after the
+	// coordinator has ended the run before they are cancelled (default
+	// DefaultAgentGrace); one that ignores the cancellation is abandoned
+	// after a second period.
+	AgentGrace time.Duration
+}
+
+// Run builds s and runs it: every agent a goroutine of this process on
+// the scenario's transport, the coordinator beside them. The summary is
+// returned also when the run failed (with the error), when the
+// coordinator got far enough to write one.
+func Run(ctx context.Context, s *scenarios.Scenario, opts Options) (*coordinator.Summary, error) {
+	st, err := s.Build()
+	if err != nil {
+		return nil, err
+	}
+	return RunSetup(ctx, st, opts)
+}
+
+// RunSetup runs a built scenario; see Run.
+func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordinator.Summary, error) {
+	s := st.Scenario
+	logger := opts.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	grace := opts.AgentGrace
+	if grace == 0 {
+		grace = DefaultAgentGrace
+	}
+	runID := opts.RunID
+	if runID == "" {
+		runID = NewRunID(s.Name)
+	}
+	if err := CheckRunID(s, runID); err != nil {
+		return nil, err
+	}
+	agents := opts.Agents
+	if agents == nil {
+		var err error
+		if agents, err = st.Agents(); err != nil {
+			return nil, err
+		}
+	}
+	tr, err := node.NewTransport(node.TransportConfig{
+		Kind:   node.TransportKind(s.Runtime.Transport),
+		N:      s.Agents,
+		RunID:  runID,
+		URL:    s.Runtime.NATSURL,
+		Logger: logger.Named("transport"),
+	})
+	if err != nil {
+		err = fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)
+		if s.Runtime.NATSURL != "" {
+			err = inputError{err} // the URL given cannot be reached
+		}
+		return nil, err
+	}
+	defer tr.Close()
+	obs, err := tr.Observer()
+	if err != nil {
+		return nil, fmt.Errorf("connect coordinator: %w", err)
+	}
+	cfg, ev, err := CoordinatorConfig(st, runID, logger, opts.Observe)
+	if err != nil {
+		return nil, err
+	}
+
+	agentCtx, cancelAgents := context.WithCancel(ctx)
+	defer cancelAgents()
+	agentsDone := make(chan error, 1)
+	nopts := NodeOptions(s, logger)
+	nopts.Faults.Rebuild = st.Agent // a crash that loses state restarts from the initial agent
+	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, nopts) }()
+	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
+
+	// The coordinator has sent Stop if it ended early. Agents that do not
+	// finish within the grace period are cancelled; one that ignores the
+	// cancellation (a hung agent) is abandoned after a second period.
+	var agentErr error
+	select {
+	case agentErr = <-agentsDone:
+	case <-time.After(grace):
+		cancelAgents()
+		select {
+		case agentErr = <-agentsDone:
+		case <-time.After(grace):
+			agentErr = fmt.Errorf("agents did not stop within %v of cancellation", 2*grace)
+		}
+	}
+	if runErr != nil {
+		return sum, runErr
+	}
+	if agentErr != nil && !errors.Is(agentErr, context.Canceled) {
+		return sum, fmt.Errorf("agents: %w", agentErr)
+	}
+	return sum, nil
+}
+
+// CoordinatorConfig builds the coordinator's configuration and evaluator
+// for a run of st: the central problem (with its optimum) is solved here,
+// and the algorithm's resolved parameters go into the summary.
+func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, observe func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
+	s := st.Scenario
+	prob, err := st.Problem()
+	if err != nil {
+		return coordinator.Config{}, nil, err
+	}
+	resolved, err := s.Marshal()
+	if err != nil {
+		return coordinator.Config{}, nil, err
+	}
+	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
+		return metrics.Measure(prob, st.Graph, reps)
+	})
+	cfg := coordinator.Config{
+		RunID:        runID,
+		N:            s.Agents,
+		Rounds:       s.Rounds,
+		ReportEvery:  s.Metrics.Every,
+		ConsensusTol: s.Metrics.Tolerance,
+		Timeout:      s.Runtime.Timeout.Std(),
+		AgentTimeout: s.Runtime.AgentTimeout.Std(),
+		OutDir:       s.Output.Dir,
+		Scenario:     resolved,
+		Params:       st.Resolved(),
+		Meta: map[string]any{
+			"scenario":  s.Name,
+			"source":    s.Source(),
+			"transport": s.Runtime.Transport,
+			"seed":      s.Seed,
+			"algorithm": s.Algorithm.Name,
+			"problem":   s.Problem.Kind,
+			"f_star":    prob.FStar,
+			"convex":    prob.Convex,
+		},
+		Logger:   logger.Named("coordinator"),
+		Progress: observe,
+	}
+	cfg.ContinueOnDeparture = s.Faults.ContinueOnDeparture()
+	return cfg, ev, nil
+}
+
+// NodeOptions are the runtime options of every agent of s.
+func NodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
+	return node.Options{
+		N:             s.Agents,
+		Rounds:        s.Rounds,
+		ReportEvery:   s.Metrics.Every,
+		PhaseDeadline: s.Runtime.PhaseDeadline.Std(),
+		Logger:        logger.Named("node"),
+		Faults:        s.Faults.Node(s.Seed),
+	}
+}
+
+// idRE is what a run id may contain: it names NATS subjects and a
+// directory.
+var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// CheckRunID rejects, before any agent starts, a run id that cannot name
+// NATS subjects and a directory, or whose results bundle already exists.
+// Its errors wrap ErrInput.
+func CheckRunID(s *scenarios.Scenario, runID string) error {
+	if !idRE.MatchString(runID) {
+		return inputError{fmt.Errorf("run id %q: use letters, digits, '-' and '_'", runID)}
+	}
+	if err := coordinator.CheckBundle(s.Output.Dir, runID); err != nil {
+		return inputError{err}
+	}
+	return nil
+}
+
+// NewRunID returns <name>-<UTC time>-<4 random hex digits>: sortable,
+// and distinct for runs started in the same second.
+func NewRunID(name string) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%s-%s", name, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b[:]))
+}
