@@ -15,9 +15,9 @@ package registry
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/consim/consim/consensus"
