@@ -59,18 +59,8 @@ func (d *Dataset) Row(k int) []float64 { return d.X[k*d.Dim : (k+1)*d.Dim : (k+1
 // len(X) = M*Dim, Names nil or of length Dim, QID nil or of length M, and
 // every value finite. It names the first offending row and feature.
 func (d *Dataset) Validate() error {
-	m := len(d.Y)
-	switch {
-	case d.Dim < 1:
-		return fmt.Errorf("dataset %s: Dim = %d, want >= 1", d.name(), d.Dim)
-	case m == 0:
-		return fmt.Errorf("dataset %s: no rows", d.name())
-	case len(d.X)/d.Dim != m || len(d.X)%d.Dim != 0:
-		return fmt.Errorf("dataset %s: len(X) = %d, want rows*Dim = %d*%d", d.name(), len(d.X), m, d.Dim)
-	case d.Names != nil && len(d.Names) != d.Dim:
-		return fmt.Errorf("dataset %s: %d names for Dim = %d features", d.name(), len(d.Names), d.Dim)
-	case d.QID != nil && len(d.QID) != m:
-		return fmt.Errorf("dataset %s: %d query ids for %d rows", d.name(), len(d.QID), m)
+	if err := d.checkShape(); err != nil {
+		return err
 	}
 	for k, y := range d.Y {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
@@ -85,6 +75,25 @@ func (d *Dataset) Validate() error {
 	return nil
 }
 
+// checkShape checks the invariants of Validate except the finiteness of
+// the values.
+func (d *Dataset) checkShape() error {
+	m := len(d.Y)
+	switch {
+	case d.Dim < 1:
+		return fmt.Errorf("dataset %s: Dim = %d, want >= 1", d.name(), d.Dim)
+	case m == 0:
+		return fmt.Errorf("dataset %s: no rows", d.name())
+	case len(d.X)/d.Dim != m || len(d.X)%d.Dim != 0:
+		return fmt.Errorf("dataset %s: len(X) = %d, want rows*Dim = %d*%d", d.name(), len(d.X), m, d.Dim)
+	case d.Names != nil && len(d.Names) != d.Dim:
+		return fmt.Errorf("dataset %s: %d names for Dim = %d features", d.name(), len(d.Names), d.Dim)
+	case d.QID != nil && len(d.QID) != m:
+		return fmt.Errorf("dataset %s: %d query ids for %d rows", d.name(), len(d.QID), m)
+	}
+	return nil
+}
+
 // name returns Source, or a placeholder when it is empty.
 func (d *Dataset) name() string {
 	if d.Source == "" {
@@ -95,9 +104,12 @@ func (d *Dataset) name() string {
 
 // Subset returns a new Dataset holding the given rows of d, in the given
 // order, with its own copies of the values. Names, LabelName and Source are
-// shared; QID is subset too. It returns an error if a row index is out of
-// range.
+// shared; QID is subset too. It returns an error if d is malformed (see
+// Validate; values are not scanned) or a row index is out of range.
 func (d *Dataset) Subset(rows []int) (*Dataset, error) {
+	if err := d.checkShape(); err != nil {
+		return nil, err
+	}
 	m := d.Rows()
 	s := &Dataset{
 		X:         make([]float64, 0, len(rows)*d.Dim),
@@ -172,6 +184,9 @@ func listNames(names []string) string {
 // column the rows were grouped by. It fails if j is out of range or d has
 // a single feature.
 func (d *Dataset) DropColumn(j int) (*Dataset, error) {
+	if err := d.checkShape(); err != nil {
+		return nil, err
+	}
 	if j < 0 || j >= d.Dim {
 		return nil, fmt.Errorf("dataset %s: drop feature %d, want 0 <= j < %d", d.name(), j, d.Dim)
 	}

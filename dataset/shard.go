@@ -82,6 +82,9 @@ func (s Sharding) String() string {
 //
 // It fails if n < 1 or n > M (some agent would hold no row).
 func (s Sharding) Assign(d *Dataset, n int) ([][]int, error) {
+	if err := d.checkShape(); err != nil {
+		return nil, err
+	}
 	m := d.Rows()
 	if n < 1 || n > m {
 		return nil, fmt.Errorf("dataset %s: %d agents for %d rows, want 1 <= N <= rows", d.name(), n, m)
@@ -152,8 +155,11 @@ func (s Sharding) Shard(d *Dataset, n, i int) (*Dataset, error) {
 // ContiguousBlock returns the rows [lo, hi) of agent i when m rows are cut
 // into n contiguous blocks: with m = q n + r, lo = i q + min(i, r) and
 // hi = lo + q + (1 if i < r), so the first r agents get one more row.
-// It requires 1 <= n and 0 <= i < n.
+// Outside 1 <= n, 0 <= i < n and m >= 0 it returns the empty block 0, 0.
 func ContiguousBlock(m, n, i int) (lo, hi int) {
+	if n < 1 || i < 0 || i >= n || m < 0 {
+		return 0, 0
+	}
 	q, r := m/n, m%n
 	lo = i*q + min(i, r)
 	hi = lo + q
@@ -169,11 +175,11 @@ func ContiguousBlock(m, n, i int) (lo, hi int) {
 // where h_k = graph.Hash(seed, 0, s, k, 0) with s the stream
 // graph.NamedStream("dataset/shard").
 func Permutation(m int, seed uint64) []int {
-	p := make([]int, m)
+	p := make([]int, max(m, 0))
 	for k := range p {
 		p[k] = k
 	}
-	for k := m - 1; k > 0; k-- {
+	for k := len(p) - 1; k > 0; k-- {
 		j, _ := bits.Mul64(streamShard.Hash(seed, 0, uint64(k), 0), uint64(k+1))
 		p[k], p[j] = p[j], p[k]
 	}

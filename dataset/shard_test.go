@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"io"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -362,9 +363,30 @@ func TestDatasetHelpers(t *testing.T) {
 		{X: []float64{1}, Y: []float64{1}, Dim: 1, Names: []string{"a", "b"}},
 		{X: []float64{1}, Y: []float64{1}, Dim: 1, QID: []int64{1, 2}},
 	}
-	for _, b := range bad {
+	for k, b := range bad {
 		if err := b.Validate(); err == nil {
 			t.Errorf("Validate(%+v): no error", b)
 		}
+		if WriteLIBSVM(io.Discard, &b) == nil || WriteCSV(io.Discard, &b, CSVWriteOptions{}) == nil {
+			t.Errorf("writing %+v: no error", b)
+		}
+		if k == 3 || k == 4 {
+			continue // well-shaped, only the values are bad
+		}
+		if _, err := (Sharding{Method: ShardContiguous}).Assign(&b, 1); err == nil {
+			t.Errorf("Assign(%+v): no error", b)
+		}
+		if _, err := b.Subset([]int{0}); err == nil {
+			t.Errorf("Subset(%+v): no error", b)
+		}
+		if _, err := b.DropColumn(0); err == nil {
+			t.Errorf("DropColumn(%+v): no error", b)
+		}
+	}
+	if lo, hi := ContiguousBlock(5, 0, 0); lo != 0 || hi != 0 {
+		t.Errorf("ContiguousBlock(5, 0, 0) = %d, %d, want the empty block", lo, hi)
+	}
+	if p := Permutation(-1, 0); len(p) != 0 {
+		t.Errorf("Permutation(-1) = %v", p)
 	}
 }
