@@ -328,5 +328,30 @@ func TestA9A(t *testing.T) {
 				t.Fatalf("%s: row %d feature %d = %g, want 0 or 1", tc.path, p/d.Dim, p%d.Dim, v)
 			}
 		}
+		if tc.opt.Dim == 0 && tc.path == a9aTrain {
+			var b bytes.Buffer
+			if err := WriteLIBSVM(&b, d); err != nil {
+				t.Fatal(err)
+			}
+			e, err := ReadLIBSVM(&b, LIBSVMOptions{Dim: d.Dim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameBits(d.X, e.X) || !sameBits(d.Y, e.Y) {
+				t.Error("a9a: export and re-read changed the data")
+			}
+		}
+	}
+}
+
+// BenchmarkLoadA9A reads the gzip-compressed a9a training file.
+func BenchmarkLoadA9A(b *testing.B) {
+	if _, err := os.Stat(a9aTrain); err != nil {
+		b.Skipf("a9a not available: %v", err)
+	}
+	for b.Loop() {
+		if _, err := LoadLIBSVM(a9aTrain, LIBSVMOptions{Dim: 123}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
