@@ -119,12 +119,17 @@ type BOMEParams struct {
 	Inner     int
 	// Eta is eta of the control phi_k = eta ||grad q(v_k)||^2.
 	Eta float64
+	// Scale > 0 (0 means 1) divides the lower level: BOME runs on
+	// q/Scale. BOME's lambda_k is not invariant to the scale of g (phi_k
+	// and <grad f, grad q> scale differently), so a lower level written as
+	// a sum over m samples with Scale = m runs BOME exactly as on the mean.
+	Scale float64
 }
 
 // Validate checks the constants.
 func (p BOMEParams) Validate() error {
-	if !(p.Alpha > 0 && p.Beta > 0 && p.InnerStep > 0 && p.Eta >= 0) || p.Inner < 1 {
-		return fmt.Errorf("tsp: BOME needs positive steps (%v, %v, %v), eta %v >= 0 and inner steps %d >= 1", p.Alpha, p.Beta, p.InnerStep, p.Eta, p.Inner)
+	if !(p.Alpha > 0 && p.Beta > 0 && p.InnerStep > 0 && p.Eta >= 0 && p.Scale >= 0) || p.Inner < 1 {
+		return fmt.Errorf("tsp: BOME needs positive steps (%v, %v, %v), eta %v >= 0, scale %v >= 0 and inner steps %d >= 1", p.Alpha, p.Beta, p.InnerStep, p.Eta, p.Scale, p.Inner)
 	}
 	return nil
 }
@@ -133,7 +138,7 @@ func (p BOMEParams) Validate() error {
 // loop at y_hat = y_k, runs T gradient steps on g(x_k, .), and with
 // q(v) = g(x, y) - g(x, y_hat) (y_hat frozen), v = (x, y),
 //
-//	grad q = (grad_x g(x, y) - grad_x g(x, y_hat), grad_y g(x, y)),
+//	grad q = (grad_x g(x, y) - grad_x g(x, y_hat), grad_y g(x, y)) / Scale,
 //	lambda_k = max(phi_k - <grad f, grad q>, 0) / ||grad q||^2,  phi_k = eta ||grad q||^2,
 //	v <- v - (alpha, beta) (grad f + lambda_k grad q).
 type BOME struct {
@@ -174,12 +179,21 @@ func (b *BOME) Step() {
 	pb.G.Grad(b.X, b.Y, b.gxY, b.gyY)
 	pb.F.Grad(b.X, b.Y, b.gfX, b.gfY)
 	b.evals += int64(q.Inner) + 3
-	// grad q = (gxY - gxH, gyY).
+	// grad q = (gxY - gxH, gyY) / Scale.
+	sc := 1.0
+	if q.Scale > 0 {
+		sc = 1 / q.Scale
+	}
+	for i := range b.X {
+		b.gxY[i] = (b.gxY[i] - b.gxH[i]) * sc
+	}
+	for i := range b.Y {
+		b.gyY[i] *= sc
+	}
 	var nq, dot float64
 	for i := range b.X {
-		d := b.gxY[i] - b.gxH[i]
-		nq += d * d
-		dot += b.gfX[i] * d
+		nq += b.gxY[i] * b.gxY[i]
+		dot += b.gfX[i] * b.gxY[i]
 	}
 	for i := range b.Y {
 		nq += b.gyY[i] * b.gyY[i]
@@ -190,7 +204,7 @@ func (b *BOME) Step() {
 		b.Lambda = math.Max(q.Eta*nq-dot, 0) / nq
 	}
 	for i := range b.X {
-		b.X[i] -= q.Alpha * (b.gfX[i] + b.Lambda*(b.gxY[i]-b.gxH[i]))
+		b.X[i] -= q.Alpha * (b.gfX[i] + b.Lambda*b.gxY[i])
 	}
 	for i := range b.Y {
 		b.Y[i] -= q.Beta * (b.gfY[i] + b.Lambda*b.gyY[i])

@@ -65,7 +65,8 @@ type MeanUnits struct {
 //
 // while alpha, beta, p, omega, mu, theta and BOME's eta are unchanged (grad_x
 // g_sum weighted by lambda_sum equals grad_x g_mean weighted by
-// lambda_mean). rounds sets V-PBGD's ramp length.
+// lambda_mean) and BOME runs on q/m (BOMEParams.Scale). rounds sets
+// V-PBGD's ramp length.
 func (e *Experiment) Convert(u MeanUnits, m, rounds int) {
 	fm := float64(m)
 	e.TSP = Params{
@@ -76,7 +77,7 @@ func (e *Experiment) Convert(u MeanUnits, m, rounds int) {
 		Alpha: u.Alpha, Beta: u.Beta, InnerStep: u.Eta / fm, Inner: u.PBGDInner,
 		GammaMax: u.PBGDGamma / fm, Ramp: max(1, int(u.PBGDRamp*float64(rounds))),
 	}
-	e.BOME = BOMEParams{Alpha: u.Alpha, Beta: u.Beta, InnerStep: u.Eta / fm, Inner: u.BOMEInner, Eta: u.BOMEEta}
+	e.BOME = BOMEParams{Alpha: u.Alpha, Beta: u.Beta, InnerStep: u.Eta / fm, Inner: u.BOMEInner, Eta: u.BOMEEta, Scale: fm}
 	e.MEHA = MEHAParams{Alpha: u.Alpha, Beta: u.Beta, Eta: u.Eta / fm, Gamma: u.Gamma / fm, C: u.MEHAC / fm, Power: u.MEHAPower}
 }
 

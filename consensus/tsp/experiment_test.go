@@ -141,6 +141,26 @@ func TestConvert(t *testing.T) {
 	if b.Lambda == 0 || a.H == 0 || maxRel(a.X, b.X) > 1e-9 || maxRel(a.Y, b.Y) > 1e-9 || math.Abs(a.Lambda*float64(m)-b.Lambda) > 1e-9*b.Lambda {
 		t.Fatalf("sum and mean forms differ: lambda %v*m vs %v, x err %g, y err %g", a.Lambda, b.Lambda, maxRel(a.X, b.X), maxRel(a.Y, b.Y))
 	}
+	// The baselines too.
+	for _, name := range []string{NameBOME, NamePBGD, NameMEHA} {
+		ma, err := es.NewMethod(name, sum, x0, y0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, err := em.NewMethod(name, mean, x0, y0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 30 {
+			ma.Step()
+			mb.Step()
+		}
+		xa, ya := ma.Point()
+		xb, yb := mb.Point()
+		if maxRel(xa, x0) == 0 || maxRel(xa, xb) > 1e-9 || maxRel(ya, yb) > 1e-9 {
+			t.Fatalf("%s: sum and mean forms differ: x err %g, y err %g", name, maxRel(xa, xb), maxRel(ya, yb))
+		}
+	}
 }
 
 // scaled is c times an objective.
