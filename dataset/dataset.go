@@ -4,7 +4,7 @@
 // into the shards of N agents (contiguous blocks, a seeded random
 // permutation, or groups by the value of a column), and writes data sets
 // and shards back as LIBSVM or CSV so that reading them again gives the
-// same bits.
+// same bits. idx.go reads the IDX files of the MNIST distribution.
 //
 // All file I/O of user data lives here, never in package consensus or its
 // subpackages: a caller loads and shards a Dataset here and hands the
