@@ -499,3 +499,52 @@ func (o workerTag) Evaluate(q consensus.EvalRequest, out []float64) ([]float64, 
 	o.seen[o.w].Add(1)
 	return append(out, float64(o.w)), nil
 }
+
+// BenchmarkFanout measures evaluation requests per second through the
+// fan-out: one agent asks for a batch of B requests of 50 values each
+// round (testOracle, two values per result), evaluated by W oracle workers
+// of the channel transport (goroutines) or of in-process NATS (queue
+// group subscribers). One op is one round, B requests.
+func BenchmarkFanout(b *testing.B) {
+	const d = 50
+	for _, kind := range []TransportKind{TransportChan, TransportNATS} {
+		for _, w := range []int{1, 4} {
+			for _, batch := range []int{100, 10000} {
+				b.Run(fmt.Sprintf("%s/W=%d/batch=%d", kind, w, batch), func(b *testing.B) {
+					g := ring(b, 1)
+					agents := evaluators(g, batch, d)
+					tr := newTestTransport(b, kind, 1)
+					obs, err := tr.Observer()
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer obs.Close()
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+					defer cancel()
+					var made, calls atomic.Int64
+					opts := Options{Rounds: b.N, Workers: w, Oracle: oracleFactory(&made, &calls), PhaseDeadline: time.Minute}
+					done := make(chan error, 1)
+					go func() { done <- RunAll(ctx, agents, tr, opts) }()
+					if s, err := DecodeStatus(<-obs.Statuses()); err != nil || s.Kind != StatusReady {
+						b.Fatalf("status %+v, %v; want ready", s, err)
+					}
+					b.ReportAllocs()
+					b.ResetTimer()
+					begin := time.Now()
+					if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
+						b.Fatal(err)
+					}
+					if err := <-done; err != nil {
+						b.Fatal(err)
+					}
+					elapsed := time.Since(begin)
+					b.StopTimer()
+					if calls.Load() != int64(b.N*batch) {
+						b.Fatalf("%d evaluations, want %d", calls.Load(), b.N*batch)
+					}
+					b.ReportMetric(float64(b.N*batch)/elapsed.Seconds(), "requests/s")
+				})
+			}
+		}
+	}
+}

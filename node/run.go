@@ -17,10 +17,11 @@ import (
 // Protocol: publish a ready status (again every ReadyRepeat, if set, until
 // the start); wait for the coordinator's start (at most StartTimeout);
 // then for each round t and phase ph < a.Phases(t): send the outbox of
-// a.Send(t, ph) (messages to their To agents, an all-reduce term to the
-// root of the reduce, which broadcasts the sum), collect the expected
-// messages and the reduce terms until all have arrived or PhaseDeadline
-// passes, and hand the inbox to a.Receive. A progress status is published
+// a.Send(t, ph) (messages to their To agents, a reduce term to the root of
+// the reduce, which sends the sum to the reduce's members, evaluation
+// requests to the oracle workers), collect the expected messages and the
+// reduce terms until all have arrived or PhaseDeadline passes, wait for
+// the evaluations (see Options.Workers), and hand the inbox to a.Receive. A progress status is published
 // right after the start (round 0, the initial state) and every
 // ReportEvery rounds after that, when ReportEvery > 0; between rounds a
 // stop from the coordinator ends the run. When it ends before the last

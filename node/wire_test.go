@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/consim/consim/consensus"
 )
 
 func mustFrame(t testing.TB, kind FrameKind, from, round, phase int, data []float64) []byte {
@@ -159,6 +161,16 @@ func FuzzDecodeFrame(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255})
 	f.Add([]byte{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0})
+	// The eval kinds: their bodies are raw words at this level.
+	if chunk, err := AppendEvalChunk(nil, 1, 2, 3, 4, 5, []consensus.EvalRequest{{Op: 1, Key: 2, Arg: []float64{3}}}); err == nil {
+		f.Add(chunk)
+	}
+	if res, err := AppendEvalResults(nil, 1, 2, 3, 4, 5, 6, [][]float64{{7, 8}}); err == nil {
+		f.Add(res)
+	}
+	if fail, err := AppendEvalFail(nil, 1, 2, 3, 4, 5, 6, "no"); err == nil {
+		f.Add(fail)
+	}
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		h, vals, err := DecodeFrame(nil, frame)
 		if err != nil {
