@@ -74,8 +74,11 @@ const (
 	// Metropolis-Hastings moments: about 2.7e8 state updates, a second or
 	// two.
 	DefaultMaxWork = 1 << 28
-	// DefaultGossipSamples is the Monte Carlo sample count.
+	// DefaultGossipSamples is the Monte Carlo sample count, reduced on
+	// dense graphs (see GossipOptions.Samples).
 	DefaultGossipSamples = 20000
+	// MinGossipSamples is the smallest default Monte Carlo sample count.
+	MinGossipSamples = 1000
 )
 
 // GossipOptions tunes GossipRates. The zero value selects the defaults.
@@ -85,8 +88,11 @@ type GossipOptions struct {
 	// computation switches to Monte Carlo. 0 means DefaultMaxWork; a
 	// negative value forces Monte Carlo.
 	MaxWork int64
-	// Samples is the Monte Carlo sample count; 0 means
-	// DefaultGossipSamples.
+	// Samples is the Monte Carlo sample count. 0 means
+	// DefaultGossipSamples, reduced to keep Samples m^2 within
+	// DefaultMaxWork for m = sum_e p_e, the expected number of present
+	// edges (one sample costs O(m^2)), but never below MinGossipSamples.
+	// GossipRates.MeanSquareSE reports the precision reached.
 	Samples int
 	// Seed is the seed of the Monte Carlo draws.
 	Seed uint64
@@ -132,7 +138,11 @@ func (g *Graph) GossipRates(m Mixing, opt GossipOptions) (GossipRates, error) {
 		opt.MaxWork = DefaultMaxWork
 	}
 	if opt.Samples == 0 {
-		opt.Samples = DefaultGossipSamples
+		var m float64
+		for _, e := range g.Edges {
+			m += e.P
+		}
+		opt.Samples = int(min(DefaultGossipSamples, max(MinGossipSamples, DefaultMaxWork/max(m*m, 1))))
 	}
 	if opt.Samples < 2 {
 		return GossipRates{}, fmt.Errorf("graph: gossip rates: samples = %d: need at least 2", opt.Samples)
@@ -259,6 +269,7 @@ func (g *Graph) mixingMoments(m Mixing, opt GossipOptions) *moments {
 	}
 	present, deg, v := make([]bool, M), make([]int, g.N), make([]float64, M)
 	proc := Bernoulli{G: g, Seed: opt.Seed}
+	clear(a)
 	clear(c)
 	var on []int
 	for s := range opt.Samples {
@@ -271,10 +282,15 @@ func (g *Graph) mixingMoments(m Mixing, opt GossipOptions) *moments {
 				a[e] += v[e]
 			}
 		}
-		for _, e := range on {
-			for _, f := range on {
+		for k, e := range on {
+			for _, f := range on[k:] {
 				c[e*M+f] += float64(v[e] * v[f])
 			}
+		}
+	}
+	for e := range M {
+		for f := e + 1; f < M; f++ {
+			c[f*M+e] = c[e*M+f]
 		}
 	}
 	inv := 1 / float64(opt.Samples)

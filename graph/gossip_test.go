@@ -399,6 +399,21 @@ func TestGossipRatesOptions(t *testing.T) {
 	if r.Exact || r.Samples != 3000 || !(r.MeanSquareSE > 0) {
 		t.Errorf("work budget 100: exact %v, samples %d, SE %v: want Monte Carlo with 3000 samples", r.Exact, r.Samples, r.MeanSquareSE)
 	}
+	// An exact attempt abandoned half-way leaves nothing behind: the result
+	// is that of Monte Carlo alone on the same draws.
+	forced, err := g.GossipRates(Mixing{}, GossipOptions{MaxWork: -1, Samples: 3000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []int64{100, 3000, 20000} {
+		r, err := g.GossipRates(Mixing{}, GossipOptions{MaxWork: budget, Samples: 3000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Exact || r.MeanSquare != forced.MeanSquare || r.MeanSquareSE != forced.MeanSquareSE {
+			t.Errorf("work budget %d: rho2 %v +- %v (exact %v), Monte Carlo alone %v +- %v", budget, r.MeanSquare, r.MeanSquareSE, r.Exact, forced.MeanSquare, forced.MeanSquareSE)
+		}
+	}
 	if r, err = g.GossipRates(Mixing{}, GossipOptions{}); err != nil || !r.Exact || r.Samples != 0 {
 		t.Errorf("defaults: exact %v, samples %d, err %v: want exact", r.Exact, r.Samples, err)
 	}
