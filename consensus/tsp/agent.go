@@ -35,6 +35,8 @@ const (
 
 // UpperAgent is agent 0 of the star.
 type UpperAgent struct {
+	// Y, Z, YHat are y^r, z^r and y_hat^r; Lambda and H are lambda^r and
+	// h^r; Round is the number of completed rounds.
 	Y, Z, YHat []float64
 	Lambda, H  float64
 	Round      int
@@ -53,6 +55,8 @@ type UpperAgent struct {
 
 // TaskAgent is agent k >= 1 of the star, owner of block x_k.
 type TaskAgent struct {
+	// X and XHat are the block x_k^r and its anchor; Round is the number
+	// of completed rounds.
 	X, XHat []float64
 	Round   int
 	evals   int64

@@ -45,6 +45,8 @@ func (p PBGDParams) Validate() error {
 // 0 -> 0.2 in mean-loss units; its factor min(1, 1/gamma_k) on the step is
 // 1 there and is omitted).
 type PBGD struct {
+	// X, Y and Omega are x_k, y_k and the inner copy omega; K is the
+	// number of completed outer iterations.
 	X, Y, Omega                  []float64
 	K                            int
 	evals                        int64
@@ -142,6 +144,8 @@ func (p BOMEParams) Validate() error {
 //	lambda_k = max(phi_k - <grad f, grad q>, 0) / ||grad q||^2,  phi_k = eta ||grad q||^2,
 //	v <- v - (alpha, beta) (grad f + lambda_k grad q).
 type BOME struct {
+	// X, Y are x_k, y_k; YHat is the last inner solution; Lambda is
+	// lambda_k of the last step; K counts the completed iterations.
 	X, Y, YHat                   []float64
 	Lambda                       float64
 	K                            int
@@ -256,6 +260,8 @@ func (p MEHAParams) Validate() error {
 // reproduction uses the same step sizes for all methods) and is the same
 // direction.
 type MEHA struct {
+	// X, Y, Theta are x_k, y_k and the tracker theta_k; K counts the
+	// completed iterations.
 	X, Y, Theta                  []float64
 	K                            int
 	evals                        int64

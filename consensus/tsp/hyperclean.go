@@ -25,13 +25,14 @@ func sigmoid(t float64) float64 {
 // P the softmax probabilities and E the one-hot labels. It is not safe for
 // concurrent use.
 type WeightedLoss struct {
-	set      *Set
-	z, r     []float64 // residuals P - E of the cached model, and their weighted copy
-	wt, gt   []float64
-	ce, sig  []float64
-	yc       []float64 // the model whose residuals z and losses ce are cached
-	cached   bool
-	Forwards int64 // number of forward passes actually computed
+	set     *Set
+	z, r    []float64 // residuals P - E of the cached model, and their weighted copy
+	wt, gt  []float64
+	ce, sig []float64
+	yc      []float64 // the model whose residuals z and losses ce are cached
+	cached  bool
+	// Forwards counts the forward passes actually computed (cache misses).
+	Forwards int64
 }
 
 // NewWeightedLoss returns the weighted loss on set (labels as given, i.e.
