@@ -45,6 +45,10 @@ type FileSpec struct {
 	Comment string `yaml:"comment"`
 }
 
+// Resolved returns the format the file is read in: Format, or the one
+// guessed from the file name.
+func (s FileSpec) Resolved() string { return s.format() }
+
 // format returns the resolved format.
 func (s FileSpec) format() string {
 	if s.Format != "" {

@@ -43,6 +43,11 @@ type Regression struct {
 	Outliers float64 `yaml:"outliers,omitempty" doc:"nonconvex_regression only: fraction of pure-noise rows in [0, 1)"`
 	// Box is X = [lo, hi]^n; infinite bounds are allowed.
 	Box registry.Interval `yaml:"box,flow" doc:"X = [lo, hi]^n, lo < hi; .inf and -.inf allowed (dadmm family: must be unbounded)"`
+	// Data, when set, reads the rows from a file instead of generating
+	// them; dim then defaults to the file's feature count, and the
+	// generator's keys (samples_per_agent, noise, heterogeneity,
+	// outliers) must keep their defaults.
+	Data *DataSource `yaml:"data,omitempty" doc:"rows from a file instead of the generator: {path, format: libsvm|csv, header, label, delimiter, shard: contiguous|random|column:NAME, weighting: rows|agents}" default:"-"`
 
 	kind string
 }
@@ -63,12 +68,31 @@ func newRegression(kind string) *Regression {
 // number of agents is checked by Build).
 func (r *Regression) Validate() error {
 	var errs registry.FieldErrors
-	if r.Dim < 1 {
+	if r.Data != nil {
+		r.Data.validate(&errs)
+		def := newRegression(r.kind)
+		for _, k := range []struct {
+			key     string
+			changed bool
+		}{
+			{"samples_per_agent", r.SamplesPerAgent != def.SamplesPerAgent},
+			{"noise", r.Noise != def.Noise},
+			{"heterogeneity", r.Heterogeneity != def.Heterogeneity},
+			{"outliers", r.Outliers != def.Outliers},
+		} {
+			if k.changed {
+				errs.Add(k.key, "only applies to generated data, not to problem.data")
+			}
+		}
+		if r.Dim < 0 {
+			errs.Add("dim", "must be >= 1, or left out to take the file's feature count; got %d", r.Dim)
+		}
+	} else if r.Dim < 1 {
 		errs.Add("dim", "required: an integer >= 1, got %d", r.Dim)
 	}
 	if r.SamplesPerAgent < 1 {
 		errs.Add("samples_per_agent", "must be an integer >= 1, got %d", r.SamplesPerAgent)
-	} else if r.Batch < 1 || r.Batch > r.SamplesPerAgent {
+	} else if r.Batch < 1 || (r.Data == nil && r.Batch > r.SamplesPerAgent) {
 		errs.Add("batch", "%d is outside [1, %d] (1 <= batch <= samples_per_agent)", r.Batch, r.SamplesPerAgent)
 	}
 	nonneg := func(key string, v float64) {
@@ -106,6 +130,9 @@ func (r *Regression) Validate() error {
 	return errs.Err()
 }
 
+// Lambda is the regulariser weight lambda.
+func (r *Regression) Lambda() float64 { return r.Reg }
+
 // spec maps the block onto problem.Spec.
 func (r *Regression) spec() problem.Spec {
 	s := problem.Spec{
@@ -132,13 +159,13 @@ func (r *Regression) spec() problem.Spec {
 // LeastSquares describes least_squares: f_i(x) = (1/m) sum_k (a_k^T x - b_k)^2 / 2
 // + (lambda/2)||x||^2 over agent i's generated rows.
 func LeastSquares() registry.Problem {
-	return regressionProblem(problem.KindLeastSquares, "least squares with a ridge term, data generated per agent from the seed")
+	return regressionProblem(problem.KindLeastSquares, "least squares with a ridge term, data generated per agent from the seed or read from a file")
 }
 
 // Logistic describes logistic: the logistic loss of labels in {-1, +1}
 // with a ridge term.
 func Logistic() registry.Problem {
-	return regressionProblem(problem.KindLogistic, "logistic regression with a ridge term, data generated per agent from the seed")
+	return regressionProblem(problem.KindLogistic, "logistic regression with a ridge term, data generated per agent from the seed or read from a file")
 }
 
 // Nonconvex describes nonconvex_regression: the Cauchy loss with the
@@ -153,7 +180,11 @@ func regressionProblem(kind, summary string) registry.Problem {
 		Summary: summary,
 		New:     func() registry.Params { return newRegression(kind) },
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			return buildGenerated(p.(*Regression), env)
+			r := p.(*Regression)
+			if r.Data != nil {
+				return buildFromData(r, env)
+			}
+			return buildGenerated(r, env)
 		},
 		Offers: []string{registry.CapLocals},
 	}

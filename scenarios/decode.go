@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 var (
 	durationType = reflect.TypeFor[Duration]()
 	intervalType = reflect.TypeFor[Interval]()
+	pathType     = reflect.TypeFor[registry.Path]()
 )
 
 // decoder writes a YAML node tree into schema structs, checking every key
@@ -25,6 +27,9 @@ type decoder struct {
 	errs  errorsCollector
 	// reg resolves the registered sections (algorithm, problem).
 	reg *registry.Registry
+	// dir anchors relative registry.Path values (the scenario file's
+	// directory); empty leaves them as written.
+	dir string
 }
 
 func (d *decoder) at(n *yaml.Node) Pos {
@@ -51,6 +56,15 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, key string) {
 		v.Set(reflect.ValueOf(dur))
 	case t == intervalType:
 		d.interval(n, v, key)
+	case t == pathType:
+		d.scalar(n, v, key)
+		if p := v.String(); p != "" && !filepath.IsAbs(p) && d.dir != "" {
+			abs, err := filepath.Abs(filepath.Join(d.dir, p))
+			if err != nil {
+				abs = filepath.Join(d.dir, p)
+			}
+			v.SetString(abs)
+		}
 	case reflect.PointerTo(t).Implements(yamlSelfDecoderType):
 		v.Addr().Interface().(yamlSelfDecoder).decodeYAML(d, n, key)
 	case t.Kind() == reflect.Struct:

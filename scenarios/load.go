@@ -87,7 +87,7 @@ func ParseWith(reg *registry.Registry, data []byte, filename string) (*Scenario,
 	}
 	s := Default()
 	s.reg = reg
-	d := &decoder{file: filename, lines: true, pos: make(map[string]Pos), reg: reg}
+	d := &decoder{file: filename, lines: true, pos: make(map[string]Pos), reg: reg, dir: filepath.Dir(filename)}
 	d.value(doc, reflect.ValueOf(s).Elem(), "")
 	s.src = source{file: filename, dir: filepath.Dir(filename), pos: d.pos}
 	if _, ok := d.pos["name"]; !ok {

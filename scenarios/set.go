@@ -32,7 +32,7 @@ func (s *Scenario) Set(assignment string) error {
 	if err != nil {
 		return ErrorList{{Pos: src, Key: key, Msg: fmt.Sprintf("value %q is not valid YAML: %v", text, err)}}
 	}
-	d := &decoder{file: OverrideSource, pos: make(map[string]Pos), reg: s.registry()}
+	d := &decoder{file: OverrideSource, pos: make(map[string]Pos), reg: s.registry(), dir: s.src.dir}
 	tmp := reflect.New(v.Type()).Elem()
 	tmp.Set(v)
 	d.value(node, tmp, key)

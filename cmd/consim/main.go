@@ -44,6 +44,8 @@ func commands() map[string]command {
 		"validate":  {"check a scenario file and print it with every default filled in", validateCommand},
 		"graph":     {"print topology statistics and spectra of a scenario's graph", graphCommand},
 		"reproduce": {"reproduce a paper's experiment (admm)", reproduceCommand},
+		"data":      {"export a scenario's data, one file per agent, with the optimum it reports", dataCommand},
+		"list":      {"list the registered algorithms and problem kinds", listCommand},
 
 		// Agents as OS processes, on one host or several.
 		"nats":        {"serve a standalone NATS server, the bus of a multi-host run", natsCommand},

@@ -98,14 +98,50 @@ func (f *glm) addHess(x []float64, w float64, h *mat.SymDense) {
 
 // gramLambdaMax returns lambda_max(A^T A/m), computed from the smaller of
 // the Gram matrices A^T A (n x n) and A A^T (m x m), which share their
-// nonzero eigenvalues.
+// nonzero eigenvalues. The Gram matrix is summed with rounded products in
+// a fixed order and its eigenvalue taken by graph.SymEigenvalue, so L_i,
+// and every step size derived from it, has the same bits on every
+// architecture.
 func gramLambdaMax(s samples) (float64, error) {
-	a := mat.NewDense(s.m, s.n, s.A)
-	var g mat.SymDense
+	inv := 1 / float64(s.m)
+	var g *mat.SymDense
 	if s.n <= s.m {
-		g.SymOuterK(1/float64(s.m), a.T())
+		// (A^T A)_pq = sum_k a_kp a_kq, accumulated row by row.
+		raw := make([]float64, s.n*s.n)
+		for k := range s.m {
+			a := s.row(k)
+			for p, ap := range a {
+				if ap != 0 { // a zero row entry adds +-0: skip it (sparse data)
+					axpy(raw[p*s.n+p:(p+1)*s.n], ap, a[p:])
+				}
+			}
+		}
+		for i := range raw {
+			raw[i] *= inv
+		}
+		g = mat.NewSymDense(s.n, raw)
 	} else {
-		g.SymOuterK(1/float64(s.m), a)
+		raw := make([]float64, s.m*s.m)
+		for k := range s.m {
+			for l := k; l < s.m; l++ {
+				raw[k*s.m+l] = dot(s.row(k), s.row(l)) * inv
+			}
+		}
+		g = mat.NewSymDense(s.m, raw)
 	}
-	return symLambdaMax(&g)
+	return symLambdaMax(g)
+}
+
+// Samples returns the data of a generated or given local objective f_i:
+// its m rows a_k in R^n (row-major in A) and targets b_k, as the oracles
+// read them (for least squares from given data with row weighting, the
+// rows carry the weight sqrt(w_i), see FromShards). ok is false for a
+// Local that is not a generalized linear model of this package. The
+// slices are the objective's own: do not modify them.
+func Samples(f Local) (A, b []float64, n int, ok bool) {
+	g, ok := f.(*glm)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	return g.A, g.b, g.n, true
 }

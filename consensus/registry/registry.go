@@ -104,6 +104,11 @@ func (iv Interval) Lo() float64 { return iv[0] }
 // Hi is the upper bound.
 func (iv Interval) Hi() float64 { return iv[1] }
 
+// Path is a file path in a parameter struct. A scenario resolves a
+// relative Path against the scenario file's directory when it decodes
+// it, so registered entries always see a path they can open.
+type Path string
+
 // Env is what every process of a run rebuilds identically from the
 // scenario and its seed before any agent exists: the graph, its edge
 // process and the problem instance.
