@@ -38,8 +38,8 @@ import (
 //
 //   - uniform weights (v_e = alpha delta_e), closed form by edge
 //     independence: a_e = alpha p_e, c_ef = alpha^2 p_e p_f for e != f and
-//     c_ee = alpha^2 p_e, i.e. E[L o L] = sum_{e != f} p_e p_f L_e o L_f +
-//     sum_e p_e L_e o L_e;
+//     c_ee = alpha^2 p_e, i.e. E[L kron L] = sum_{e != f} p_e p_f
+//     L_e kron L_f + sum_e p_e L_e kron L_e;
 //   - Metropolis-Hastings weights, exact: v_e depends only on the presence
 //     of e and the realized degrees of its endpoints, i.e. on the edges
 //     N(e) that touch an endpoint of e. So c_ef = a_e a_f when N(e) and
@@ -48,13 +48,14 @@ import (
 //     joint law of the realized degrees of the (at most 4) endpoints of e
 //     and f, which is computed exactly by adding the independent edges of
 //     N(e) u N(f) one at a time to the distribution of the degree vector
-//     (a dynamic program over at most (d_max+1)^4 states, d_max the largest
-//     degree of G). This is the enumeration of all presence patterns,
+//     (a dynamic program over the prod_u (deg(u) + 1) <= (|E|/2 + 1)^4
+//     degree vectors). This is the enumeration of all presence patterns,
 //     grouped by the degrees they produce, so it is exact for any graph;
 //     it is used while its total work (states times edges, summed over the
-//     moments) stays within GossipOptions.MaxWork, which covers every graph
-//     with at most 16 edges and the sparse topologies (ring, torus) of any
-//     size;
+//     moments) stays within GossipOptions.MaxWork. The default budget
+//     covers every graph with at most 16 edges (at most 136 pairs of
+//     9^4 states and 32 edges each) and the sparse topologies (ring,
+//     torus) of any size;
 //   - Metropolis-Hastings weights otherwise, by Monte Carlo: a_e and c_ef
 //     are averages over Samples draws (the rounds 0..Samples-1 of the
 //     Bernoulli process with GossipOptions.Seed). The estimated map T^ is
@@ -352,7 +353,6 @@ type degreeDP struct {
 	g     *Graph
 	m     Mixing
 	inc   [][]int // inc[u]: edges at agent u
-	base  int     // d_max + 1: degrees are digits in this base
 	prob  []float64
 	next  []float64
 	verts []int
@@ -364,7 +364,7 @@ type degreeDP struct {
 }
 
 func newDegreeDP(g *Graph, m Mixing, maxWork int64) *degreeDP {
-	dp := &degreeDP{g: g, m: m, inc: make([][]int, g.N), base: g.MaxDegree() + 1, mark: make([]int, len(g.Edges)), max: maxWork}
+	dp := &degreeDP{g: g, m: m, inc: make([][]int, g.N), mark: make([]int, len(g.Edges)), max: maxWork}
 	for k, e := range g.Edges {
 		dp.inc[e.I] = append(dp.inc[e.I], k)
 		dp.inc[e.J] = append(dp.inc[e.J], k)
@@ -375,7 +375,8 @@ func newDegreeDP(g *Graph, m Mixing, maxWork int64) *degreeDP {
 // expect returns, given that e (and f, when f >= 0) are present,
 // E[w_e w_f] (f >= 0) or E[w_e] and E[w_e^2] (f < 0). It propagates the
 // law of the degree vector of the endpoints V of e and f, encoded as the
-// digits of a number in base d_max + 1, through the edges at V other than
+// digits of a mixed-radix number (radix deg(u) + 1 for u in V), through
+// the edges at V other than
 // e and f, each present independently with its p. It returns false,
 // before any work, if the work would exceed the budget.
 func (dp *degreeDP) expect(e, f int) (float64, float64, bool) {
@@ -395,20 +396,21 @@ func (dp *degreeDP) expect(e, f int) (float64, float64, bool) {
 			addVert(g.Edges[k].J)
 		}
 	}
-	digit := func(u int) int { // base^(position of u in verts), 0 if absent
+	radix := func(u int) int { return len(dp.inc[u]) + 1 }
+	digit := func(u int) int { // place value of u's degree, 0 if u is not in V
 		d := 1
 		for _, v := range dp.verts {
 			if v == u {
 				return d
 			}
-			d *= dp.base
+			d *= radix(v)
 		}
 		return 0
 	}
 	step := func(k int) int { return digit(g.Edges[k].I) + digit(g.Edges[k].J) }
 	size, nedges := 1, 0
 	for _, u := range dp.verts {
-		size *= dp.base
+		size *= radix(u)
 		nedges += len(dp.inc[u])
 	}
 	if dp.work += int64(size) * int64(nedges); dp.work > dp.max {
@@ -442,7 +444,7 @@ func (dp *degreeDP) expect(e, f int) (float64, float64, bool) {
 			dp.prob, dp.next = dp.next, dp.prob
 		}
 	}
-	degree := func(s, u int) int { return s / digit(u) % dp.base }
+	degree := func(s, u int) int { return s / digit(u) % radix(u) }
 	weight := func(s, k int) float64 {
 		return dp.m.Weight(degree(s, g.Edges[k].I), degree(s, g.Edges[k].J))
 	}

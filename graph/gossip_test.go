@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -429,8 +430,52 @@ func TestGossipRatesOptions(t *testing.T) {
 			t.Errorf("%+v %+v: no error", tc.m, tc.opt)
 		}
 	}
+	// Every graph with 16 edges is exact under the default budget, the
+	// densest ones too: K_6 plus a pendant edge.
+	var edges []Edge
+	for i := range 6 {
+		for j := i + 1; j < 6; j++ {
+			edges = append(edges, Edge{I: i, J: j, P: 0.5})
+		}
+	}
+	dense, err := New(7, append(edges, Edge{I: 5, J: 6, P: 0.7}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := dense.GossipRates(Mixing{}, GossipOptions{}); err != nil || !r.Exact {
+		t.Errorf("K_6 plus an edge (16 edges): exact %v, err %v", r.Exact, err)
+	}
 	one, _ := New(1, nil)
 	if r, err := one.GossipRates(Mixing{}, GossipOptions{}); err != nil || r.MeanSquare != 0 {
 		t.Errorf("one agent: %+v, %v", r, err)
+	}
+}
+
+// TestGossipRatesDenseBruteForceLong compares the exact dynamic program
+// with the global enumeration of all 2^16 presence patterns on the densest
+// graph with 16 edges, K_6 plus a pendant edge, with random p_ij.
+func TestGossipRatesDenseBruteForceLong(t *testing.T) {
+	if os.Getenv("CONSIM_LONG") != "1" {
+		t.Skip("long: set CONSIM_LONG=1")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var edges []Edge
+	for i := range 6 {
+		for j := i + 1; j < 6; j++ {
+			edges = append(edges, Edge{I: i, J: j, P: 0.2 + 0.8*rng.Float64()})
+		}
+	}
+	g, err := New(7, append(edges, Edge{I: 5, J: 6, P: 0.7}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := g.GossipRates(Mixing{}, GossipOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho2, worst, first := bruteRates(t, g, Mixing{})
+	t.Logf("rho2 %.12f (brute %.12f), worst %.12f (%.12f), first %.12f (%.12f)", r.MeanSquare, rho2, r.WorstStep, worst, r.FirstMoment, first)
+	if !r.Exact || math.Abs(r.MeanSquare-rho2) > 1e-10 || math.Abs(r.WorstStep-worst) > 1e-12 || math.Abs(r.FirstMoment-first) > 1e-12 {
+		t.Errorf("exact %v: rho2 %v, worst %v, first %v; brute force %v, %v, %v", r.Exact, r.MeanSquare, r.WorstStep, r.FirstMoment, rho2, worst, first)
 	}
 }
