@@ -47,20 +47,22 @@ type CleaningConfig struct {
 	Seed uint64
 }
 
-// drawCleaning is the graph.Hash draw index of the hyper-cleaning data; it
-// differs from every graph.Draw* constant.
-const drawCleaning = 0x7473705f636c65 // "tsp_cle"
+// streamCleaning is the common-randomness stream of the hyper-cleaning
+// data, a graph.NamedStream (graph's registry of streams lists the
+// runtime's and the shared problems' streams; a package outside it takes a
+// named one).
+var streamCleaning = graph.NamedStream("consensus/tsp.hyper-cleaning")
 
-// Hash keys of the two random streams of the data.
+// Keys of the two random generators of the data in streamCleaning.
 const (
 	keySplit   = 0
 	keyCorrupt = 1
 )
 
-// dataRNG returns the PCG generator of stream key for seed:
-// PCG(Hash(seed, 0, drawCleaning, key, 0), Hash(seed, 0, drawCleaning, key, 1)).
+// dataRNG returns the generator of key for seed:
+// PCG(Hash(seed, 0, streamCleaning, key, 0), Hash(seed, 0, streamCleaning, key, 1)).
 func dataRNG(seed, key uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(graph.Hash(seed, 0, drawCleaning, key, 0), graph.Hash(seed, 0, drawCleaning, key, 1)))
+	return streamCleaning.Rand(seed, 0, key)
 }
 
 // NewHyperCleaning builds the hyper-cleaning instance of cfg. The
