@@ -41,7 +41,10 @@ func TestStarMatchesCentralized(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mono := h.Bilevel()
+			mono, err := h.Bilevel()
+	if err != nil {
+		t.Fatal(err)
+	}
 			x0 := randVec(rng, joined.NX, 0.5)
 			y0 := randVec(rng, joined.NY, 0.1)
 			prm := smallParams(tc.znew)

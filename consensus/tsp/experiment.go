@@ -234,7 +234,10 @@ func (e Experiment) RunOn(h *HyperCleaning, clock func() time.Duration) (*Result
 	res := &Result{Seed: e.Seed}
 	for _, name := range e.Methods {
 		// Each method gets its own oracles (their caches are per method).
-		pb := h.Bilevel()
+		pb, err := h.Bilevel()
+		if err != nil {
+			return nil, err
+		}
 		m, err := e.NewMethod(name, pb, make([]float64, pb.NX), make([]float64, pb.NY))
 		if err != nil {
 			return nil, err

@@ -117,7 +117,10 @@ func TestExperimentValidate(t *testing.T) {
 func TestConvert(t *testing.T) {
 	h := smallCleaning(t, 8, 30, 10)
 	m := h.Train.Len()
-	sum := h.Bilevel()
+	sum, err := h.Bilevel()
+	if err != nil {
+		t.Fatal(err)
+	}
 	mean := Bilevel{NX: sum.NX, NY: sum.NY, F: sum.F, G: scaled{sum.G, 1 / float64(m)}}
 	u := DefaultMeanUnits()
 	u.Delta, u.Tau, u.Eta = 0.001, 1, 0.5

@@ -202,12 +202,10 @@ func (h *HyperCleaning) Split(k int) *Split {
 }
 
 // Bilevel returns the problem as one Bilevel (a Split with a single task).
-func (h *HyperCleaning) Bilevel() Bilevel {
-	b, err := h.Split(1).Join()
-	if err != nil {
-		panic(err) // unreachable: Split(1) is always valid
-	}
-	return b
+// Every call builds fresh oracles (their scratch space and caches are not
+// shared).
+func (h *HyperCleaning) Bilevel() (Bilevel, error) {
+	return h.Split(1).Join()
 }
 
 // Measure returns the test accuracy of the model y and the F1 score of the

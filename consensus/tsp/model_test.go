@@ -90,7 +90,10 @@ func TestWeightedLossMatchesDense(t *testing.T) {
 func TestGradientsFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
 	h := smallCleaning(t, 5, 20, 10)
-	pb := h.Bilevel()
+	pb, err := h.Bilevel()
+	if err != nil {
+		t.Fatal(err)
+	}
 	x := randVec(rng, pb.NX, 1)
 	y := randVec(rng, pb.NY, 0.5)
 	for _, o := range []struct {
