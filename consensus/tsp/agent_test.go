@@ -42,9 +42,9 @@ func TestStarMatchesCentralized(t *testing.T) {
 				t.Fatal(err)
 			}
 			mono, err := h.Bilevel()
-	if err != nil {
-		t.Fatal(err)
-	}
+			if err != nil {
+				t.Fatal(err)
+			}
 			x0 := randVec(rng, joined.NX, 0.5)
 			y0 := randVec(rng, joined.NY, 0.1)
 			prm := smallParams(tc.znew)
