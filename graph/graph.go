@@ -3,6 +3,41 @@
 // time-varying edge process driven by common randomness, and matrix views
 // (incidence W(zeta), E[W], weighted Laplacians, spectra) built with gonum.
 //
+// # Common randomness
+//
+// Every random choice of a run is Hash(seed, round, stream, a, b) or a PCG
+// source seeded from it (Stream.Seed, SeedSample), where stream is one of
+// the named streams of streams.go (edge draws, samples, problem data,
+// initial points, topologies, edge chains, faults); no package spells a
+// draw number of its own, and a purpose outside the registry takes
+// NamedStream(name). TestStreamsDistinct checks that no two streams meet,
+// and the golden tests pin the bits of Hash, Uniform and SeedSample.
+//
+// # Floating point
+//
+// A run's bits must not depend on the machine: the same scenario and seed
+// give the same iterates on amd64 at every GOAMD64 level and on arm64. The
+// Go specification lets the compiler fuse x*y + z into one fused
+// multiply-add, rounded once, unless an explicit conversion rounds the
+// product; amd64 fuses from GOAMD64=v3 on and arm64 always. The rule for
+// every kernel on a run's bit path (this package, the algorithms' agents
+// and references, the problems' oracles, the measures) is therefore:
+// where Go may fuse, round explicitly,
+//
+//	s += float64(a * b)         not  s += a * b
+//	x -= float64(tau * g[l])    not  x -= tau * g[l]
+//	u := float64(v * v); 1 + u  not  u := v * v; 1 + u
+//
+// and sum in a fixed order. TestNoFusedMultiplyAdd compiles those packages
+// for amd64/v3 and arm64 and fails on any fused instruction, naming the
+// line. gonum's kernels are outside the rule (its portable Go code, which
+// arm64 runs, may fuse and sums in other orders than its amd64 assembly),
+// and so are the math package's Exp and Log (assembly per architecture,
+// and on amd64 chosen at run time by CPU features): code on a bit path
+// uses the rounded kernels of its own package (e.g. problem's dot and
+// axpy) and keeps gonum to references compared with tolerances and to
+// quantities computed once per run.
+//
 // graph imports nothing from consim; every other package may import it.
 package graph
 

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -48,12 +49,34 @@ func TestStreamsDistinct(t *testing.T) {
 			claim(r.Stream, r.Name)
 		}
 	}
+	// Phase ph of a phased stream s is s + PhaseStride*ph, 0 <= ph <
+	// MaxPhase: it meets a value v iff v - s is a multiple of PhaseStride
+	// below PhaseStride*MaxPhase. Check every registered value and every
+	// other phased stream's base (two phased streams meet iff one's base
+	// is in the other's range or they share a residue and overlap).
 	for _, r := range reg {
 		if !r.Phased {
 			continue
 		}
-		for ph := 0; ph < MaxPhase; ph++ {
-			claim(r.Stream.Phase(ph), r.Name)
+		for _, o := range reg {
+			if o.Stream == r.Stream {
+				continue
+			}
+			if o.Phased && uint64(o.Stream)%PhaseStride == uint64(r.Stream)%PhaseStride {
+				t.Errorf("phased streams %s and %s share the residue mod %d", r.Name, o.Name, PhaseStride)
+			}
+			if o.Stream > r.Stream && (o.Stream-r.Stream)%PhaseStride == 0 && (o.Stream-r.Stream)/PhaseStride < MaxPhase {
+				t.Errorf("stream %s is phase %d of %s", o.Name, (o.Stream-r.Stream)/PhaseStride, r.Name)
+			}
+		}
+		// Phase agrees with the formula, and a few phases, the last
+		// included, meet no registered value.
+		for _, ph := range []int{0, 1, 15, MaxPhase - 1} {
+			s := r.Stream.Phase(ph)
+			if s != r.Stream+PhaseStride*Stream(ph) {
+				t.Errorf("%s.Phase(%d) = %#x", r.Name, ph, uint64(s))
+			}
+			claim(s, fmt.Sprintf("%s/ph%d", r.Name, ph))
 		}
 	}
 	for d := 0; d < EdgeDraws; d++ {

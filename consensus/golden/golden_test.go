@@ -93,17 +93,36 @@ func run(t *testing.T, agents []consensus.Agent, x func(i int) []float64) []floa
 }
 
 // almRun runs 4 ALM agents (stochastic gradients, three edge draws per
-// round, the edge safeguard) on kind.
+// round, the edge safeguard) on kind with fixed parameters.
 func almRun(t *testing.T, kind string) []float64 {
+	return almRunWith(t, kind, func([]problem.Local, *graph.Graph) alm.Params {
+		return alm.Params{Eta: 0.3, Tau: 0.05, Rho: 0.5, Mu: 0.2, Beta: 0.2, My: 50}
+	})
+}
+
+// almPractical runs ALM with the practical preset, whose parameters come
+// from L_f (the agents' Gram spectra) and the Laplacian spectra of the
+// graph (alm.ConstantsFor).
+func almPractical(t *testing.T, kind string) []float64 {
+	return almRunWith(t, kind, func(fs []problem.Local, g *graph.Graph) alm.Params {
+		c, err := alm.ConstantsFor(g, fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return alm.Practical(c, rounds)
+	})
+}
+
+func almRunWith(t *testing.T, kind string, params func([]problem.Local, *graph.Graph) alm.Params) []float64 {
 	g := topology(t)
 	proc := graph.Bernoulli{G: g, Seed: seed}
+	fs := locals(t, kind)
 	cfg := alm.Config{
-		Params:    alm.Params{Eta: 0.3, Tau: 0.05, Rho: 0.5, Mu: 0.2, Beta: 0.2, My: 50},
+		Params:    params(fs, g),
 		Safeguard: alm.SafeguardEdge,
 		Seed:      seed,
 		Rounds:    rounds,
 	}
-	fs := locals(t, kind)
 	agents := make([]*alm.Agent, nAgents)
 	as := make([]consensus.Agent, nAgents)
 	for i := range agents {
@@ -118,10 +137,16 @@ func almRun(t *testing.T, kind string) []float64 {
 
 // dadmmRun runs 4 linearized D-ADMM agents (stochastic gradients, fixed
 // tau) on kind.
-func dadmmRun(t *testing.T, kind string) []float64 {
+func dadmmRun(t *testing.T, kind string) []float64 { return dadmmRunWith(t, kind, 0.3) }
+
+// dadmmDefaultTau runs D-ADMM with the default steps tau_i = N/L_i, from
+// the agents' Gram spectra.
+func dadmmDefaultTau(t *testing.T, kind string) []float64 { return dadmmRunWith(t, kind, 0) }
+
+func dadmmRunWith(t *testing.T, kind string, tau float64) []float64 {
 	g := topology(t)
 	proc := graph.Bernoulli{G: g, Seed: seed}.Specialize()
-	cfg := dadmm.Config{Method: dadmm.MethodLinearized, C: 0.7, Tau: 0.3, Seed: seed}
+	cfg := dadmm.Config{Method: dadmm.MethodLinearized, C: 0.7, Tau: tau, Seed: seed}
 	fs := locals(t, kind)
 	agents := make([]*dadmm.Agent, nAgents)
 	as := make([]consensus.Agent, nAgents)
@@ -186,6 +211,30 @@ var golden = map[string][]uint64{
 		0xbfc0e61357e57763, 0xbf96ecd5f117980a, 0x3fd0aa865c2e4f44, 0x3f986b008b7df1ea,
 		0xbf91f659cc74836f, 0xbf8a6cb120422ccc, 0xbf8fdd1ed6e1e844, 0x3f925bfc8e6a40e9,
 	},
+	"alm-practical/least_squares": {
+		0x3fd730e1e86475ab, 0xbf7e4482588260ec, 0xbfbdf8a8543d0aa3, 0x3f9ffe842e6480f3,
+		0x3fd87339b6e38be8, 0x3fd70a0c74c184ec, 0x3f89ef3b0e114194, 0xbfc155ff3457f800,
+		0x3f929bab60db7739, 0x3fd865f884a77503, 0x3fd40bf2b42bac14, 0x3f9780e5d594556b,
+		0xbfba61e1ca882336, 0xbfa45c8e3fe8494a, 0x3fd5bc913252b0a7, 0x3fd248c61460eb0f,
+		0x3f7771adcee7055d, 0xbfb9ad6a77165d84, 0xbfa5d32225b11b3e, 0x3fd67b4c2c62921f,
+		0x3fd16697feff4d3d, 0x3f552c84483d3158, 0xbfa0ea9418d363f5, 0x3f9bb529f0ba26a3,
+		0x3fd555d6e31a34e6, 0x3fcf83482be13365, 0x3f92a198ff8f14f8, 0xbfb406a5e374420d,
+		0xbf82e7cb7db27590, 0x3fd624492cffef4a, 0x3fd670bf05bfa162, 0x3fa0a5084e8c5b88,
+		0xbfa332c38a097f60, 0x3fa265655ea0afed, 0x3fd96abbc41d2bff, 0x3fd45b62e5dbc8f3,
+		0x3fa1a7686e9cb0f6, 0xbfae0bb5f778ec09, 0x3f90fb29ad2100e0, 0x3fd8ecdb4447b547,
+	},
+	"dadmm-default-tau/nonconvex_regression": {
+		0xc02cfc8b7e9e45da, 0xc0576c401174e63e, 0xc063fc725efdddc2, 0xc0430fab4b902ac0,
+		0x405db2be4223603b, 0x40389f070016e5d2, 0x4062e4a995bab3f8, 0x40701412f02b23ea,
+		0x404ec0f815e5ec64, 0xc067e1b183e8ef06, 0x4065ecceb9c60a5c, 0x40908ebd2d83b9e9,
+		0x409c2de021290d31, 0x407ae66344a110a2, 0xc094ebf96b15ab1c, 0xc0366997ff961bf6,
+		0xc06103de7a955ad0, 0xc06cf6d15797d51c, 0xc04ba537d6c233ce, 0x4065817ce8c2633c,
+		0x3ffbfb5c70453084, 0x4017e2a7da9659ac, 0x40237c5a88950c54, 0x400377238770bb14,
+		0xc01cc3140e47f8f0, 0xbfe927ab9681b710, 0xc012bddb197a3eb8, 0xc01ff96b6f142620,
+		0xbffe8ccb9067c210, 0x4017c0d142b9fc70, 0x3ff06d9937e8e56c, 0x4004c1f294980a30,
+		0x400f763c366520e0, 0x3ff1d3ea99bac4a0, 0xc0073b8a7472ca90, 0xbff6c31a3ccbc248,
+		0xc024adc425987364, 0xc0318c496a2e8c80, 0xc0113acf1503d430, 0x402a22e1110bbe64,
+	},
 }
 
 func TestGoldenRuns(t *testing.T) {
@@ -198,6 +247,8 @@ func TestGoldenRuns(t *testing.T) {
 		{"alm/nonconvex_regression", almRun, problem.KindNonconvex},
 		{"dadmm/least_squares", dadmmRun, problem.KindLeastSquares},
 		{"dadmm/nonconvex_regression", dadmmRun, problem.KindNonconvex},
+		{"alm-practical/least_squares", almPractical, problem.KindLeastSquares},
+		{"dadmm-default-tau/nonconvex_regression", dadmmDefaultTau, problem.KindNonconvex},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,17 +4,19 @@ import (
 	"errors"
 	"math"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/graph"
 )
 
-// symLambdaMax returns the largest eigenvalue of the symmetric matrix s.
+// symLambdaMax returns the largest eigenvalue of the symmetric matrix s,
+// with the same bits on every architecture (graph.SymEigenvalue).
 func symLambdaMax(s *mat.SymDense) (float64, error) {
-	var es mat.EigenSym
-	if !es.Factorize(s, false) {
-		return 0, errors.New("symmetric eigendecomposition did not converge")
+	n := s.SymmetricDim()
+	if n == 0 {
+		return 0, errors.New("largest eigenvalue of an empty matrix")
 	}
-	return floats.Max(es.Values(nil)), nil
+	return graph.SymEigenvalue(s, n-1)
 }
 
 // naturalResidual returns ||x - proj_X(x - g)||_2, the KKT residual of
