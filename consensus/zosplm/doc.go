@@ -36,7 +36,7 @@
 //     relaxed to inequalities) and ConEx (a zeroth-order constraint
 //     extrapolation method after Nguyen and Balasubramanian) with the same
 //     estimator and oracle;
-//   - Drive, the in-line driver that evaluates the requests itself, and
+//   - Driver, the in-line driver that evaluates the requests itself, and
 //     Reference, Algorithm 1 written directly from the paper's equations
 //     in matrix form on the same directions;
 //   - Experiment, the Table 2 comparison (iterations to eps, traces of the
