@@ -34,9 +34,10 @@
 // arm64 runs, may fuse and sums in other orders than its amd64 assembly),
 // and so are the math package's Exp and Log (assembly per architecture,
 // and on amd64 chosen at run time by CPU features): code on a bit path
-// uses the rounded kernels of its own package (e.g. problem's dot and
-// axpy) and keeps gonum to references compared with tolerances and to
-// quantities computed once per run.
+// uses the rounded kernels of its own package (problem's dot, axpy and
+// exp; SymEigenvalues here for spectra) and keeps gonum and the math
+// package's transcendental functions to references compared with
+// tolerances and to reported values.
 //
 // graph imports nothing from consim; every other package may import it.
 package graph

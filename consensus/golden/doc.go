@@ -10,11 +10,11 @@
 // StreamProblem, StreamInit, StreamLoss), the arithmetic kernels of
 // consensus/alm, consensus/dadmm and consensus/problem, and the step
 // sizes taken from spectra (graph.SymEigenvalue: alm.ConstantsFor and
-// D-ADMM's default tau_i = N/L_i). They pass with the same bits on amd64
-// at every GOAMD64 level and on arm64. They leave out what is not yet
-// under the package graph rule "Floating point": the logistic loss (the
-// math package's Exp and Log1p differ across targets) and exact prox
-// solves (gonum's Cholesky).
+// D-ADMM's default tau_i = N/L_i), and the logistic gradient (problem's
+// portable exp). They pass with the same bits on amd64 at every GOAMD64
+// level and on arm64. They leave out what is not yet under the package
+// graph rule "Floating point": exact prox solves (gonum's Cholesky) and
+// the loss values (math.Log1p), which only reports and references read.
 //
 // golden has no non-test code. Its tests import consensus/alm,
 // consensus/dadmm, consensus/lockstep, consensus/problem and graph; no

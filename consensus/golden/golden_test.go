@@ -235,6 +235,30 @@ var golden = map[string][]uint64{
 		0x400f763c366520e0, 0x3ff1d3ea99bac4a0, 0xc0073b8a7472ca90, 0xbff6c31a3ccbc248,
 		0xc024adc425987364, 0xc0318c496a2e8c80, 0xc0113acf1503d430, 0x402a22e1110bbe64,
 	},
+	"alm/logistic": {
+		0xbfa7794bdb123ff8, 0xbfa5ca1ea5bd1e4e, 0xbfd67caffd7bfc00, 0xbfd1699d6b551392,
+		0x3fd05465dcfd1de8, 0xbfa9d819e196ab06, 0x3fb46cac8d2e6f1f, 0xbfb64371f9510fa0,
+		0xbfb8d849195be419, 0x3fd69bcb218bdbac, 0x3fd5c638974be212, 0xbfc693aabad8aec9,
+		0x3fb0fb07af3e61d1, 0x3fa21cf98c745e50, 0x3fe1f7ec3cd31c73, 0x3fd46386b61f7bd7,
+		0xbfb61790045a4e34, 0xbfb0e04259465e44, 0xbfa084f4211a9d48, 0x3fe1ba32027a68d1,
+		0x3fb38a4165072905, 0x3fbfdbeece766192, 0xbfd7fc900b9fa25a, 0xbfcda60caf12281f,
+		0x3fd788d1607bd0ac, 0x3fcb8228fa64a5da, 0x3fae145b0944a474, 0xbfdb35e759cb46bd,
+		0xbfcefa15a9721cc0, 0x3fdc1605eda38589, 0x3fc57bcf6f60039f, 0x3fb908831a45309a,
+		0xbfc2069ea9dfe337, 0xbfb24f3eb75e8cdc, 0x3fdec7405f912ea8, 0x3f9874d124cf13dc,
+		0xbfa6e275fadc323e, 0xbfd05ac59ebac6b0, 0xbfc90cfb473f9b8a, 0x3fd50c086b031786,
+	},
+	"dadmm-default-tau/logistic": {
+		0x4170892791cff3a0, 0xc14747ebf13b21ed, 0x417b3f47f1608259, 0x415e67f03ae56e4d,
+		0x4162cdb03a697098, 0xc17959fe96418cbc, 0x4151d8a8d7c34853, 0xc184e30428f36c8f,
+		0xc1674ee922e67cbe, 0xc16cd405db459023, 0xc1c3d1a9f487348f, 0x419be737dd67c5e7,
+		0xc1d0541d34acdfb9, 0xc1b238badd5654c7, 0xc1b6897290ed6b76, 0x4176a718ef890b17,
+		0xc14fe48ecfd805cf, 0x4182a9c9abe33ae2, 0x4164d3b1abfdf320, 0x4169c25d50659502,
+		0xc12f8fd08184a858, 0x41063761a76687f4, 0xc13a00bcd02422d0, 0xc11d049311afd468,
+		0xc121f1d9627a5760, 0xc11684f818ca2240, 0x40efb4a4867b0500, 0xc1228db285756520,
+		0xc104b455a32775b0, 0xc1099b9915a5a910, 0xc14773385cc52298, 0x412082012dab7ecc,
+		0xc15351fd4c721cd0, 0xc1358f64cba0b39a, 0xc13aaa866a28e968, 0x414867cc38dd5188,
+		0xc1212e55c721dbc4, 0x41541b8a39303a03, 0x413670466ba93b9e, 0x413bc0b779b48e1e,
+	},
 }
 
 func TestGoldenRuns(t *testing.T) {
@@ -249,6 +273,8 @@ func TestGoldenRuns(t *testing.T) {
 		{"dadmm/nonconvex_regression", dadmmRun, problem.KindNonconvex},
 		{"alm-practical/least_squares", almPractical, problem.KindLeastSquares},
 		{"dadmm-default-tau/nonconvex_regression", dadmmDefaultTau, problem.KindNonconvex},
+		{"alm/logistic", almRun, problem.KindLogistic},
+		{"dadmm-default-tau/logistic", dadmmDefaultTau, problem.KindLogistic},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

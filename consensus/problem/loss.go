@@ -31,12 +31,14 @@ func softplus(t float64) float64 {
 	return math.Log1p(math.Exp(t))
 }
 
-// sigmoid returns 1/(1 + exp(-t)) without overflow.
+// sigmoid returns 1/(1 + exp(-t)) without overflow. It uses the portable
+// exp of this package, so the logistic gradient has the same bits on every
+// architecture.
 func sigmoid(t float64) float64 {
 	if t >= 0 {
-		return 1 / (1 + math.Exp(-t))
+		return 1 / (1 + exp(-t))
 	}
-	e := math.Exp(t)
+	e := exp(t)
 	return e / (1 + e)
 }
 
