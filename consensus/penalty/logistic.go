@@ -131,3 +131,28 @@ func (l *Logistic) Smoothness() float64 {
 	v := eig.Values(nil)
 	return v[len(v)-1] / float64(len(l.Y)) / 4
 }
+
+// AddHess adds scale * hess fbar(x) = (scale/s) sum_i sigma'(t_i) (a_i,1)(a_i,1)^T
+// to h, a dense row-major (n+1) x (n+1) matrix; both triangles are
+// written.
+func (l *Logistic) AddHess(x []float64, scale float64, h []float64) {
+	n := l.Dim()
+	a := &l.A
+	w := scale / float64(len(l.Y))
+	for i := range l.Y {
+		sg := sigmoid(l.margin(i, x))
+		d := w * sg * (1 - sg)
+		if d == 0 {
+			continue
+		}
+		for p := a.Ptr[i]; p < a.Ptr[i+1]; p++ {
+			r, vr := a.Idx[p], d*a.Val[p]
+			for q := a.Ptr[i]; q < a.Ptr[i+1]; q++ {
+				h[r*n+a.Idx[q]] += vr * a.Val[q]
+			}
+			h[r*n+n-1] += vr
+			h[(n-1)*n+r] += vr
+		}
+		h[n*n-1] += d
+	}
+}
