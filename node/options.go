@@ -57,7 +57,7 @@ type Options struct {
 	// its own. With W > 0, on an endpoint that reaches remote workers
 	// (NATS) the requests go to the run's NATS queue group in chunks, and
 	// RunAll starts the W workers when Oracle is set (otherwise they are
-	// expected to run elsewhere, see ServeOracle); on the channel
+	// expected to run elsewhere, see OracleWorker); on the channel
 	// transport each batch is split into at most W contiguous chunks
 	// evaluated by W goroutines (shared by the agents of a RunAll).
 	Workers int
