@@ -10,8 +10,10 @@ package catalog
 import (
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/dadmm"
+	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/consensus/tracking"
 	"github.com/consim/consim/problems"
 )
 
@@ -23,6 +25,8 @@ func Algorithms() []registry.Algorithm {
 		dadmm.Linearized(),
 		dadmm.Composition(),
 		null.Algorithm(),
+		dgd.Algorithm(),
+		tracking.Algorithm(),
 	}
 }
 

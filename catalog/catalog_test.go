@@ -54,6 +54,18 @@ problem: {kind: portfolio, assets: 4, periods: 30, cov: 2, mu: 0.05}
 algorithm: {name: dadmm_composition, params: {eta: 0.05, k: 10}}
 rounds: 60
 `,
+	"dgd": `agents: 9
+graph: {topology: torus, rows: 3, cols: 3, p: 0.6}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: dgd, alpha: 0.1, schedule: sqrt}
+rounds: 60
+`,
+	"tracking": `agents: 5
+graph: {topology: complete, p: 0.5}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 20}
+algorithm: {name: tracking, alpha: 0.05, weights: {rule: uniform, alpha: 0.2}}
+rounds: 60
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}

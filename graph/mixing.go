@@ -49,10 +49,10 @@ const (
 // zero value is Metropolis-Hastings.
 type Mixing struct {
 	// Rule is MixMetropolis (also when empty) or MixUniform.
-	Rule string `yaml:"rule"`
+	Rule string `yaml:"rule" doc:"mixing weights on the round's present edges: metropolis|uniform"`
 	// Alpha is the edge weight of MixUniform, in (0, 1/d_max) for the
 	// largest degree d_max of the graph; it must be 0 under MixMetropolis.
-	Alpha float64 `yaml:"alpha,omitempty"`
+	Alpha float64 `yaml:"alpha,omitempty" doc:"uniform only: edge weight alpha in (0, 1/d_max)"`
 }
 
 // Validate checks the rule and, for MixUniform, that alpha is in (0, 1)

@@ -1,9 +1,13 @@
 package scenarios
 
 import (
+	"github.com/consim/consim/catalog"
 	"strings"
 	"testing"
 )
+
+// algorithmList is the registered algorithms as messages list them.
+var algorithmList = strings.Join(catalog.Default().Algorithms(), ", ")
 
 func TestValidateErrors(t *testing.T) {
 	tests := []struct {
@@ -42,7 +46,7 @@ func TestValidateErrors(t *testing.T) {
 			want: []string{
 				`x.yaml:1:1: agents: missing (required: an integer >= 1)`,
 				`x.yaml:1:1: rounds: missing (required: an integer >= 1)`,
-				`x.yaml:1:1: algorithm.name: missing (required: an algorithm: one of alm, dadmm, dadmm_composition, dadmm_linearized, exchange)`,
+				`x.yaml:1:1: algorithm.name: missing (required: an algorithm: one of ` + algorithmList + `)`,
 				`x.yaml:1:8: graph.topology: missing (required: one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file)`,
 				`x.yaml:3:3: problem.dim: required: an integer >= 1, got 0`,
 			},
@@ -55,7 +59,7 @@ func TestValidateErrors(t *testing.T) {
 		{
 			name: "bad algorithm",
 			yaml: strings.Replace(minimal, "{name: alm}", "{name: admm}", 1),
-			want: []string{`x.yaml:4:19: algorithm.name: "admm" is not one of alm, dadmm, dadmm_composition, dadmm_linearized, exchange (did you mean "dadmm"?)`},
+			want: []string{`x.yaml:4:19: algorithm.name: "admm" is not one of ` + algorithmList + ` (did you mean "dadmm"?)`},
 		},
 		{
 			name: "bad enums in defaulted keys",

@@ -38,16 +38,17 @@ type Settings struct {
 }
 
 // Overrides replace single values of a preset; nil keeps the preset's.
+// Each field's doc tag says what it is and its allowed range.
 type Overrides struct {
-	Eta   *float64 `yaml:"eta,omitempty" doc:"dual step eta > 0" default:"preset"`                                                                              // dual step eta > 0
-	Tau   *float64 `yaml:"tau,omitempty" doc:"primal step tau > 0" default:"preset"`                                                                            // primal step tau > 0
-	Rho   *float64 `yaml:"rho,omitempty" doc:"penalty rho >= 0" default:"preset"`                                                                               // penalty rho >= 0
-	Mu    *float64 `yaml:"mu,omitempty" doc:"proximal weight mu >= 0" default:"preset"`                                                                         // proximal weight mu >= 0
-	Beta  *float64 `yaml:"beta,omitempty" doc:"smoothing step beta in (0, 1]" default:"preset"`                                                                 // smoothing step beta in (0, 1]
-	MY    *float64 `yaml:"m_y,omitempty" doc:"dual safeguard radius M_y > 0 on the duals of f, the reported dual_norm (.inf disables resets)" default:"preset"` // dual safeguard radius M_y > 0, on the duals of f
-	CTau  *float64 `yaml:"c_tau,omitempty" doc:"c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}" default:"10"`                                            // c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}
-	CBeta *float64 `yaml:"c_beta,omitempty" doc:"c_beta > 0 in beta = c_beta tau mu" default:"1"`                                                               // c_beta > 0 in beta = c_beta tau mu
-	Scale *float64 `yaml:"scale,omitempty" doc:"sigma > 0, the agents minimise sigma f (practical: 1/L_f; theory: 1)" default:"preset"`                         // sigma > 0: the agents minimise sigma f
+	Eta   *float64 `yaml:"eta,omitempty" doc:"dual step eta > 0" default:"preset"`
+	Tau   *float64 `yaml:"tau,omitempty" doc:"primal step tau > 0" default:"preset"`
+	Rho   *float64 `yaml:"rho,omitempty" doc:"penalty rho >= 0" default:"preset"`
+	Mu    *float64 `yaml:"mu,omitempty" doc:"proximal weight mu >= 0" default:"preset"`
+	Beta  *float64 `yaml:"beta,omitempty" doc:"smoothing step beta in (0, 1]" default:"preset"`
+	MY    *float64 `yaml:"m_y,omitempty" doc:"dual safeguard radius M_y > 0 on the duals of f, the reported dual_norm (.inf disables resets)" default:"preset"`
+	CTau  *float64 `yaml:"c_tau,omitempty" doc:"c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}" default:"10"`
+	CBeta *float64 `yaml:"c_beta,omitempty" doc:"c_beta > 0 in beta = c_beta tau mu" default:"1"`
+	Scale *float64 `yaml:"scale,omitempty" doc:"sigma > 0, the agents minimise sigma f (practical: 1/L_f; theory: 1)" default:"preset"`
 }
 
 // NewSettings returns the defaults: the practical preset, constant tau,
@@ -195,7 +196,7 @@ func (r *run) Resolved() []registry.Value {
 		{Name: "beta", Value: p.Beta, Note: "smoothing step"},
 		{Name: "M_y", Value: p.My, Note: "dual safeguard radius, duals of f"},
 		{Name: "sigma", Value: r.cfg.Scale, Note: "agents minimise sigma f"},
-		{Name: "L_K", Value: r.cfg.Scale*r.consts.Lf + p.Rho*r.consts.M2() + p.Mu, Note: "sigma L_f + rho M_2 + mu"},
+		{Name: "L_K", Value: float64(r.cfg.Scale*r.consts.Lf) + float64(p.Rho*r.consts.M2()) + p.Mu, Note: "sigma L_f + rho M_2 + mu"},
 		{Name: "M_2", Value: r.consts.M2(), Note: "max{||E[A]||^2, ||E[A^T A]||}"},
 		{Name: "L_f", Value: r.consts.Lf, Note: "max_i L_i / N, of f"},
 		{Name: "||E[A]||", Value: r.consts.NormA, Note: "sqrt(lambda_max(L_{p^2}))"},

@@ -34,13 +34,13 @@ const DefaultAlpha = 0.01
 type Params struct {
 	// Alpha is the step alpha > 0 (alpha_0 under ScheduleSqrt). Default
 	// DefaultAlpha.
-	Alpha float64 `yaml:"alpha"`
+	Alpha float64 `yaml:"alpha" doc:"step alpha > 0 (alpha_0 under schedule sqrt)"`
 	// Schedule is ScheduleConstant (the default, also when empty) or
 	// ScheduleSqrt.
-	Schedule string `yaml:"schedule"`
+	Schedule string `yaml:"schedule" doc:"step alpha_t: constant (alpha) or sqrt (alpha/sqrt(t+1))"`
 	// Gradient is GradientStochastic (the default, also when empty) or
 	// GradientFull.
-	Gradient string `yaml:"gradient"`
+	Gradient string `yaml:"gradient" doc:"gradient oracle: stochastic (one minibatch per round) or full"`
 	// Weights is the mixing rule of W(zeta). Default Metropolis-Hastings.
 	Weights graph.Mixing `yaml:"weights"`
 	// Seed is the run seed of the stochastic samples; it comes from the

@@ -27,10 +27,10 @@ const DefaultAlpha = 0.01
 // scenario's algorithm block. DefaultParams gives the defaults.
 type Params struct {
 	// Alpha is the constant step alpha > 0. Default DefaultAlpha.
-	Alpha float64 `yaml:"alpha"`
+	Alpha float64 `yaml:"alpha" doc:"step alpha > 0"`
 	// Gradient is GradientFull (the default, also when empty) or
 	// GradientStochastic.
-	Gradient string `yaml:"gradient"`
+	Gradient string `yaml:"gradient" doc:"gradient oracle: full or stochastic (one minibatch per round)"`
 	// Weights is the mixing rule of W(zeta). Default Metropolis-Hastings.
 	Weights graph.Mixing `yaml:"weights"`
 	// Seed is the run seed of the stochastic samples; it comes from the
