@@ -114,6 +114,9 @@ type Report struct {
 	// linearized ADMM, queries of g_j, dg_j and grad f_i (the paper's
 	// "oracle calls") for the composition ADMM, 0 for the exact ADMM.
 	GradEvals int64
+	// Measures are the agent's values of the measures its algorithm
+	// declares (registry.Measurer), in declaration order.
+	Measures []float64 `json:",omitempty"`
 	// EdgeDuals, when the algorithm is asked for them, are the agent's
 	// replicas of the duals of its incident edges, ascending by peer; the
 	// drift ||y_ij^(i) - y_ij^(j)||^2 between the two replicas of an edge

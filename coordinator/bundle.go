@@ -27,7 +27,8 @@ type bundle struct {
 }
 
 // createBundle makes the new directory root/id, writes scenario (if not
-// empty) and opens the metric files, the CSV with its header. It refuses
+// empty) and opens the metric files, the CSV with its header: the fixed
+// Columns, then the algorithm's declared measures. It refuses
 // a directory that already exists.
 // CheckBundle reports whether the bundle of run id under root may be
 // created: ErrBundleExists if its directory is already there. Callers use
@@ -42,7 +43,7 @@ func CheckBundle(root, id string) error {
 	return nil
 }
 
-func createBundle(root, id string, scenario []byte) (b *bundle, err error) {
+func createBundle(root, id string, scenario []byte, measures []string) (b *bundle, err error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create results root: %w", err)
 	}
@@ -73,7 +74,7 @@ func createBundle(root, id string, scenario []byte) (b *bundle, err error) {
 		return nil, err
 	}
 	b.csvw = csv.NewWriter(b.csvf)
-	if err := b.writeCSV(Columns()); err != nil {
+	if err := b.writeCSV(append(Columns(), measures...)); err != nil {
 		b.close()
 		return nil, err
 	}

@@ -59,6 +59,10 @@ type Config struct {
 	OutDir string
 	// Scenario, if not empty, is written as scenario.yaml.
 	Scenario []byte
+	// Measures names the algorithm's declared measures, the columns that
+	// follow the fixed ones in metrics.csv and metrics.jsonl; the
+	// Evaluator returns their values in Metrics.Extra in this order.
+	Measures []string
 	// Params are the algorithm's resolved parameters and constants,
 	// copied to summary.json.
 	Params []registry.Value

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -52,6 +53,35 @@ var columns = []column{
 	{"bytes", func(r *Row) float64 { return float64(r.Bytes) }, func(r *Row, v float64) { r.Bytes = int64(v) }, true},
 }
 
+// extraKeys lists, in the order written, the keys of the JSON object data
+// that are not fixed columns.
+func extraKeys(data []byte) ([]string, error) {
+	fixed := make(map[string]bool, len(columns))
+	for _, c := range columns {
+		fixed[c.name] = true
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		if !fixed[k] {
+			keys = append(keys, k)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
 // Columns returns the header of metrics.csv, which is also the key set of
 // each metrics.jsonl object, in order:
 //
@@ -88,15 +118,27 @@ func (c column) appendValue(b []byte, r *Row, nonFinite string) []byte {
 // csvRecord returns the fields of r for metrics.csv; non-finite values
 // are written NaN.
 func (r *Row) csvRecord() []string {
-	rec := make([]string, len(columns))
+	rec := make([]string, len(columns), len(columns)+len(r.Extra))
 	for k, c := range columns {
 		rec[k] = string(c.appendValue(nil, r, "NaN"))
+	}
+	for _, e := range r.Extra {
+		rec = append(rec, string(appendFloat(nil, e.Value, "NaN")))
 	}
 	return rec
 }
 
-// MarshalJSON writes r as an object with the keys of Columns in order;
-// non-finite values (an unknown optimum, a diverged run) are null.
+// appendFloat appends v in the shortest exact form, or nonFinite.
+func appendFloat(b []byte, v float64, nonFinite string) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, nonFinite...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// MarshalJSON writes r as an object with the keys of Columns in order,
+// then the algorithm's declared measures (Extra) in theirs; non-finite
+// values (an unknown optimum, a diverged run) are null.
 func (r Row) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
 	for k, c := range columns {
@@ -107,18 +149,37 @@ func (r Row) MarshalJSON() ([]byte, error) {
 		b = append(b, ':')
 		b = c.appendValue(b, &r, "null")
 	}
+	for _, e := range r.Extra {
+		b = append(b, ',')
+		b = strconv.AppendQuote(b, e.Name)
+		b = append(b, ':')
+		b = appendFloat(b, e.Value, "null")
+	}
 	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes; null and absent keys read
 // as NaN (0 for round, elapsed_s, grad_evals, msgs and bytes: rows written
-// before msgs and bytes existed read 0 there), unknown keys are ignored.
+// before msgs and bytes existed read 0 there). Keys that are not fixed
+// columns are the algorithm's measures: they fill Extra in the order
+// written (null reads as NaN).
 func (r *Row) UnmarshalJSON(data []byte) error {
 	var fields map[string]*float64
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return fmt.Errorf("coordinator: metrics row: %w", err)
 	}
 	*r = Row{}
+	extra, err := extraKeys(data)
+	if err != nil {
+		return fmt.Errorf("coordinator: metrics row: %w", err)
+	}
+	for _, name := range extra {
+		v := math.NaN()
+		if p := fields[name]; p != nil {
+			v = *p
+		}
+		r.Extra = append(r.Extra, metrics.Named{Name: name, Value: v})
+	}
 	for _, c := range columns {
 		v, ok := fields[c.name]
 		switch {

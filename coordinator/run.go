@@ -50,7 +50,7 @@ func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Sum
 		stopEarly(obs, cfg.Logger, err)
 		return nil, fmt.Errorf("coordinator: %w", err)
 	}
-	b, err := createBundle(cfg.OutDir, cfg.RunID, cfg.Scenario)
+	b, err := createBundle(cfg.OutDir, cfg.RunID, cfg.Scenario, cfg.Measures)
 	if err != nil {
 		stopEarly(obs, cfg.Logger, err)
 		return nil, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, err)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
@@ -173,8 +174,24 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 	if err != nil {
 		return coordinator.Config{}, nil, err
 	}
+	var decls []consensus.Measure
+	if m, ok := st.Run.(registry.Measurer); ok {
+		decls = m.Measures()
+	}
+	if err := metrics.CheckMeasures(decls, coordinator.Columns()); err != nil {
+		return coordinator.Config{}, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
+	}
+	names := make([]string, len(decls))
+	for k, d := range decls {
+		names[k] = d.Name
+	}
 	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
-		return metrics.Measure(prob, st.Graph, reps)
+		m, err := metrics.Measure(prob, st.Graph, reps)
+		if err != nil {
+			return m, err
+		}
+		m.Extra, err = metrics.ReduceMeasures(decls, reps)
+		return m, err
 	})
 	cfg := coordinator.Config{
 		RunID:        runID,
@@ -187,6 +204,7 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 		OutDir:       s.Output.Dir,
 		Scenario:     resolved,
 		Params:       st.Resolved(),
+		Measures:     names,
 		Meta: map[string]any{
 			"scenario":  s.Name,
 			"source":    s.Source(),

@@ -46,6 +46,9 @@ type Metrics struct {
 	// GradEvals is sum_i GradEvals_i, the first-order oracle calls in the
 	// algorithm's own unit (see consensus.Report).
 	GradEvals int64
+	// Extra are the algorithm's own declared measures, reduced as declared
+	// (ReduceMeasures), in declaration order.
+	Extra []Named
 	// DualDrift is sum_{edges {i,j}} ||y_ij^(i) - y_ij^(j)||^2, the
 	// disagreement of the two replicas of each edge dual (see Drift); NaN
 	// when the reports carry no edge duals.

@@ -176,6 +176,14 @@ type Referencer interface {
 	Reference(rounds int) ([][]float64, error)
 }
 
+// Measurer is implemented by a Run whose agents report measures of their
+// own in consensus.Report.Measures: it declares them, in the order the
+// agents report them. The coordinator reduces each as declared and writes
+// it as a column of the run's metrics.
+type Measurer interface {
+	Measures() []consensus.Measure
+}
+
 // Value is one resolved parameter or constant.
 type Value struct {
 	// Name is the symbol, e.g. "eta" or "L_f".
