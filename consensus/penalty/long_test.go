@@ -10,6 +10,13 @@ import (
 	"time"
 )
 
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
 func skipShort(t *testing.T) {
 	t.Helper()
 	if os.Getenv("CONSIM_LONG") != "1" {
@@ -37,7 +44,11 @@ func TestLongExperiment51(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("F* = %.8f (KKT %+v, %d outer, %d inner), %.1fs", r.Opt.F, r.Opt.KKT, r.Opt.Outer, r.Opt.Inner, time.Since(start).Seconds())
+	var xmax float64
+	for _, v := range r.Opt.X {
+		xmax = max(xmax, abs(v))
+	}
+	t.Logf("F* = %.8f, max|x*_j| = %.3g (KKT %+v, %d outer, %d inner); reference and both runs %.1fs", r.Opt.F, xmax, r.Opt.KKT, r.Opt.Outer, r.Opt.Inner, time.Since(start).Seconds())
 	at := []int{0, 10, 100, 1000, 2500, -1}
 	logTrace(t, r.Constant, at)
 	logTrace(t, r.Dynamic, at)

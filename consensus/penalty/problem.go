@@ -97,7 +97,12 @@ func (p L1Box) Prox(v []float64, gamma float64, out []float64) {
 				u = 0
 			}
 		}
-		out[j] = math.Min(math.Max(u, -p.Bound), p.Bound)
+		if u > p.Bound {
+			u = p.Bound
+		} else if u < -p.Bound {
+			u = -p.Bound
+		}
+		out[j] = u
 	}
 }
 
