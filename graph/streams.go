@@ -73,6 +73,25 @@ const (
 	StreamStraggle Stream = 1<<35 + 3 // agent i's compute time in round t
 )
 
+// Streams of the algorithm packages beyond ALM and D-ADMM, at the values
+// those packages used before the registry, so their runs keep their bits.
+const (
+	// StreamZODirection draws the random directions of the zeroth-order
+	// oracle (package zosplm).
+	StreamZODirection Stream = 16
+	// StreamZOProblem generates the QCQP instances of package zosplm.
+	StreamZOProblem Stream = 17
+	// StreamSlicingLoss draws the injected message loss of package
+	// slicing's runs: phase ph uses StreamSlicingLoss + ph, ph <
+	// SlicingPhases.
+	StreamSlicingLoss Stream = 1 << 20
+	// StreamPenaltyData generates the synthetic data of package penalty.
+	StreamPenaltyData Stream = 0x70656e616c7479 // "penalty"
+)
+
+// SlicingPhases bounds the phases of StreamSlicingLoss, which steps by 1.
+const SlicingPhases = 16
+
 // PhaseStride is the spacing of a phased stream's phases: phase ph of
 // stream s is s + PhaseStride*ph, so the phased streams, which differ in
 // their low four bits, never meet.
@@ -99,6 +118,9 @@ var registry = [...]StreamInfo{
 	{StreamAdjoint, "adjoint", false},
 	{StreamPenalty, "penalty", false},
 	{StreamSample, "sample", false},
+	{StreamZODirection, "zo-direction", false},
+	{StreamZOProblem, "zo-problem", false},
+	{StreamSlicingLoss, "slicing-loss", false},
 	{StreamInit, "init", false},
 	{StreamPortfolio, "portfolio", false},
 	{StreamErdosRenyi, "erdos-renyi", false},
@@ -109,6 +131,7 @@ var registry = [...]StreamInfo{
 	{StreamDelay, "delay", true},
 	{StreamStraggle, "straggle", false},
 	{StreamGraph, "graph", false},
+	{StreamPenaltyData, "penalty-data", false},
 	{StreamProblem, "problem", false},
 }
 

@@ -79,6 +79,9 @@ func TestStreamsDistinct(t *testing.T) {
 			claim(s, fmt.Sprintf("%s/ph%d", r.Name, ph))
 		}
 	}
+	for ph := 1; ph < SlicingPhases; ph++ {
+		claim(StreamSlicingLoss+Stream(ph), fmt.Sprintf("slicing-loss/ph%d", ph))
+	}
 	for d := 0; d < EdgeDraws; d++ {
 		if owner[Stream(d)] == "" {
 			t.Errorf("edge draw %d is not a registered stream", d)
