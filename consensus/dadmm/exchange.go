@@ -130,6 +130,19 @@ func (e *exchange) dualStep(c float64, x, a []float64) {
 	}
 }
 
+// isolated reports whether the agent has graph neighbours but no live edge
+// in the round: none was present in the draw, or every present
+// neighbour's message was lost. An agent without graph neighbours (N = 1)
+// is never isolated: its method is the centralized one.
+func (e *exchange) isolated() bool {
+	for k := range e.nb {
+		if e.nb[k].live {
+			return false
+		}
+	}
+	return len(e.nb) > 0
+}
+
 // liveSum writes sum_{j live} x_j into dst and returns d_i, the number of
 // live edges.
 func (e *exchange) liveSum(dst []float64) int {

@@ -141,3 +141,15 @@ func dist(a, b []float64) float64 {
 }
 
 func norm(a []float64) float64 { return dist(a, make([]float64, len(a))) }
+
+// presentDegree returns the number of agent i's edges present in draw
+// (t, graph.DrawDual).
+func presentDegree(g *graph.Graph, proc graph.EdgeProcess, t, i int) int {
+	var d int
+	for _, j := range g.Neighbors(i) {
+		if proc.Active(t, graph.DrawDual, min(i, j), max(i, j)) {
+			d++
+		}
+	}
+	return d
+}

@@ -19,12 +19,15 @@ import (
 //	exact:      (1/N) grad f(x+) + a + 2c D_t x+ + gamma (x+ - x) - c (D_t + A_t) x = 0
 //	linearized: (2c D_t + T^{-1}) x+ = T^{-1} x - (1/N) G(x, xi_t) - a + c (D_t + A_t) x
 //
-// with T = diag(tau_i) kron I_n. The exact equation is block separable once
-// its coupling terms are formed: block i is x_i+ = prox_{f_i}(r_i / w_i,
-// N w_i) with r = c (D_t + A_t) x + gamma x - a and w_i = 2c (D_t)_ii +
-// gamma; a block with w_i = 0 keeps x_i. It takes the same edge draws and
-// samples as the agents and is a test oracle: it builds dense matrices
-// every round and does not model dropouts.
+// with T = diag(tau_i) kron I_n, on the blocks of the agents that are not
+// isolated. An agent isolated in round t ((D_t)_ii = 0 although i has
+// graph neighbours) keeps its block, x_i+ = x_i, and draws no sample; its
+// row of (D_t - A_t) is zero, so a_i is unchanged too. The exact equation
+// is block separable once its coupling terms are formed: block i is x_i+ =
+// prox_{f_i}(r_i / w_i, N w_i) with r = c (D_t + A_t) x + gamma x - a and
+// w_i = 2c (D_t)_ii + gamma; a block with w_i = 0 keeps x_i. It takes the
+// same edge draws and samples as the agents and is a test oracle: it
+// builds dense matrices every round and does not model dropouts.
 type Reference struct {
 	cfg    Config
 	g      *graph.Graph
@@ -143,23 +146,28 @@ func (r *Reference) Step(t int) error {
 	coupling.MulVec(&dpa, r.x)
 	coupling.ScaleVec(c, &coupling)
 	coupling.SubVec(&coupling, r.a)
+	skip := make([]bool, r.g.N)
+	for i := range skip {
+		skip[i] = deg[i] == 0 && len(r.g.Neighbors(i)) > 0
+	}
 	switch r.cfg.Method {
 	case MethodExact:
-		r.exact(&coupling, deg)
+		r.exact(&coupling, deg, skip)
 	case MethodLinearized:
-		r.linearized(t, &coupling, dk)
+		r.linearized(t, &coupling, dk, skip)
 	}
 	return nil
 }
 
-// exact sets x_i <- prox_{f_i}(r_i / w_i, N w_i), r = coupling + gamma x.
-func (r *Reference) exact(coupling *mat.VecDense, deg []float64) {
+// exact sets x_i <- prox_{f_i}(r_i / w_i, N w_i), r = coupling + gamma x,
+// for the agents i not skipped.
+func (r *Reference) exact(coupling *mat.VecDense, deg []float64, skip []bool) {
 	n, N, gamma := r.n, float64(r.g.N), r.cfg.Gamma
 	rhs := mat.NewVecDense(r.x.Len(), nil)
 	rhs.AddScaledVec(coupling, gamma, r.x)
 	for i, p := range r.prox {
 		w := float64(2*r.cfg.C*deg[i]) + gamma
-		if w == 0 {
+		if w == 0 || skip[i] {
 			continue
 		}
 		v := rhs.SliceVec(i*n, (i+1)*n).(*mat.VecDense)
@@ -169,8 +177,9 @@ func (r *Reference) exact(coupling *mat.VecDense, deg []float64) {
 	}
 }
 
-// linearized solves (2c D_t + T^{-1}) x+ = T^{-1} x - (1/N) G + coupling.
-func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense) {
+// linearized solves (2c D_t + T^{-1}) x+ = T^{-1} x - (1/N) G + coupling on
+// the blocks not skipped.
+func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense, skip []bool) {
 	n, N := r.n, r.g.N
 	tinv := make([]float64, N*n)
 	for i, tau := range r.tau {
@@ -180,7 +189,7 @@ func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense) {
 	}
 	tInv := mat.NewDiagDense(N*n, tinv)
 	g := mat.NewVecDense(N*n, nil)
-	r.sample(t, g)
+	r.sample(t, g, skip)
 	rhs := mat.NewVecDense(N*n, nil)
 	rhs.MulVec(tInv, r.x)
 	rhs.AddScaledVec(rhs, -1/float64(N), g)
@@ -190,15 +199,22 @@ func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense) {
 	m.Add(&m, tInv)
 	// m is diagonal and positive, so the solve is exact.
 	for k := range rhs.Len() {
+		if skip[k/n] {
+			continue
+		}
 		r.x.SetVec(k, rhs.AtVec(k)/m.At(k, k))
 	}
 }
 
 // sample writes the stacked stochastic gradients [G_i(x_i, xi_i)]_i of round
-// t into dst, seeding each agent's sampler as the agents do.
-func (r *Reference) sample(t int, dst *mat.VecDense) {
+// t into dst, seeding each agent's sampler as the agents do; skipped
+// agents draw none and their blocks stay 0.
+func (r *Reference) sample(t int, dst *mat.VecDense, skip []bool) {
 	n := r.n
 	for i, f := range r.locals {
+		if skip[i] {
+			continue
+		}
 		graph.SeedSample(r.pcg, r.cfg.Seed, t, i)
 		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
 		gi := dst.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data

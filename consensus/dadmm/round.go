@@ -15,10 +15,19 @@ import (
 func (a *Agent) Send(t, ph int) consensus.Outbox { return a.send(t, ph, a.x) }
 
 // Receive implements consensus.Agent: it stores the neighbours' x_j, takes
-// the dual step (from round 1 on) and the primal step of the method.
+// the dual step (from round 1 on) and the primal step of the method. An
+// agent isolated in round t (it has graph neighbours but no live edge:
+// none present in the draw, or every present neighbour's x_j lost) takes
+// neither step:
+//
+//	x_i^{t+1} = x_i^t,  a_i^t = a_i^{t-1}   when d_i(t) = 0 < |N_i|.
 func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 	if err := a.receive(t, ph, in); err != nil {
 		return fmt.Errorf("dadmm: agent %d: %w", a.id, err)
+	}
+	if a.isolated() {
+		a.round++
+		return nil
 	}
 	if t > 0 {
 		a.dualStep(a.cfg.C, a.x, a.a)
@@ -39,7 +48,8 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 //	     = prox_{f_i}(v, C),  C = N (2c d_i + gamma),
 //	v    = [c (d_i x_i + sum_{j live} x_j) + gamma x_i - a_i] / (2c d_i + gamma),
 //
-// and keeps x_i when 2c d_i + gamma = 0 (no live edge and gamma = 0).
+// and keeps x_i when 2c d_i + gamma = 0 (no live edge and gamma = 0; with
+// graph neighbours the agent is isolated and Receive does not call it).
 func (a *Agent) exactStep() {
 	d := a.liveSum(a.v)
 	c, gamma := a.cfg.C, a.cfg.Gamma
