@@ -32,8 +32,9 @@ import (
 // path in the layered graph with link weights lambda(k)(1 + pi_e) and host
 // weights lambda(k) nu_i) while it is below alpha_k; at the end no path
 // violates a dual constraint, so the dual value is the LP optimum. An
-// artificial path per flow of cost bigM that uses nothing keeps the dual
-// bounded; a value above bigM/2 means the LP is infeasible.
+// artificial path per flow that uses nothing keeps the dual bounded; a
+// first phase that prices the artificial paths alone decides feasibility
+// (see pathLP).
 
 // cgTol is the reduced-cost threshold below which a path is added.
 const cgTol = 1e-9
@@ -42,10 +43,11 @@ const cgTol = 1e-9
 const cgMaxIter = 500
 
 type path struct {
-	k     int
-	cost  float64
-	links []int // link indices, with repeats
-	hosts []int // hosts, with repeats
+	k          int
+	artificial bool
+	cost       float64
+	links      []int // link indices, with repeats
+	hosts      []int // hosts, with repeats
 }
 
 // PathLP returns the optimal value of the LP relaxation by column
@@ -84,7 +86,27 @@ func PathFixed(md *Model, place [][]int) (float64, error) {
 	return pathLP(md, allowed)
 }
 
+// pathLP runs two phases of column generation over the same path set:
+// phase 1 minimizes the total weight of the artificial paths (real paths
+// cost 0, artificial ones 1, pricing with link weights pi_e alone); a
+// positive optimum proves the LP infeasible. Phase 2 prices with the real
+// costs and the artificial paths at bigM, starting from phase 1's paths.
 func pathLP(md *Model, allowed [][][]int) (float64, error) {
+	paths, v1, err := colgen(md, allowed, nil, true)
+	if err != nil {
+		return 0, err
+	}
+	if v1 > 1e-9 {
+		return 0, fmt.Errorf("%w: the LP has no feasible routing (link or node capacities too small for the flows; %.3g of the flow cannot be routed)", ErrInfeasible, v1)
+	}
+	_, v2, err := colgen(md, allowed, paths, false)
+	return v2, err
+}
+
+// colgen runs one phase of column generation from the given paths (the
+// artificial ones are added when paths is nil) and returns the final path
+// set and the optimal value.
+func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, float64, error) {
 	in := md.Inst
 	K, L := len(in.Flows), len(in.Links)
 	hostIdx := make([]int, in.Nodes)
@@ -105,9 +127,25 @@ func pathLP(md *Model, allowed [][][]int) (float64, error) {
 	for _, fl := range in.Flows {
 		bigM = math.Max(bigM, 10*fl.Rate*float64(len(in.Links)*(len(fl.Chain)+1)))
 	}
-	var paths []path
-	for k := 0; k < K; k++ {
-		paths = append(paths, path{k: k, cost: bigM})
+	if paths == nil {
+		for k := 0; k < K; k++ {
+			paths = append(paths, path{k: k, artificial: true})
+		}
+	}
+	costOf := func(p path) float64 {
+		switch {
+		case p.artificial && phase1:
+			return 1
+		case p.artificial:
+			return bigM
+		case phase1:
+			return 0
+		}
+		return p.cost
+	}
+	unit := 1.0
+	if phase1 {
+		unit = 0
 	}
 	// Dual variables: alpha+_k, alpha-_k, pi_e, nu_h, then one slack per path.
 	nv := 2*K + L + H
@@ -117,7 +155,7 @@ func pathLP(md *Model, allowed [][][]int) (float64, error) {
 	var value float64
 	for it := 0; ; it++ {
 		if it == cgMaxIter {
-			return 0, fmt.Errorf("slicing: column generation did not converge in %d rounds", cgMaxIter)
+			return nil, 0, fmt.Errorf("slicing: column generation did not converge in %d rounds", cgMaxIter)
 		}
 		// Only links and hosts some path uses get a dual variable: the
 		// others have a zero column and cost >= 0, so they are 0 at the
@@ -162,7 +200,7 @@ func pathLP(md *Model, allowed [][][]int) (float64, error) {
 				a.Set(r, c, a.At(r, c)-lam)
 			}
 			a.Set(r, nc+r, 1)
-			b[r] = p.cost
+			b[r] = costOf(p)
 		}
 		c := make([]float64, nc+m)
 		for k := 0; k < K; k++ {
@@ -180,7 +218,7 @@ func pathLP(md *Model, allowed [][][]int) (float64, error) {
 		}
 		opt, y, err := lp.Simplex(c, a, b, LPTol, nil)
 		if err != nil {
-			return 0, fmt.Errorf("slicing: column generation: dual simplex: %w", err)
+			return nil, 0, fmt.Errorf("slicing: column generation: dual simplex: %w", err)
 		}
 		value = -opt
 		at := func(v int) float64 {
@@ -192,16 +230,18 @@ func pathLP(md *Model, allowed [][][]int) (float64, error) {
 		for k := range alpha {
 			alpha[k] = at(k) - at(K+k)
 		}
+		// pi, nu >= 0; clamp the simplex's rounding so that Dijkstra sees
+		// no negative weight.
 		for e := range pi {
-			pi[e] = at(2*K + e)
+			pi[e] = math.Max(0, at(2*K+e))
 		}
 		for h, i := range hosts {
-			nu[i] = at(2*K + L + h)
+			nu[i] = math.Max(0, at(2*K+L+h))
 		}
 		added := 0
 		for k := 0; k < K; k++ {
-			p := shortestService(md, k, allowed[k], pi, nu)
-			if p.cost+in.Flows[k].Rate*reducedExtra(p, pi, nu) < alpha[k]-cgTol*math.Max(1, math.Abs(alpha[k])) {
+			p, ok := shortestService(md, k, allowed[k], pi, nu, unit)
+			if ok && costOf(p)+in.Flows[k].Rate*reducedExtra(p, pi, nu) < alpha[k]-cgTol*math.Max(1, math.Abs(alpha[k])) {
 				paths = append(paths, p)
 				added++
 			}
@@ -210,10 +250,7 @@ func pathLP(md *Model, allowed [][][]int) (float64, error) {
 			break
 		}
 	}
-	if value > bigM/2 {
-		return 0, fmt.Errorf("%w: the LP has no feasible routing (link or node capacities too small for the flows)", ErrInfeasible)
-	}
-	return value, nil
+	return paths, value, nil
 }
 
 // reducedExtra returns sum_e a_ep pi_e + sum_i n_ip nu_i.
@@ -229,10 +266,11 @@ func reducedExtra(p path, pi, nu []float64) float64 {
 }
 
 // shortestService returns the cheapest service path of flow k in the
-// layered graph with link weights 1 + pi_e and host weights nu_i (times
+// layered graph with link weights unit + pi_e and host weights nu_i (times
 // lambda(k) for the reduced cost), where chain position m may run on
-// allowed[m-1]. Its cost field is the true cost lambda(k) * #links.
-func shortestService(md *Model, k int, allowed [][]int, pi, nu []float64) path {
+// allowed[m-1]. Its cost field is the true cost lambda(k) * #links. ok is
+// false when no service path exists.
+func shortestService(md *Model, k int, allowed [][]int, pi, nu []float64, unit float64) (path, bool) {
 	in := md.Inst
 	fl := in.Flows[k]
 	l := len(fl.Chain)
@@ -266,7 +304,7 @@ func shortestService(md *Model, k int, allowed [][]int, pi, nu []float64) path {
 		for a, j := range md.Out[i] {
 			e := md.OutLink[i][a]
 			w := v - i + j
-			if d := dist[v] + 1 + pi[e]; d < dist[w] {
+			if d := dist[v] + unit + pi[e]; d < dist[w] {
 				dist[w], prev[w], prevLink[w] = d, v, e
 				heap.Push(pq, item{w, d})
 			}
@@ -279,6 +317,9 @@ func shortestService(md *Model, k int, allowed [][]int, pi, nu []float64) path {
 			}
 		}
 	}
+	if math.IsInf(dist[l*n+fl.Dst], 1) {
+		return path{}, false
+	}
 	p := path{k: k}
 	for v := l*n + fl.Dst; prev[v] >= 0; v = prev[v] {
 		if prevLink[v] >= 0 {
@@ -288,7 +329,7 @@ func shortestService(md *Model, k int, allowed [][]int, pi, nu []float64) path {
 		}
 	}
 	p.cost = fl.Rate * float64(len(p.links))
-	return p
+	return p, true
 }
 
 type item struct {
@@ -313,4 +354,3 @@ func (h *minHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
-

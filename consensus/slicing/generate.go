@@ -22,6 +22,9 @@ type GenOptions struct {
 	HostFrac float64
 	// Degree is the mean undirected degree of the network; 0 means 3.
 	Degree float64
+	// Cut is the fraction of the uncapacitated routing's load that the
+	// capacities keep (see Generate); 0 means 0.8.
+	Cut float64
 }
 
 // Medium is the medium instance size: 30 nodes, 10 flows,
@@ -41,13 +44,13 @@ var Medium = GenOptions{Nodes: 30, Flows: 10, MinChain: 2, MaxChain: 4}
 //     [MinChain, MaxChain];
 //   - capacities from two binary routings on hop-shortest paths: A, the
 //     placement minimizing the hop count of every flow alone, and B, a
-//     random placement. C_ij = max(load_B, load_A / 2) and
-//     mu_i = max(load_B, load_A / 2), each kept exact with probability 1/2
+//     random placement. C_ij = max(load_B, Cut load_A) and
+//     mu_i = max(load_B, Cut load_A), each kept exact with probability 1/2
 //     and otherwise multiplied by a uniform in [1, 1.5]; links and hosts
 //     neither routing uses get a uniform in [1, 2] times the largest rate.
 //     B is a feasible binary slice, so the LP and the binary problem are
 //     feasible, while A (the uncapacitated optimum) is typically cut on
-//     the links and nodes where load_A > load_B: those capacities bind.
+//     the links and nodes where Cut load_A > load_B: those capacities bind.
 func Generate(opt GenOptions, seed uint64) (*Instance, error) {
 	if opt.Functions == 0 {
 		opt.Functions = max(4, opt.MaxChain)
@@ -57,6 +60,9 @@ func Generate(opt GenOptions, seed uint64) (*Instance, error) {
 	}
 	if opt.Degree == 0 {
 		opt.Degree = 3
+	}
+	if opt.Cut == 0 {
+		opt.Cut = 0.8
 	}
 	switch {
 	case opt.Nodes < 3:
@@ -69,6 +75,8 @@ func Generate(opt GenOptions, seed uint64) (*Instance, error) {
 		return nil, fmt.Errorf("slicing: generate: chains up to %d functions but only %d function types", opt.MaxChain, opt.Functions)
 	case !(opt.HostFrac > 0 && opt.HostFrac <= 1):
 		return nil, fmt.Errorf("slicing: generate: host fraction %v must be in (0, 1]", opt.HostFrac)
+	case !(opt.Cut > 0 && opt.Cut <= 1):
+		return nil, fmt.Errorf("slicing: generate: cut %v must be in (0, 1]", opt.Cut)
 	case !(opt.Degree >= 2):
 		return nil, fmt.Errorf("slicing: generate: mean degree %v must be >= 2", opt.Degree)
 	}
@@ -177,7 +185,7 @@ func Generate(opt GenOptions, seed uint64) (*Instance, error) {
 		route(loadB, nodeB, place, fl)
 	}
 	capOf := func(a, b float64) float64 {
-		c := math.Max(b, a/2)
+		c := math.Max(b, opt.Cut*a)
 		if c == 0 {
 			return rateMax * (1 + rng.Float64())
 		}

@@ -3,6 +3,7 @@ package slicing
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -137,12 +138,13 @@ func (md *Model) solve(place [][]int) (Solution, error) {
 			}
 		}
 		for _, e := range md.OutLink[i] {
-			// Unscaled: sum_k lambda(k) sum_s u + C t' = C with t' = C t.
+			// In rate units: sum_k lambda(k) sum_s u + C t = C.
+			// (The model row is divided by its norm 1/B[r].)
 			c := in.Links[e].Cap
 			row := md.Rows[r]
 			scale := make([]float64, len(row.Cols))
 			for q := range scale {
-				scale[q] = c
+				scale[q] = c / md.B[r]
 			}
 			addRow(row, scale, c)
 			r++
@@ -153,7 +155,7 @@ func (md *Model) solve(place [][]int) (Solution, error) {
 				row := md.Rows[r]
 				scale := make([]float64, len(row.Cols))
 				for q := range scale {
-					scale[q] = c
+					scale[q] = c / md.B[r]
 				}
 				addRow(row, scale, c)
 			}
@@ -190,17 +192,11 @@ func (md *Model) solve(place [][]int) (Solution, error) {
 	for q, c := range cols {
 		w[c] = x[q]
 	}
-	// Slacks back to fractions of capacity.
-	for e, c := range md.linkVar {
-		w[c] /= in.Links[e].Cap
-	}
+	// The slack columns carry C t, so the LP's slacks are the fractions t;
+	// under a fixed placement the node slacks follow from the loads.
 	for i, c := range md.nodeVar {
-		if c >= 0 {
-			if place == nil {
-				w[c] /= in.NodeCap[i]
-			} else {
-				w[c] = 1 - md.nodeLoad(w, i)/in.NodeCap[i]
-			}
+		if c >= 0 && place != nil {
+			w[c] = 1 - md.nodeLoad(w, i)/in.NodeCap[i]
 		}
 	}
 	return Solution{Objective: opt, W: w}, nil
@@ -241,8 +237,9 @@ type Binary struct {
 }
 
 // BinaryOptimum enumerates every placement (one host per chain position,
-// prod_{k,m} |V_{f_m}| of them), skips those that break a node capacity,
-// solves SolveFixed for the others and returns the best. It refuses
+// prod_{k,m} |V_{f_m}| of them), prices each with the routing LP by
+// column generation (PathFixed), and returns the best, with its routing
+// solved again in arc form (SolveFixed) for the point W. It refuses
 // instances with more than maxPlacements placements.
 func BinaryOptimum(md *Model, maxPlacements int) (Binary, error) {
 	total := 1
@@ -255,7 +252,7 @@ func BinaryOptimum(md *Model, maxPlacements int) (Binary, error) {
 	in := md.Inst
 	digits := make([]int, len(md.GroupHosts))
 	best := Binary{Placements: total}
-	found := false
+	bestObj := math.Inf(1)
 	for n := 0; n < total; n++ {
 		place := make([][]int, len(in.Flows))
 		for k, fl := range in.Flows {
@@ -265,12 +262,12 @@ func BinaryOptimum(md *Model, maxPlacements int) (Binary, error) {
 				place[k][m] = md.GroupHosts[g][digits[g]]
 			}
 		}
-		sol, err := SolveFixed(md, place)
+		obj, err := PathFixed(md, place)
 		switch {
 		case err == nil:
 			best.Feasible++
-			if !found || sol.Objective < best.Objective {
-				best.Solution, best.Place, found = sol, place, true
+			if obj < bestObj {
+				bestObj, best.Place = obj, place
 			}
 		case !errors.Is(err, ErrInfeasible):
 			return Binary{}, fmt.Errorf("slicing: binary enumeration: %w", err)
@@ -283,8 +280,16 @@ func BinaryOptimum(md *Model, maxPlacements int) (Binary, error) {
 			digits[g] = 0
 		}
 	}
-	if !found {
+	if best.Place == nil {
 		return Binary{}, fmt.Errorf("%w: no binary placement has a feasible routing", ErrInfeasible)
 	}
+	sol, err := SolveFixed(md, best.Place)
+	if err != nil {
+		return Binary{}, fmt.Errorf("slicing: binary enumeration: arc form of the best placement: %w", err)
+	}
+	if math.Abs(sol.Objective-bestObj) > 1e-7*math.Max(1, bestObj) {
+		return Binary{}, fmt.Errorf("slicing: binary enumeration: path form %v and arc form %v of the best placement disagree", bestObj, sol.Objective)
+	}
+	best.Solution = sol
 	return best, nil
 }

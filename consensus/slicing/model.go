@@ -22,7 +22,11 @@ import (
 //	    sum_j u_ij(k,s) - sum_j u_ji(k,s) - x_i(k,s) + x_i(k,s+1) = 1[s=0, i=S(k)] - 1[s=l_k, i=D(k)],
 //	    (x_i(k,0), x_i(k,l+1) and x_i(k,m) for i not in V_{f_m} are the constants moved to b or 0);
 //	link capacity (i,j), ascending by j:  sum_k (lambda(k)/C_ij) sum_s u_ij(k,s) + t_ij = 1;
-//	node capacity i:  sum_k (lambda(k)/mu_i) sum_m x_i(k,m) + t_i = 1.
+//	node capacity i:  sum_k (lambda(k)/mu_i) sum_m x_i(k,m) + t_i = 1;
+//
+// each capacity row divided by its Euclidean norm (a diagonal row scaling
+// that leaves the feasible set alone and keeps ||A|| small, so the ALM's
+// step 1/L_K is not set by a few heavily loaded rows).
 //
 // The assignment rows sum_{i in V_{f_m}} x_i(k,m) = 1 are implied by the
 // conservation rows and are not rows of A; Evaluate checks them. u <= 1
@@ -205,8 +209,8 @@ func NewModel(in *Instance) (*Model, error) {
 			}
 			r.Cols = append(r.Cols, md.linkVar[e])
 			r.Vals = append(r.Vals, 1)
-			md.Rows = append(md.Rows, sortRow(r))
-			md.B = append(md.B, 1)
+			md.Rows = append(md.Rows, sortRow(unitRow(r)))
+			md.B = append(md.B, 1/rowNorm(r))
 		}
 		if md.nodeVar[i] >= 0 {
 			c := in.NodeCap[i]
@@ -221,13 +225,26 @@ func NewModel(in *Instance) (*Model, error) {
 			}
 			r.Cols = append(r.Cols, md.nodeVar[i])
 			r.Vals = append(r.Vals, 1)
-			md.Rows = append(md.Rows, sortRow(r))
-			md.B = append(md.B, 1)
+			md.Rows = append(md.Rows, sortRow(unitRow(r)))
+			md.B = append(md.B, 1/rowNorm(r))
 		}
 	}
 	md.RowOff[n] = len(md.Rows)
 	md.M = len(md.Rows)
 	return md, nil
+}
+
+// rowNorm returns the Euclidean norm of a row's values.
+func rowNorm(r Row) float64 { return math.Sqrt(dot(r.Vals, r.Vals)) }
+
+// unitRow returns r divided by its norm.
+func unitRow(r Row) Row {
+	nr := rowNorm(r)
+	out := Row{Cols: r.Cols, Vals: make([]float64, len(r.Vals))}
+	for q, v := range r.Vals {
+		out.Vals[q] = v / nr
+	}
+	return out
 }
 
 // sortRow sorts a row's entries by column (columns are distinct).
