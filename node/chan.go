@@ -7,15 +7,15 @@ import (
 
 // ChanTransport connects the agents and the observer of one run inside a
 // process with in-memory queues. Every agent inbox, every control queue
-// and the status queue is an unbounded FIFO (see mailbox): Send,
-// Broadcast, Status and Control copy the frame, enqueue it and return
-// without blocking, so no agent can stall or deadlock another; frames
+// and the status queue is an unbounded FIFO (see mailbox): Publish,
+// Status and Control copy the frame once, enqueue it for each reader and
+// return without blocking, so no agent can stall or deadlock another; frames
 // wait in memory until their reader takes them.
 //
 // Frames sent to an agent that has not connected yet wait for it; frames
 // sent to an agent whose endpoint is closed are discarded, as a publish to
 // a subject without subscribers would be. Frames read from an Inbox are
-// shared between receivers of a Broadcast and must not be modified.
+// shared between the destinations of a frame and must not be modified.
 type ChanTransport struct {
 	n       int
 	inbox   []*queue
@@ -88,18 +88,27 @@ type chanEndpoint struct {
 	id int
 }
 
-func (e *chanEndpoint) Send(to int, frame []byte) error {
-	if to < 0 || to >= e.t.n {
-		return fmt.Errorf("node: agent %d sends to agent %d: ids are 0..%d", e.id, to, e.t.n-1)
+// Publish implements Endpoint: one copy of frame, shared by the inboxes of
+// its destinations.
+func (e *chanEndpoint) Publish(frame []byte) error {
+	h, err := decodeAddress(frame)
+	if err != nil {
+		return fmt.Errorf("node: agent %d publishes: %w", e.id, err)
 	}
-	e.t.inbox[to].put(clone(frame))
-	return nil
-}
-
-func (e *chanEndpoint) Broadcast(frame []byte) error {
+	for k := range h.NTo {
+		if to := FrameTo(frame, h, k); to < 0 || to >= e.t.n {
+			return fmt.Errorf("node: agent %d sends to agent %d: ids are 0..%d", e.id, to, e.t.n-1)
+		}
+	}
 	f := clone(frame)
-	for _, mb := range e.t.inbox {
-		mb.put(f)
+	if h.NTo == 0 {
+		for _, q := range e.t.inbox {
+			q.put(f)
+		}
+		return nil
+	}
+	for k := range h.NTo {
+		e.t.inbox[FrameTo(f, h, k)].put(f)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 
@@ -247,17 +246,12 @@ func (r *runner) awaitEvals(ctx context.Context) error {
 	r.deadline = e.sentAt.Add(r.o.EvalDeadline)
 	r.timer.Reset(time.Until(r.deadline))
 	defer r.timer.Stop()
-	for spins := 0; e.failed == nil && e.wait > 0; {
+	for e.failed == nil && e.wait > 0 {
 		got, err := r.poll()
 		if err != nil {
 			return err
 		}
 		if got {
-			continue
-		}
-		if r.batch != nil && spins < maxSpins {
-			spins++
-			runtime.Gosched()
 			continue
 		}
 		expired, err := r.wait(ctx)

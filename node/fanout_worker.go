@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/consim/consim/consensus"
 	"github.com/hashicorp/go-hclog"
@@ -144,23 +145,31 @@ func (w OracleWorker) replyFail(conn EvalConn, buf []byte, c *EvalChunk, k int, 
 }
 
 // EvalWorker implements EvalTransport: a connection subscribed to
-// SubjectEval in the queue group EvalQueue, replying on the agents'
-// inbox subjects.
+// SubjectEval in the queue group EvalQueue, publishing its replies on
+// SubjectResult(run, w), from which the agents' connections hand them to
+// the agent each names. Requests whose MAC fails are dropped, logged and
+// counted (Refused).
 func (t *NATSTransport) EvalWorker(w int) (EvalConn, error) {
 	if w < 0 {
 		return nil, fmt.Errorf("node: NATS oracle worker %d: negative id", w)
 	}
 	role := "worker-" + strconv.Itoa(w)
 	watch := t.newWatch(role)
-	nc, err := t.connect(role, watch)
+	nc, err := t.connect(role, watch, nil)
 	if err != nil {
 		return nil, err
 	}
-	c := &natsEvalConn{ep: natsEndpoint{nc: nc, id: w, run: t.opts.RunID, inbox: newQueue(), control: newMailbox()}, reqs: newMailbox()}
-	sub, err := nc.QueueSubscribe(SubjectEval(t.opts.RunID), EvalQueue, func(m *nats.Msg) { c.reqs.put(m.Data) })
-	if err == nil {
-		err = sub.SetPendingLimits(natsPendingMsgs, natsPendingBytes)
-	}
+	c := &natsEvalConn{nc: nc, mac: t.mac, subject: SubjectResult(t.opts.RunID, w), reqs: newMailbox()}
+	err = subscribe(nc, SubjectEval(t.opts.RunID), EvalQueue, func(m *nats.Msg) {
+		frame, ok := c.mac.open(macEval, m.Data)
+		if !ok {
+			if n := c.refused.Add(1); n == 1 || n%1000 == 0 {
+				t.log.Warn("dropped eval requests that failed the run's MAC", "worker", w, "dropped", n)
+			}
+			return
+		}
+		c.reqs.put(frame)
+	})
 	if err == nil {
 		err = nc.FlushTimeout(t.opts.ConnectTimeout)
 	}
@@ -175,23 +184,37 @@ func (t *NATSTransport) EvalWorker(w int) (EvalConn, error) {
 	return c, nil
 }
 
-// natsEvalConn is an oracle worker's NATS connection. It reuses the
-// endpoint's publishing (cached inbox subjects, flush on close); its inbox
-// and control queues stay empty.
+// natsEvalConn is an oracle worker's NATS connection.
 type natsEvalConn struct {
-	ep   natsEndpoint
-	reqs *mailbox
-	once sync.Once
+	nc      *nats.Conn
+	mac     *macer
+	subject string // SubjectResult(run, w)
+	reqs    *mailbox
+	refused atomic.Int64
+	once    sync.Once
 }
 
 func (c *natsEvalConn) Requests() <-chan []byte { return c.reqs.C() }
 
-func (c *natsEvalConn) Reply(to int, frame []byte) error { return c.ep.Send(to, frame) }
+// Reply publishes frame, a result or failure for agent to (its from
+// field), on the worker's result subject.
+func (c *natsEvalConn) Reply(to int, frame []byte) error {
+	return c.mac.seal(macResult, frame, func(msg []byte) error { return c.nc.Publish(c.subject, msg) })
+}
 
+// Refused returns the number of requests dropped for a failed MAC.
+func (c *natsEvalConn) Refused() int64 { return c.refused.Load() }
+
+// Close flushes the replies, closes the connection and the requests.
 func (c *natsEvalConn) Close() error {
 	var err error
 	c.once.Do(func() {
-		err = c.ep.Close()
+		if c.nc.IsConnected() {
+			if ferr := c.nc.FlushTimeout(natsCloseFlushTime); ferr != nil {
+				err = fmt.Errorf("node: close NATS oracle worker: %w", ferr)
+			}
+		}
+		c.nc.Close()
 		c.reqs.close()
 	})
 	return err

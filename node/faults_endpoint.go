@@ -7,7 +7,7 @@ import (
 
 // faultSender injects the transport faults of Faults (loss and delay) into
 // the data frames one runner sends; the runner sends every other frame
-// (reduce terms to the root, sums and leaves by Broadcast, statuses)
+// (reduce terms to the root, sums, leaves, statuses)
 // straight through its endpoint. send and the counters it updates in tr
 // are used from the runner's goroutine only; delayed frames leave from
 // timers.
@@ -31,7 +31,8 @@ func newFaultSender(ep Endpoint, id int, f *Faults, tr *Traffic) *faultSender {
 	return &faultSender{ep: ep, id: id, f: f, tr: tr, pending: make(map[*time.Timer]struct{})}
 }
 
-// send delivers the data frame of (t, ph) to agent to: it drops the frame
+// send delivers the data frame of (t, ph), addressed to agent to alone,
+// to it: it drops the frame
 // if the loss draw says so (counted in InjectedLoss, by destination),
 // delays it by the delay draw (counted in Delayed), and otherwise sends it
 // at once. A dropped or delayed frame reports success: the sender cannot
@@ -47,7 +48,7 @@ func (e *faultSender) send(to int, frame []byte, t, ph int) error {
 	}
 	d := e.f.delay(t, ph, e.id, to)
 	if d <= 0 {
-		return e.ep.Send(to, frame)
+		return e.ep.Publish(frame)
 	}
 	e.tr.Delayed++
 	f := clone(frame) // Send must not keep the caller's frame
@@ -65,7 +66,7 @@ func (e *faultSender) send(to int, frame []byte, t, ph int) error {
 			return
 		}
 		delete(e.pending, timer)
-		_ = e.ep.Send(to, f) // the sender has moved on; a failure is a loss
+		_ = e.ep.Publish(f) // the sender has moved on; a failure is a loss
 		if len(e.pending) == 0 && e.idle != nil {
 			close(e.idle)
 			e.idle = nil

@@ -61,9 +61,7 @@ func (r *runner) crash(ctx context.Context, t int, c Crash) (int, crashEnd, erro
 	}
 	r.log.Info("agent down", "round", t, "restart_round", restart)
 	// A crashed process loses the runtime's buffers.
-	r.tr.DroppedWhileDown += int64(len(r.future))
-	clear(r.future)
-	r.future = r.future[:0]
+	r.tr.DroppedWhileDown += int64(r.dropFuture())
 	r.stale = nil
 	r.reduce = false // no phase is current while down
 	next, stop, err := r.down(ctx, t, restart)
@@ -167,7 +165,7 @@ func (r *runner) down(ctx context.Context, at, restart int) (next int, stop bool
 		default:
 			r.tr.MsgsRecv++
 			r.tr.BytesRecv += int64(len(f))
-			r.future = append(r.future, f)
+			r.keepFuture(h, f, max(restart, next))
 			next = max(next, h.Round)
 		}
 	}

@@ -62,18 +62,31 @@ func (g *groupState) set(group []int, id, n int) error {
 // has reports whether agent j takes part in the phase's reduce.
 func (g *groupState) has(j int) bool { return !g.grouped || g.member[j] }
 
-// sendGroupSum sends the sum frame f of the current phase to every other
-// member of the group still in the run.
-func (r *runner) sendGroupSum(f []byte) {
+// sendGroupSum sends the sum of the current phase (t, ph), in one frame,
+// to every other member of the group still in the run.
+func (r *runner) sendGroupSum(t, ph int) {
+	to := r.sumTo[:0]
 	for _, j := range r.group.members {
-		if j == r.id || r.leaveKey[j] <= r.cur {
-			continue
+		if j != r.id && r.leaveKey[j] > r.cur {
+			to = append(to, j)
 		}
-		if err := r.ep.Send(j, f); err != nil {
-			r.sendFailed(j, err)
-			continue
-		}
-		r.tr.MsgsSent++
-		r.tr.BytesSent += int64(len(f))
 	}
+	r.sumTo = to
+	if len(to) == 0 {
+		return // an empty list would address every agent
+	}
+	f, err := AppendFrameTo(r.wbuf[:0], FrameSum, r.id, to, t, ph, r.sum)
+	if err != nil {
+		r.sendFailed(-1, err)
+		return
+	}
+	r.wbuf = f
+	if err := r.ep.Publish(f); err != nil {
+		for _, j := range to {
+			r.sendFailed(j, err)
+		}
+		return
+	}
+	r.tr.MsgsSent += int64(len(to))
+	r.tr.BytesSent += int64(len(f))
 }

@@ -15,28 +15,47 @@ import (
 
 // NATS subjects of a run (run is NATSOptions.RunID):
 //
-//	consim.<run>.in.<id>  frames to agent id (Endpoint.Send): data, reduce terms
-//	consim.<run>.all      frames to every agent (Broadcast): reduce sums, leaves
-//	consim.<run>.status   agent statuses to the coordinator
-//	consim.<run>.ctl      coordinator controls to every agent
-//	consim.<run>.eval     evaluation requests to the oracle workers, who
-//	                      subscribe in the queue group EvalQueue: each
-//	                      chunk goes to one of them, and its results to
-//	                      the requesting agent's in.<id>
+//	consim.<run>.a.<id>   every frame agent id sends to agents (data,
+//	                      reduce terms and sums, leaves): one publish per
+//	                      frame, addressed by the frame's destination list
+//	consim.<run>.r.<w>    eval results and failures of oracle worker w,
+//	                      for the agent the frame names
+//	consim.<run>.eval     eval requests to the oracle workers, who
+//	                      subscribe in the queue group EvalQueue
+//	consim.<run>.s.<id>   statuses of agent id to the coordinator
+//	consim.<run>.ctl      controls of the coordinator to every agent
+//	consim.<run>.claim    the coordinator's claim on the run id (see
+//	                      NATSTransport.Observer)
+//
+// Each process has one connection for all its agents (see Endpoint) with
+// one wildcard subscription per family, consim.<run>.a.>, consim.<run>.r.>
+// and consim.<run>.ctl: the server sends every frame once to each
+// process, which hands it to the local agents its header names. Every
+// message ends with a MAC under the run key (see mac.go); messages whose
+// MAC fails are dropped and counted by subject, and a frame on
+// consim.<run>.a.<id> must name id as its sender.
 //
 // NATS keeps the order of one publisher's messages on one subject; the
-// round loop relies on nothing more. Frames on in.<id> and all may
-// interleave, which it tolerates: every frame names its (round, phase),
-// and a leave names the first phase its sender skips.
+// round loop relies on nothing more: every frame names its (round,
+// phase), and a leave names the first phase its sender skips.
 
-// SubjectInbox returns the subject of agent id's inbox in run.
-func SubjectInbox(run string, id int) string { return "consim." + run + ".in." + strconv.Itoa(id) }
+// SubjectAgent returns the subject agent id publishes its frames on.
+func SubjectAgent(run string, id int) string { return "consim." + run + ".a." + strconv.Itoa(id) }
 
-// SubjectAll returns the broadcast subject of run.
-func SubjectAll(run string) string { return "consim." + run + ".all" }
+// SubjectAgents returns the wildcard of every agent's frames in run.
+func SubjectAgents(run string) string { return "consim." + run + ".a.>" }
 
-// SubjectStatus returns the status subject of run.
-func SubjectStatus(run string) string { return "consim." + run + ".status" }
+// SubjectResult returns the subject oracle worker w publishes results on.
+func SubjectResult(run string, w int) string { return "consim." + run + ".r." + strconv.Itoa(w) }
+
+// SubjectResults returns the wildcard of every worker's results in run.
+func SubjectResults(run string) string { return "consim." + run + ".r.>" }
+
+// SubjectStatus returns the subject agent id publishes its statuses on.
+func SubjectStatus(run string, id int) string { return "consim." + run + ".s." + strconv.Itoa(id) }
+
+// SubjectStatuses returns the wildcard of every agent's statuses in run.
+func SubjectStatuses(run string) string { return "consim." + run + ".s.>" }
 
 // SubjectControl returns the control subject of run.
 func SubjectControl(run string) string { return "consim." + run + ".ctl" }
@@ -44,16 +63,22 @@ func SubjectControl(run string) string { return "consim." + run + ".ctl" }
 // SubjectEval returns the subject of run's evaluation requests.
 func SubjectEval(run string) string { return "consim." + run + ".eval" }
 
+// SubjectClaim returns the subject of run's claim (see Observer).
+func SubjectClaim(run string) string { return "consim." + run + ".claim" }
+
 // EvalQueue is the NATS queue group of the oracle workers on SubjectEval.
 const EvalQueue = "oracle-workers"
 
 // Limits of the embedded server and of each subscription.
 const (
-	natsMaxPayload     = 8 << 20   // bytes per message: 1M float64 values
-	natsMaxPending     = 256 << 20 // bytes the server queues per client
-	natsPendingMsgs    = 1 << 20   // messages a subscription may queue
-	natsPendingBytes   = 1 << 30   // bytes a subscription may queue
+	natsMaxPayload     = 8<<20 + 4096 // bytes per message: 1M float64 values, header and MAC
+	natsMaxPending     = 256 << 20    // bytes the server queues per client
+	natsPendingMsgs    = 1 << 18      // messages a subscription may queue
+	natsPendingBytes   = 256 << 20    // bytes a subscription may queue
 	natsCloseFlushTime = 2 * time.Second
+	// natsTCPWriteTimeout bounds a write to a TCP connection (the
+	// client's flusher); in-process connections have none.
+	natsTCPWriteTimeout = 10 * time.Second
 )
 
 // Defaults of NATSOptions.
@@ -82,6 +107,17 @@ type NATSOptions struct {
 	// no port and connects every client in-process (no TCP). Without it
 	// the embedded server listens on 127.0.0.1 on a random port, see URL().
 	InProcess bool
+	// Key is the run key that authenticates every message (HMAC-SHA256,
+	// see mac.go); every process of a run needs the same one. When empty,
+	// it is read from the file named by $CONSIM_RUN_KEY_FILE (hex, see
+	// WriteRunKeyFile), else from $CONSIM_RUN_KEY (hex); failing both, a
+	// transport that starts its own server makes a random key (no other
+	// process can join its run), and one given a URL uses
+	// DeriveRunKey(RunID) and logs a warning: frames are then checked
+	// for corruption and for crossing runs, but anyone who knows the run
+	// id can forge them. Keys reach processes by file or environment,
+	// never on the command line. At least MinRunKeyLen bytes.
+	Key []byte
 	// ConnectTimeout bounds each connection attempt; an unreachable
 	// server is an error after at most this long. Default 4 s.
 	ConnectTimeout time.Duration
@@ -102,22 +138,27 @@ type NATSOptions struct {
 	Logger hclog.Logger
 }
 
-// NATSTransport connects a run's agents and observer through NATS. Each
-// Endpoint and Observer has its own connection, as a separate process
-// would. Subscription handlers move frames into unbounded in-memory
-// queues, so the client never falls behind the server; a slow-consumer
-// event is still logged and counted (SlowConsumers).
+// NATSTransport connects a run's agents and observer through NATS. All
+// the endpoints of one transport share one connection (a process needs
+// one, whatever the number of its agents); the observer and each oracle
+// worker have their own. Subscription handlers check each message's MAC
+// and move the frame into the queue of each local agent it is for; those
+// queues and the NATS client's pending buffers are bounded, and what they
+// drop is counted (EndpointStats).
 type NATSTransport struct {
 	opts NATSOptions
 	log  hclog.Logger
 	srv  *server.Server // embedded server, nil for an external URL
 	url  string         // "" for in-process connections
 	slow atomic.Int64
+	mac  *macer
+	keys keySource
 
 	mu      sync.Mutex
 	closers []func() error
 	closed  bool
-	lost    error // first connection given up on, see Lost
+	lost    error    // first connection given up on, see Lost
+	bus     *busConn // the agents' shared connection, once one connected
 }
 
 // NewNATSTransport starts the embedded server if opts.URL is empty, or
@@ -144,7 +185,15 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	t := &NATSTransport{opts: opts, log: opts.Logger.With("run", opts.RunID), url: opts.URL}
+	key, src, err := resolveKey(opts)
+	if err != nil {
+		return nil, err
+	}
+	t := &NATSTransport{opts: opts, log: opts.Logger.With("run", opts.RunID), url: opts.URL, mac: newMacer(key, opts.RunID), keys: src}
+	if src == keyDerived {
+		t.log.Warn("no run key given: frames carry a MAC under a key derived from the run id, which detects corruption and crossed runs but not forgery",
+			"set", EnvRunKeyFile)
+	}
 	if opts.URL == "" {
 		srv, err := startServer(opts.RunID, opts.InProcess)
 		if err != nil {
@@ -156,7 +205,7 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 		}
 		return t, nil
 	}
-	nc, err := t.connect("probe", nil)
+	nc, err := t.connect("probe", nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +237,10 @@ func startServer(run string, inProcess bool) (*server.Server, error) {
 // the embedded server accepts in-process connections only.
 func (t *NATSTransport) URL() string { return t.url }
 
+// KeyDerived reports whether the run key is DeriveRunKey(RunID), which
+// authenticates nothing (see NATSOptions.Key).
+func (t *NATSTransport) KeyDerived() bool { return t.keys == keyDerived }
+
 // SlowConsumers returns the number of slow-consumer events reported by
 // the transport's connections.
 func (t *NATSTransport) SlowConsumers() int64 { return t.slow.Load() }
@@ -198,13 +251,15 @@ func (t *NATSTransport) SlowConsumers() int64 { return t.slow.Load() }
 // reconnected (the server re-registers its subscriptions first). If no
 // server answers within ReconnectTimeout, or the client library gives up,
 // the connection is closed, the loss recorded for Lost and w's onLost
-// hook called. w may be nil (a probe).
-func (t *NATSTransport) connect(role string, w *connWatch) (*nats.Conn, error) {
+// hook called. w may be nil (a probe). onSlow, if set, runs on each
+// slow-consumer event.
+func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats.Conn, error) {
 	name := "consim-" + t.opts.RunID + "-" + role
 	log := t.log.With("conn", role)
 	if w == nil {
 		w = t.newWatch(role)
 	}
+	var slowLogged atomic.Int64
 	opts := []nats.Option{
 		nats.Name(name),
 		nats.Timeout(t.opts.ConnectTimeout),
@@ -220,6 +275,12 @@ func (t *NATSTransport) connect(role string, w *connWatch) (*nats.Conn, error) {
 			}
 			if errors.Is(err, nats.ErrSlowConsumer) {
 				t.slow.Add(1)
+				if onSlow != nil {
+					onSlow()
+				}
+				if n := slowLogged.Add(1); n != 1 && n%1000 != 0 {
+					return
+				}
 			}
 			log.Warn("NATS asynchronous error", "subject", subject, "error", err)
 		}),
@@ -229,8 +290,12 @@ func (t *NATSTransport) connect(role string, w *connWatch) (*nats.Conn, error) {
 	}
 	url := t.url
 	if t.srv != nil && t.opts.InProcess {
-		opts = append(opts, nats.InProcessServer(t.srv))
+		// The in-process pipe is always read by the server: no write
+		// deadline, which would cost two timer updates per flush.
+		opts = append(opts, nats.InProcessServer(t.srv), nats.FlusherTimeout(0))
 		url = "in-process"
+	} else {
+		opts = append(opts, nats.FlusherTimeout(natsTCPWriteTimeout))
 	}
 	nc, err := nats.Connect(t.url, opts...)
 	if err != nil {
@@ -268,12 +333,10 @@ func (t *NATSTransport) track(c func() error) error {
 	return nil
 }
 
-// frameSink is where a subscription queues the frames it receives.
-type frameSink interface{ put(frame []byte) bool }
-
-// subscribe subscribes nc to subject, queueing each message's data in mb.
-func subscribe(nc *nats.Conn, subject string, mb frameSink) error {
-	sub, err := nc.Subscribe(subject, func(m *nats.Msg) { mb.put(m.Data) })
+// subscribe subscribes nc to subject with handler and sets the
+// subscription's pending limits.
+func subscribe(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) error {
+	sub, err := nc.QueueSubscribe(subject, queue, handler)
 	if err != nil {
 		return fmt.Errorf("subscribe %s: %w", subject, err)
 	}
@@ -283,53 +346,45 @@ func subscribe(nc *nats.Conn, subject string, mb frameSink) error {
 	return nil
 }
 
-// Endpoint implements Transport: a connection subscribed to the agent's
-// inbox, the broadcast and the control subjects. The subscriptions are
-// registered at the server when Endpoint returns.
+// Endpoint implements Transport: agent id joins the process's shared
+// connection, whose subscriptions are registered at the server when
+// Endpoint returns. Each id connects once per transport.
 func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
-	if id < 0 {
-		return nil, fmt.Errorf("node: NATS endpoint for agent %d: negative id", id)
+	if id < 0 || uint64(id) > MaxFrameID {
+		return nil, fmt.Errorf("node: NATS endpoint for agent %d: id outside [0, %d]", id, uint64(MaxFrameID))
 	}
-	w := t.newWatch("agent-" + strconv.Itoa(id))
-	nc, err := t.connect("agent-"+strconv.Itoa(id), w)
+	b, err := t.busConn()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("node: NATS endpoint for agent %d: %w", id, err)
 	}
 	run := t.opts.RunID
 	e := &natsEndpoint{
-		nc: nc, id: id, run: run,
-		all: SubjectAll(run), status: SubjectStatus(run), eval: SubjectEval(run),
-		inbox: newQueue(), control: newMailbox(),
+		bus: b, id: id,
+		subject: SubjectAgent(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
+		inbox: newBoundedQueue(inboxCap), control: newMailbox(),
 	}
-	err = errors.Join(
-		subscribe(nc, SubjectInbox(run, id), e.inbox),
-		subscribe(nc, e.all, e.inbox),
-		subscribe(nc, SubjectControl(run), e.control),
-	)
-	if err == nil {
-		err = nc.FlushTimeout(t.opts.ConnectTimeout)
-	}
-	if err == nil {
-		err = t.track(e.Close)
-	}
-	if err != nil {
-		e.Close()
+	if err := b.register(e); err != nil {
 		return nil, fmt.Errorf("node: NATS endpoint for agent %d: %w", id, err)
 	}
-	w.onLost(func() { e.Close() })
 	return e, nil
 }
 
-// Observer implements Transport: a connection subscribed to the status
-// subject, registered at the server when Observer returns.
+// Observer implements Transport: a connection of its own, subscribed to
+// the statuses, that first claims the run id on the server (see claim):
+// a second observer of the same run id on one server is refused with an
+// error wrapping ErrRunClaimed. The claim lasts as long as the observer.
 func (t *NATSTransport) Observer() (Observer, error) {
 	w := t.newWatch("observer")
-	nc, err := t.connect("observer", w)
+	o := &natsObserver{mac: t.mac, ctl: SubjectControl(t.opts.RunID), statuses: newMailbox(), timeout: t.opts.ConnectTimeout}
+	nc, err := t.connect("observer", w, func() { o.slow.Add(1) })
 	if err != nil {
 		return nil, err
 	}
-	o := &natsObserver{nc: nc, ctl: SubjectControl(t.opts.RunID), statuses: newMailbox(), timeout: t.opts.ConnectTimeout}
-	err = subscribe(nc, SubjectStatus(t.opts.RunID), o.statuses)
+	o.nc = nc
+	err = claim(nc, t.opts.RunID, t.opts.ConnectTimeout)
+	if err == nil {
+		err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", o.onStatus)
+	}
 	if err == nil {
 		err = nc.FlushTimeout(t.opts.ConnectTimeout)
 	}
@@ -345,15 +400,15 @@ func (t *NATSTransport) Observer() (Observer, error) {
 }
 
 // Close implements Transport: it closes the endpoints and observers not
-// yet closed and shuts the embedded server down.
+// yet closed, the shared connection, and shuts the embedded server down.
 func (t *NATSTransport) Close() error {
 	t.mu.Lock()
 	closers := t.closers
 	t.closers, t.closed = nil, true
 	t.mu.Unlock()
 	var errs []error
-	for _, c := range closers {
-		errs = append(errs, c())
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i]())
 	}
 	if t.srv != nil {
 		t.srv.Shutdown()
@@ -363,41 +418,30 @@ func (t *NATSTransport) Close() error {
 }
 
 type natsEndpoint struct {
-	nc          *nats.Conn
-	id          int
-	run         string
-	all, status string
-	eval        string
-	inbox       *queue
-	control     *mailbox
-	once        sync.Once
+	bus     *busConn
+	id      int
+	subject string // SubjectAgent(run, id)
+	status  string
+	eval    string
+	inbox   *queue
+	control *mailbox
+	once    sync.Once
 
-	mu       sync.Mutex
-	subjects []string // subjects[to]: SubjectInbox(run, to), built on first use
+	mu    sync.Mutex
+	stats EndpointStats // Refused, Malformed, SlowConsumer charged to this endpoint
 }
 
-// inboxSubject returns the cached subject of agent to's inbox.
-func (e *natsEndpoint) inboxSubject(to int) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for len(e.subjects) <= to {
-		e.subjects = append(e.subjects, SubjectInbox(e.run, len(e.subjects)))
-	}
-	return e.subjects[to]
+// Publish implements Endpoint: one message on the agent's own subject,
+// whatever the number of destinations.
+func (e *natsEndpoint) Publish(frame []byte) error {
+	return e.bus.t.mac.seal(macAgent, frame, func(msg []byte) error { return e.bus.nc.Publish(e.subject, msg) })
 }
-
-func (e *natsEndpoint) Send(to int, frame []byte) error {
-	if to < 0 {
-		return fmt.Errorf("node: agent %d sends to agent %d: negative id", e.id, to)
-	}
-	return e.nc.Publish(e.inboxSubject(to), frame)
-}
-
-func (e *natsEndpoint) Broadcast(frame []byte) error { return e.nc.Publish(e.all, frame) }
 
 // PublishEval implements EvalPublisher: one oracle worker of the queue
 // group gets frame.
-func (e *natsEndpoint) PublishEval(frame []byte) error { return e.nc.Publish(e.eval, frame) }
+func (e *natsEndpoint) PublishEval(frame []byte) error {
+	return e.bus.t.mac.seal(macEval, frame, func(msg []byte) error { return e.bus.nc.Publish(e.eval, msg) })
+}
 
 func (e *natsEndpoint) Inbox() <-chan []byte { return e.inbox.C() }
 
@@ -410,40 +454,92 @@ func (e *natsEndpoint) WaitInbox() { e.inbox.wait() }
 // Wake implements Batcher.
 func (e *natsEndpoint) Wake() { e.inbox.signal() }
 
-func (e *natsEndpoint) Status(frame []byte) error { return e.nc.Publish(e.status, frame) }
+func (e *natsEndpoint) Status(frame []byte) error {
+	return e.bus.t.mac.seal(macStatus, frame, func(msg []byte) error { return e.bus.nc.Publish(e.status, msg) })
+}
 
 func (e *natsEndpoint) Control() <-chan []byte { return e.control.C() }
 
-// Close flushes what the endpoint published, closes its connection and
-// then its channels.
+// Stats implements StatsReporter.
+func (e *natsEndpoint) Stats() EndpointStats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.stats
+	s.Refused = cloneCounts(e.stats.Refused)
+	s.Overflow = e.inbox.dropped.Load()
+	return s
+}
+
+// charge counts a dropped frame against this endpoint.
+func (e *natsEndpoint) charge(f func(s *EndpointStats)) {
+	e.mu.Lock()
+	f(&e.stats)
+	e.mu.Unlock()
+}
+
+// Close flushes what the endpoint published, leaves the shared connection
+// and closes the endpoint's channels.
 func (e *natsEndpoint) Close() error {
 	var err error
 	e.once.Do(func() {
-		if e.nc.IsConnected() {
-			if ferr := e.nc.FlushTimeout(natsCloseFlushTime); ferr != nil {
+		e.bus.unregister(e)
+		nc := e.bus.nc
+		if nc.IsConnected() {
+			if ferr := nc.FlushTimeout(natsCloseFlushTime); ferr != nil {
 				err = fmt.Errorf("node: close NATS endpoint of agent %d: %w", e.id, ferr)
 			}
 		}
-		e.nc.Close()
 		e.inbox.close()
 		e.control.close()
 	})
 	return err
 }
 
+// cloneCounts copies a per-subject count map; nil stays nil.
+func cloneCounts(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]int64, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
 type natsObserver struct {
 	nc       *nats.Conn
+	mac      *macer
 	ctl      string
 	statuses *mailbox
 	timeout  time.Duration
 	once     sync.Once
+	slow     atomic.Int64
+
+	mu      sync.Mutex
+	refused map[string]int64
+}
+
+// onStatus checks a status message and queues its frame.
+func (o *natsObserver) onStatus(m *nats.Msg) {
+	frame, ok := o.mac.open(macStatus, m.Data)
+	if !ok {
+		o.mu.Lock()
+		if o.refused == nil {
+			o.refused = make(map[string]int64)
+		}
+		o.refused[m.Subject]++
+		o.mu.Unlock()
+		return
+	}
+	o.statuses.put(frame)
 }
 
 func (o *natsObserver) Statuses() <-chan []byte { return o.statuses.C() }
 
-// Control publishes frame and waits until the server has it.
+// Control seals and publishes frame and waits until the server has it.
 func (o *natsObserver) Control(frame []byte) error {
-	if err := o.nc.Publish(o.ctl, frame); err != nil {
+	if err := o.mac.seal(macControl, frame, func(msg []byte) error { return o.nc.Publish(o.ctl, msg) }); err != nil {
 		return fmt.Errorf("node: publish control: %w", err)
 	}
 	if err := o.nc.FlushTimeout(o.timeout); err != nil {
@@ -452,9 +548,19 @@ func (o *natsObserver) Control(frame []byte) error {
 	return nil
 }
 
+// Stats implements StatsReporter: the status messages the observer
+// refused, and its connection's slow-consumer events.
+func (o *natsObserver) Stats() EndpointStats {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return EndpointStats{Refused: cloneCounts(o.refused), SlowConsumer: o.slow.Load()}
+}
+
 func (o *natsObserver) Close() error {
 	o.once.Do(func() {
-		o.nc.Close()
+		if o.nc != nil {
+			o.nc.Close()
+		}
 		o.statuses.close()
 	})
 	return nil

@@ -66,7 +66,7 @@ func TestNATSReconnectsAfterServerRestart(t *testing.T) {
 	// Wait until both connections are back, and the server has the
 	// subscriptions they resent (a flush is a round trip).
 	deadline := time.Now().Add(5 * time.Second)
-	for _, nc := range []*nats.Conn{ep.(*natsEndpoint).nc, obs.(*natsObserver).nc} {
+	for _, nc := range []*nats.Conn{ep.(*natsEndpoint).bus.nc, obs.(*natsObserver).nc} {
 		for nc.Stats().Reconnects == 0 || !nc.IsConnected() {
 			if time.Now().After(deadline) {
 				t.Fatal("not reconnected within 5s")
@@ -136,7 +136,7 @@ func TestNATSGivesUpOnAbsentServer(t *testing.T) {
 	if !errors.Is(lost, ErrNATSConnectionLost) {
 		t.Fatalf("Lost() = %v, want ErrNATSConnectionLost", lost)
 	}
-	if err := ep.Send(0, []byte("x")); err == nil {
+	if err := ep.Publish(mustFrameTo(t, FrameData, 0, []int{1}, 0, 0, nil)); err == nil {
 		t.Error("send on a lost connection succeeded")
 	}
 }

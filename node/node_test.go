@@ -100,24 +100,37 @@ func TestSilentPeerIsADropout(t *testing.T) {
 }
 
 // TestBadFramesAreCountedAndDropped injects malformed and stray frames
-// into agent 0's inbox before the run starts: each is counted, none
-// changes the iterates.
+// for agent 0, each published by the agent it names as its sender (on
+// NATS a frame must come from its sender's subject), before the run
+// starts: each is counted, none changes the iterates. On NATS the frames
+// whose routing header does not decode, or whose sender is not the
+// publisher, are counted by the bus (BusMalformed); on channels the
+// empty frame is refused by Publish.
 func TestBadFramesAreCountedAndDropped(t *testing.T) {
 	const n, rounds = 6, 4
 	g := ring(t, n)
 	want := averagingAgents(g, 2)
 	lockstep(t, want, rounds)
-	good := mustFrame(t, FrameData, 1, 0, 0, []float64{1, 2})
+	to0 := []int{0}
+	good := mustFrameTo(t, FrameData, 1, to0, 0, 0, []float64{1, 2})
 	truncated := good[:len(good)-3]
-	unknown := append([]byte{9}, good[1:]...)
-	stranger := mustFrame(t, FrameData, 3, 0, 0, []float64{1, 2})    // 3 is no neighbour of 0
-	beyond := mustFrame(t, FrameData, 1, rounds, 0, []float64{1, 2}) // after the last round
-	shortTerm := mustFrame(t, FrameReduce, 4, 1, 1, []float64{1})    // reduce of the wrong length
-	outsider := mustFrame(t, FrameData, n, 0, 0, []float64{1, 2})    // sender id outside the run
-	inject := [][]byte{truncated, unknown, stranger, beyond, shortTerm, outsider, {}}
-	const wantMalformed, wantUnexpected = 5, 2
+	unknown := append([]byte{FrameVersion, 9}, good[2:]...)
+	stranger := mustFrameTo(t, FrameData, 3, to0, 0, 0, []float64{1, 2})    // 3 is no neighbour of 0
+	beyond := mustFrameTo(t, FrameData, 1, to0, rounds, 0, []float64{1, 2}) // after the last round
+	shortTerm := mustFrameTo(t, FrameReduce, 4, to0, 1, 1, []float64{1})    // reduce of the wrong length
+	outsider := mustFrameTo(t, FrameData, n, to0, 0, 0, []float64{1, 2})    // sender id outside the run
+	type injection struct {
+		by    int // publishing agent
+		frame []byte
+	}
+	inject := []injection{{1, truncated}, {1, unknown}, {3, stranger}, {1, beyond}, {4, shortTerm}, {5, outsider}, {5, []byte{}}}
+	const wantUnexpected = 2
 	for _, kind := range TransportKinds {
 		t.Run(string(kind), func(t *testing.T) {
+			wantMalformed, wantBus := 4, 0 // truncated, unknown, short term, outsider
+			if kind != TransportChan {
+				wantMalformed, wantBus = 3, 2 // the outsider and the empty frame fail routing
+			}
 			tr := newTestTransport(t, kind, n)
 			agents := averagingAgents(g, 2)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -134,9 +147,10 @@ func TestBadFramesAreCountedAndDropped(t *testing.T) {
 				}
 				defer eps[i].Close()
 			}
-			for _, f := range inject {
-				if err := eps[5].Send(0, f); err != nil {
-					t.Fatal(err)
+			for _, in := range inject {
+				err := eps[in.by].Publish(in.frame)
+				if empty := len(in.frame) == 0 && kind == TransportChan; empty != (err != nil) {
+					t.Fatalf("publish %x: error %v", in.frame, err)
 				}
 			}
 			errs := make(chan error, n)
@@ -154,8 +168,9 @@ func TestBadFramesAreCountedAndDropped(t *testing.T) {
 			}
 			sameBits(t, agents, want)
 			tr0 := res.terminal[0].Traffic
-			if tr0.Malformed != wantMalformed || tr0.Unexpected != wantUnexpected {
-				t.Errorf("agent 0: %d malformed, %d unexpected; want %d and %d", tr0.Malformed, tr0.Unexpected, wantMalformed, wantUnexpected)
+			if tr0.Malformed != int64(wantMalformed) || tr0.Unexpected != wantUnexpected || tr0.BusMalformed != int64(wantBus) {
+				t.Errorf("agent 0: %d malformed, %d unexpected, %d malformed on the bus; want %d, %d and %d",
+					tr0.Malformed, tr0.Unexpected, tr0.BusMalformed, wantMalformed, wantUnexpected, wantBus)
 			}
 		})
 	}

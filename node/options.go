@@ -12,6 +12,11 @@ import (
 const (
 	DefaultPhaseDeadline = 5 * time.Second
 	DefaultStartTimeout  = 60 * time.Second
+	// DefaultFutureWindow is W, the rounds ahead of its own that an agent
+	// buffers frames for. In lockstep a peer is at most one round ahead
+	// (it needs this agent's frames to finish its round, or waits out a
+	// deadline for them); 2 leaves a round of slack.
+	DefaultFutureWindow = 2
 )
 
 // Options configure the round loop of one agent (Run) or of a group of
@@ -46,6 +51,10 @@ type Options struct {
 	// processes on several hosts); the coordinator counts a repeated
 	// ready once. Zero (the default) publishes ready once.
 	ReadyRepeat time.Duration
+	// FutureWindow is W: frames of rounds t+1..t+W that reach an agent in
+	// round t are kept for their phase; later ones are dropped and counted
+	// (Traffic.Ahead), as a dropout would be. Default DefaultFutureWindow.
+	FutureWindow int
 	// Logger receives the runtime's structured logs. Default: discard.
 	Logger hclog.Logger
 	// Faults are the injected fault models; the zero value injects none.
@@ -97,6 +106,9 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v, ReadyRepeat %v and EvalDeadline %v must not be negative",
 			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat, o.EvalDeadline)
 	}
+	if o.FutureWindow < 0 {
+		return o, fmt.Errorf("node: options: FutureWindow = %d: must not be negative", o.FutureWindow)
+	}
 	if o.Workers < 0 {
 		return o, fmt.Errorf("node: options: Workers = %d: must not be negative", o.Workers)
 	}
@@ -105,6 +117,9 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.PhaseDeadline == 0 {
 		o.PhaseDeadline = DefaultPhaseDeadline
+	}
+	if o.FutureWindow == 0 {
+		o.FutureWindow = DefaultFutureWindow
 	}
 	if o.EvalDeadline == 0 {
 		o.EvalDeadline = o.PhaseDeadline

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
+	"math"
 	"slices"
 	"time"
 
@@ -52,7 +52,7 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 			r.waitTerms = 1 // the root's sum
 		}
 	}
-	r.replayFuture()
+	r.takeFuture()
 	if err := r.collect(ctx); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
@@ -92,24 +92,35 @@ func (r *runner) setExpect(expect []int) error {
 }
 
 // send encodes and sends the phase's messages and reduce term; the
-// agent's own term is kept locally.
+// agent's own term is kept locally. Messages with the same values (the
+// same slice, or equal bits) leave as one frame addressed to all their
+// destinations, so the common "x_i to every neighbour" is one publish;
+// under injected loss or delay every message is a frame of its own, since
+// the faults act per edge.
 func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	for i := range out.Msgs {
-		m := &out.Msgs[i]
-		if m.To < 0 || m.To >= r.o.N || m.To == r.id {
+		if m := &out.Msgs[i]; m.To < 0 || m.To >= r.o.N || m.To == r.id {
 			return fmt.Errorf("message to agent %d: peers are 0..%d other than itself", m.To, r.o.N-1)
 		}
-		f, err := AppendFrame(r.wbuf[:0], FrameData, r.id, t, ph, m.Data)
-		if err != nil {
-			return err
+	}
+	if r.faults != nil {
+		for i := range out.Msgs {
+			m := &out.Msgs[i]
+			r.one[0] = m.To
+			f, err := AppendFrameTo(r.wbuf[:0], FrameData, r.id, r.one[:], t, ph, m.Data)
+			if err != nil {
+				return err
+			}
+			r.wbuf = f
+			if err := r.faults.send(m.To, f, t, ph); err != nil {
+				r.sendFailed(m.To, err)
+				continue
+			}
+			r.tr.MsgsSent++
+			r.tr.BytesSent += int64(len(f))
 		}
-		r.wbuf = f
-		if err := r.sendData(m.To, f, t, ph); err != nil {
-			r.sendFailed(m.To, err)
-			continue
-		}
-		r.tr.MsgsSent++
-		r.tr.BytesSent += int64(len(f))
+	} else if err := r.sendGrouped(t, ph, out.Msgs); err != nil {
+		return err
 	}
 	r.reduce = out.Reduce != nil
 	if !r.reduce {
@@ -135,24 +146,91 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	return r.sendTerm(t, ph)
 }
 
-// sendData sends the data frame f of (t, ph) to agent to, through the
-// injected faults if there are any.
-func (r *runner) sendData(to int, f []byte, t, ph int) error {
-	if r.faults != nil {
-		return r.faults.send(to, f, t, ph)
+// sendGroup is the destinations of one distinct payload of a phase.
+type sendGroup struct {
+	data []float64
+	to   []int
+}
+
+// sendGrouped sends msgs as one frame per distinct payload. A payload is
+// matched against every group by slice identity and against the last
+// group by value, so an outbox of n messages costs O(n) comparisons in
+// the usual cases (one shared slice, or one slice per message).
+func (r *runner) sendGrouped(t, ph int, msgs []consensus.Msg) error {
+	groups := r.groups[:0]
+	for i := range msgs {
+		m := &msgs[i]
+		k := -1
+		for g := range groups {
+			if sameSlice(groups[g].data, m.Data) {
+				k = g
+				break
+			}
+		}
+		if k < 0 && len(groups) > 0 && equalBits(groups[len(groups)-1].data, m.Data) {
+			k = len(groups) - 1
+		}
+		if k < 0 {
+			if len(groups) < cap(groups) {
+				groups = groups[:len(groups)+1]
+				groups[len(groups)-1].data = m.Data
+				groups[len(groups)-1].to = groups[len(groups)-1].to[:0]
+			} else {
+				groups = append(groups, sendGroup{data: m.Data})
+			}
+			k = len(groups) - 1
+		}
+		groups[k].to = append(groups[k].to, m.To)
 	}
-	return r.ep.Send(to, f)
+	r.groups = groups
+	for g := range groups {
+		gr := &groups[g]
+		f, err := AppendFrameTo(r.wbuf[:0], FrameData, r.id, gr.to, t, ph, gr.data)
+		gr.data = nil // the agent's slice is not kept past the phase
+		if err != nil {
+			return err
+		}
+		r.wbuf = f
+		if err := r.ep.Publish(f); err != nil {
+			for _, j := range gr.to {
+				r.sendFailed(j, err)
+			}
+			continue
+		}
+		r.tr.MsgsSent += int64(len(gr.to))
+		r.tr.BytesSent += int64(len(f))
+	}
+	return nil
+}
+
+// sameSlice reports whether a and b are the same slice of values.
+func sameSlice(a, b []float64) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// equalBits reports whether a and b hold the same values bit for bit.
+func equalBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // sendTerm sends this agent's all-reduce term of (t, ph) to the root. Only
 // an encoding error is returned; a failed delivery is logged.
 func (r *runner) sendTerm(t, ph int) error {
-	f, err := AppendFrame(r.wbuf[:0], FrameReduce, r.id, t, ph, r.terms[r.id])
+	r.one[0] = r.root
+	f, err := AppendFrameTo(r.wbuf[:0], FrameReduce, r.id, r.one[:], t, ph, r.terms[r.id])
 	if err != nil {
 		return err
 	}
 	r.wbuf = f
-	if err := r.ep.Send(r.root, f); err != nil {
+	if err := r.ep.Publish(f); err != nil {
 		r.sendFailed(r.root, err)
 		return nil
 	}
@@ -183,17 +261,17 @@ func (r *runner) reduceRoot() int {
 // or to every other member of a group reduce still in the run.
 func (r *runner) broadcastSum(t, ph int) {
 	r.sumSent = true
+	if r.group.grouped {
+		r.sendGroupSum(t, ph)
+		return
+	}
 	f, err := AppendFrame(r.wbuf[:0], FrameSum, r.id, t, ph, r.sum)
 	if err != nil {
 		r.sendFailed(-1, err)
 		return
 	}
 	r.wbuf = f
-	if r.group.grouped {
-		r.sendGroupSum(f)
-		return
-	}
-	if err := r.ep.Broadcast(f); err != nil {
+	if err := r.ep.Publish(f); err != nil {
 		r.sendFailed(-1, err)
 		return
 	}
@@ -201,24 +279,61 @@ func (r *runner) broadcastSum(t, ph int) {
 	r.tr.BytesSent += int64(len(f))
 }
 
-// replayFuture processes the buffered frames of the current phase, drops
-// those of phases now past and keeps the rest.
-func (r *runner) replayFuture() {
-	kept := r.future[:0]
-	for _, f := range r.future {
-		h, _ := DecodeHeader(f) // validated on arrival
-		switch k := phaseKey(h.Round, h.Phase); {
-		case k == r.cur:
-			r.accept(h, f)
-		case k < r.cur:
-			r.tr.Late++
-			r.remember(h, f)
-		default:
-			kept = append(kept, f)
+// takeFuture processes the buffered frames of the current phase. At the
+// first phase of a round it also drops the buffered frames of phases now
+// past (counted late): phases this agent did not run.
+func (r *runner) takeFuture() {
+	if r.nFuture == 0 {
+		return
+	}
+	if r.cur&0xffff == 0 {
+		for k, fs := range r.future {
+			if k < r.cur {
+				r.tr.Late += int64(len(fs))
+				r.nFuture -= len(fs)
+				delete(r.future, k)
+			}
 		}
 	}
-	clear(r.future[len(kept):])
-	r.future = kept
+	fs, ok := r.future[r.cur]
+	if !ok {
+		return
+	}
+	delete(r.future, r.cur)
+	r.nFuture -= len(fs)
+	for _, f := range fs {
+		h, _ := DecodeHeader(f) // validated on arrival
+		r.accept(h, f)
+	}
+}
+
+// keepFuture buffers frame f of the later phase of h, unless it is more
+// than FutureWindow rounds ahead of the current round (Traffic.Ahead) or
+// the buffer holds futureCap frames (Traffic.Overflow).
+func (r *runner) keepFuture(h Header, f []byte, now int) {
+	switch {
+	case h.Round > now+r.o.FutureWindow:
+		r.tr.Ahead++
+		return
+	case r.nFuture >= r.futureCap:
+		r.tr.Overflow++
+		return
+	}
+	if r.future == nil {
+		r.future = make(map[uint64][][]byte)
+	}
+	k := phaseKey(h.Round, h.Phase)
+	r.future[k] = append(r.future[k], f)
+	r.nFuture++
+}
+
+// dropFuture discards every buffered frame and returns how many there
+// were.
+func (r *runner) dropFuture() int {
+	n := r.nFuture
+	clear(r.future)
+	r.nFuture = 0
+	return n
 }
 
 // collect reads the inbox until every awaited message and term has
@@ -229,7 +344,6 @@ func (r *runner) collect(ctx context.Context) error {
 	}
 	start := time.Now()
 	armed := false
-	spins := 0
 	defer func() {
 		if armed {
 			r.timer.Stop()
@@ -243,14 +357,6 @@ func (r *runner) collect(ctx context.Context) error {
 			return err
 		}
 		if got {
-			continue
-		}
-		if r.batch != nil && spins < maxSpins {
-			// In lockstep the awaited frames usually come from goroutines
-			// that are runnable right now: yielding to them is cheaper
-			// than parking and being woken.
-			spins++
-			runtime.Gosched()
 			continue
 		}
 		if !armed {
@@ -279,9 +385,6 @@ func (r *runner) collect(ctx context.Context) error {
 	}
 	return nil
 }
-
-// maxSpins bounds the yields of collect before it parks on the inbox.
-const maxSpins = 4
 
 // poll processes the frames that have already arrived, without blocking,
 // and reports whether there were any: a whole batch from a Batcher, or one
@@ -377,7 +480,7 @@ func (r *runner) receive(f []byte) {
 	case h.Round >= r.o.Rounds:
 		r.tr.Unexpected++
 	default:
-		r.future = append(r.future, f)
+		r.keepFuture(h, f, int(r.cur>>16))
 	}
 }
 

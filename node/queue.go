@@ -24,8 +24,10 @@ type Batcher interface {
 	Wake()
 }
 
-// queue is an unbounded FIFO of frames with a one-slot wake-up signal: put
-// never blocks, take hands over everything queued. A channel view (C) is
+// queue is a FIFO of frames with a one-slot wake-up signal: put never
+// blocks, take hands over everything queued. It holds at most limit frames
+// (no bound when limit is 0): a frame put into a full queue is dropped and
+// counted in dropped. A channel view (C) is
 // started on first use for readers that want one frame at a time; a queue
 // must be read through take or through C, not both. close discards the
 // frames still queued, so a queue whose reader has gone holds nothing.
@@ -41,10 +43,27 @@ type queue struct {
 
 	once sync.Once
 	out  chan []byte
+
+	limit   int
+	dropped atomic.Int64
 }
+
+// inboxCap bounds the frames queued for one agent of a NATS transport
+// that its round loop has not taken yet. A round loop takes everything
+// queued each time it looks, so only a flood (or an agent stuck far
+// behind) reaches it; frames beyond it are dropped and counted
+// (EndpointStats.Overflow), and the agent sees them as dropouts.
+const inboxCap = 1 << 18
 
 func newQueue() *queue {
 	return &queue{ready: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// newBoundedQueue returns a queue of at most limit frames.
+func newBoundedQueue(limit int) *queue {
+	q := newQueue()
+	q.limit = limit
+	return q
 }
 
 // put appends frame and reports whether the queue was still open; a frame
@@ -54,6 +73,11 @@ func (q *queue) put(frame []byte) bool {
 	if q.closed {
 		q.mu.Unlock()
 		return false
+	}
+	if q.limit > 0 && len(q.frames) >= q.limit {
+		q.mu.Unlock()
+		q.dropped.Add(1)
+		return true
 	}
 	q.frames = append(q.frames, frame)
 	q.mu.Unlock()
@@ -93,6 +117,9 @@ func (q *queue) take(dst [][]byte) ([][]byte, bool) {
 	dst = append(dst, q.frames...)
 	clear(q.frames)
 	q.frames = q.frames[:0]
+	if cap(q.frames) > 1<<12 {
+		q.frames = nil // after a burst, do not keep its storage
+	}
 	return dst, !(q.closed && len(dst) == 0)
 }
 

@@ -57,7 +57,6 @@ func TestReduceRootLeavesMidPhase(t *testing.T) {
 		{"the next root knew", []int{1}},
 	}
 	leave := mustFrame(t, FrameLeave, 0, 0, 1, nil)
-	msg := mustFrame(t, FrameData, 0, 0, 0, []float64{1})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -76,12 +75,12 @@ func TestReduceRootLeavesMidPhase(t *testing.T) {
 				defer eps[i].Close()
 			}
 			for _, i := range tc.knew {
-				if err := eps[0].Send(i, leave); err != nil {
+				if err := eps[0].Publish(mustFrameTo(t, FrameLeave, 0, []int{i}, 0, 1, nil)); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for i := 1; i < n; i++ {
-				if err := eps[0].Send(i, msg); err != nil {
+				if err := eps[0].Publish(mustFrameTo(t, FrameData, 0, []int{i}, 0, 0, []float64{1})); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -113,7 +112,7 @@ func TestReduceRootLeavesMidPhase(t *testing.T) {
 					t.Fatalf("agent 0 still awaits terms from %v", pending)
 				}
 			}
-			if err := eps[0].Broadcast(leave); err != nil {
+			if err := eps[0].Publish(leave); err != nil {
 				t.Fatal(err)
 			}
 

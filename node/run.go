@@ -37,8 +37,14 @@ import (
 // The inbox slices (Msgs, each Msg.Data, Missing, Reduce) belong to the
 // runtime and are reused in the next phase: an agent that keeps values
 // past Receive copies them. Endpoints must not keep the frame passed to
-// Send or Broadcast after returning, and Run never modifies frames it
-// reads from the inbox.
+// Publish after returning, and Run never modifies frames it reads from
+// the inbox.
+//
+// Frames of later phases are kept until their phase, if they are at most
+// Options.FutureWindow rounds ahead of the agent's round and fewer than
+// its cap (16 N (FutureWindow+1) frames) are kept; others are dropped and
+// counted (Traffic.Ahead, Traffic.Overflow), so a flood of frames for
+// far-future rounds costs a counter increment each and no memory.
 //
 // opts.Faults injects fault models under the agent (see Faults): loss and
 // delay of data frames at the sender, stale substitutes for missing
@@ -168,12 +174,17 @@ type runner struct {
 	control  <-chan []byte // nil once closed
 	timer    *time.Timer
 
-	wbuf     []byte   // encode buffer
-	leaveKey []uint64 // leaveKey[j]: first phase agent j skips
-	future   [][]byte // frames of later phases, as received
-	next     uint64   // key of the first phase this agent has not sent
-	left     bool
-	sendErrs int64
+	wbuf      []byte              // encode buffer
+	one       [1]int              // a destination list of one
+	groups    []sendGroup         // the phase's distinct payloads
+	sumTo     []int               // destinations of a group reduce's sum
+	leaveKey  []uint64            // leaveKey[j]: first phase agent j skips
+	future    map[uint64][][]byte // frames of later phases by phase key, as received
+	nFuture   int                 // frames in future
+	futureCap int                 // bound of nFuture
+	next      uint64              // key of the first phase this agent has not sent
+	left      bool
+	sendErrs  int64
 
 	// State of the current phase.
 	cur       uint64
@@ -215,6 +226,7 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		control:   ep.Control(),
 		leaveKey:  make([]uint64, o.N),
 		earlyFrom: -1,
+		futureCap: 16 * o.N * (o.FutureWindow + 1),
 	}
 	if o.Faults.injects() {
 		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
@@ -328,7 +340,7 @@ func (r *runner) leave() {
 		return
 	}
 	r.wbuf = f
-	if err := r.ep.Broadcast(f); err != nil {
+	if err := r.ep.Publish(f); err != nil {
 		r.log.Warn("cannot broadcast leave frame", "error", err)
 		return
 	}
@@ -340,6 +352,14 @@ func (r *runner) leave() {
 // A report that does not encode (a NaN iterate) is replaced by a failed
 // status that says why.
 func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
+	if sr, ok := r.ep.(StatsReporter); ok {
+		st := sr.Stats()
+		r.tr.Refused, r.tr.RefusedBySubject = 0, st.Refused
+		for _, n := range st.Refused {
+			r.tr.Refused += n
+		}
+		r.tr.BusMalformed, r.tr.InboxOverflow, r.tr.SlowConsumer = st.Malformed, st.Overflow, st.SlowConsumer
+	}
 	s := Status{Kind: kind, ID: r.id, Report: rep, Traffic: r.tr}
 	if cause != nil {
 		s.Err = cause.Error()

@@ -79,6 +79,24 @@ type Traffic struct {
 	// unanswered after the repeat, which failed the agent.
 	EvalRetries int64 `json:"eval_retries,omitempty"`
 	EvalMissing int64 `json:"eval_missing,omitempty"`
+	// Ahead counts frames for rounds more than Options.FutureWindow ahead
+	// of the agent's round; Overflow, frames of later phases beyond the
+	// round loop's buffer. Both are dropped.
+	Ahead    int64 `json:"ahead,omitempty"`
+	Overflow int64 `json:"overflow,omitempty"`
+	// Refused counts the NATS messages of the agent's process that failed
+	// the run's MAC, RefusedBySubject splits them by subject; BusMalformed,
+	// those with a valid MAC whose routing header did not decode or did
+	// not match the subject; InboxOverflow, frames dropped because the
+	// agent's queue was full; SlowConsumer, the NATS client's
+	// slow-consumer events. Each drop of a process is counted by one of
+	// its agents (one named by the frame if it can be read, else the
+	// lowest), so sums over agents count every drop once.
+	Refused          int64            `json:"refused,omitempty"`
+	RefusedBySubject map[string]int64 `json:"refused_by_subject,omitempty"`
+	BusMalformed     int64            `json:"bus_malformed,omitempty"`
+	InboxOverflow    int64            `json:"inbox_overflow,omitempty"`
+	SlowConsumer     int64            `json:"slow_consumer,omitempty"`
 }
 
 // ControlKind says what the coordinator tells the agents.

@@ -54,17 +54,20 @@
 // agent's phase with an error naming the request and its operation.
 package node
 
-// Endpoint is one agent's connection to a run. Frames are opaque bytes;
-// the round loop encodes and decodes them (see wire.go). Implementations
-// never block the caller indefinitely and are safe for concurrent use.
+// Endpoint is one agent's connection to a run. Frames are opaque bytes
+// to the transport except for the routing part of their header (version,
+// kind, sender and destination list, see wire.go); the round loop encodes
+// and decodes them. Implementations never block the caller indefinitely
+// and are safe for concurrent use.
 type Endpoint interface {
-	// Send delivers frame to agent to's inbox (data frames, reduce terms
-	// to the root of the reduce, a group reduce's sum to its members).
-	Send(to int, frame []byte) error
-	// Broadcast delivers frame to the inbox of every agent of the run,
-	// the sender included (the root's all-reduce sums, leave frames).
-	Broadcast(frame []byte) error
+	// Publish delivers frame to the inboxes of the agents its header
+	// addresses: those of its destination list, or every agent of the
+	// run, the sender included, when the list is empty (reduce sums,
+	// leave frames). A frame is published once whatever the number of
+	// its destinations. The endpoint does not keep frame after returning.
+	Publish(frame []byte) error
 	// Inbox yields the frames addressed to this agent, in arrival order.
+	// They are shared with the frame's other destinations: read only.
 	Inbox() <-chan []byte
 	// Status publishes frame to the coordinator.
 	Status(frame []byte) error
@@ -72,6 +75,29 @@ type Endpoint interface {
 	Control() <-chan []byte
 	// Close releases the endpoint; Inbox and Control are closed.
 	Close() error
+}
+
+// EndpointStats counts the frames an endpoint dropped before the round
+// loop saw them. The round loop copies them into Traffic.
+type EndpointStats struct {
+	// Refused counts the frames that failed the run's MAC (or arrived in
+	// an envelope too short to carry one), by NATS subject.
+	Refused map[string]int64
+	// Malformed counts frames with a valid MAC whose routing header did
+	// not decode, or whose sender did not match the subject.
+	Malformed int64
+	// Overflow counts frames dropped because the agent's inbox queue was
+	// full (see inboxCap).
+	Overflow int64
+	// SlowConsumer counts the slow-consumer events of the connection
+	// that serves the endpoint (frames the NATS client dropped).
+	SlowConsumer int64
+}
+
+// StatsReporter is implemented by endpoints that drop frames before the
+// round loop (the NATS endpoints), and by observers that drop statuses.
+type StatsReporter interface {
+	Stats() EndpointStats
 }
 
 // Observer is the coordinator's connection to a run.

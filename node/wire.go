@@ -9,26 +9,42 @@ import (
 
 // Wire format of the agent-to-agent frames (all integers little-endian):
 //
-//	offset  size  field
-//	0       1     kind   (1 data, 2 reduce term, 3 leave, 4 reduce sum,
-//	                      5 eval requests, 6 eval results, 7 eval failure)
-//	1       4     from   uint32, the sending agent's id (for eval
-//	                      results and failures: the requesting agent's)
-//	5       4     round  uint32
-//	9       2     phase  uint16
-//	11      4     count  uint32, number of float64 values that follow
-//	15      8*count values, IEEE 754 binary64 bit patterns
+//	offset  size    field
+//	0       1       version (FrameVersion = 1)
+//	1       1       kind    (1 data, 2 reduce term, 3 leave, 4 reduce sum,
+//	                         5 eval requests, 6 eval results, 7 eval failure)
+//	2       4       from    uint32, the sending agent's id (for eval
+//	                        results and failures: the requesting agent's)
+//	6       4       round   uint32
+//	10      2       phase   uint16
+//	12      4       count   uint32, number of 8-byte values that follow
+//	16      2       nto     uint16, number of destination ids that follow
+//	18      4*nto   to      uint32 each: the agents the frame is for; none
+//	                        (nto = 0) addresses every agent of the run
+//	18+4nto 8*count values, IEEE 754 binary64 bit patterns
 //
-// A frame is exactly HeaderLen+8*count bytes long. A leave frame carries no
-// values; its (round, phase) is the first phase its sender skips. The
-// eval frames carry count 8-byte words whose layout is given in
-// wire_eval.go; DecodeHeader checks only their length.
+// A frame is exactly HeaderLen+4*nto+8*count bytes long. One frame with
+// several destinations carries the same values to each of them: an agent
+// that sends the same x_i to all its neighbours publishes it once. A leave
+// frame carries no values; its (round, phase) is the first phase its
+// sender skips. The eval frames carry count 8-byte words whose layout is
+// given in wire_eval.go and no destination list (results go to the agent
+// named by from); DecodeHeader checks only their length.
+//
+// On NATS every frame travels in an envelope that appends an HMAC-SHA256
+// of the frame under the run key (see mac.go); the round loop never sees
+// the envelope.
+
+// FrameVersion is the version byte of the frames this package writes and
+// the only one it reads.
+const FrameVersion = 1
 
 // FrameKind says what an agent-to-agent frame carries.
 type FrameKind uint8
 
 const (
-	// FrameData carries a consensus.Msg from one agent to another.
+	// FrameData carries a consensus.Msg from one agent to the agents of
+	// its destination list (the same values to each).
 	FrameData FrameKind = 1
 	// FrameReduce carries an agent's term of an all-reduce to the root of
 	// the reduce (see reduceRoot).
@@ -37,8 +53,8 @@ const (
 	// (Round, Phase) on; peers stop waiting for it.
 	FrameLeave FrameKind = 3
 	// FrameSum carries the reduce sum from the root to every agent: it is
-	// broadcast for the all-reduce and sent to each member for a group
-	// reduce.
+	// broadcast for the all-reduce and addressed to the other members for
+	// a group reduce.
 	FrameSum FrameKind = 4
 	// FrameEval carries a chunk of an agent's evaluation requests to the
 	// oracle workers (see AppendEvalChunk).
@@ -76,14 +92,17 @@ func (k FrameKind) String() string {
 // known reports whether k is one of the frame kinds above.
 func (k FrameKind) known() bool { return k >= FrameData && k <= FrameEvalFail }
 
-// HeaderLen is the length of a frame header in bytes.
-const HeaderLen = 15
+// HeaderLen is the length of the fixed part of a frame header in bytes;
+// the destination list follows it.
+const HeaderLen = 18
 
 // Largest values the header fields can carry.
 const (
 	MaxFrameID    = math.MaxUint32
 	MaxFrameRound = math.MaxUint32
 	MaxFramePhase = math.MaxUint16
+	// MaxFrameTo is the longest destination list of a frame.
+	MaxFrameTo = math.MaxUint16
 )
 
 // maxFrameCount bounds the value count a frame may declare, so that a
@@ -98,23 +117,38 @@ type Header struct {
 	Phase int
 	// Count is the number of float64 values after the header.
 	Count int
+	// NTo is the length of the destination list; zero addresses every
+	// agent. FrameTo reads its entries.
+	NTo int
 }
+
+// body returns the offset of the values.
+func (h Header) body() int { return HeaderLen + 4*h.NTo }
 
 // ErrMalformedFrame is wrapped by every decoding error.
 var ErrMalformedFrame = errors.New("malformed frame")
 
-// AppendFrame appends the frame (kind, from, round, phase, data) to dst and
-// returns the extended slice. It allocates only when dst lacks capacity, so
-// a caller that keeps the returned buffer and passes buf[:0] next time
+// AppendFrame appends the frame (kind, from, round, phase, data) addressed
+// to every agent of the run (an empty destination list) to dst and
+// returns the extended slice. It allocates only when dst lacks capacity,
+// so a caller that keeps the returned buffer and passes buf[:0] next time
 // encodes without allocating. For the eval kinds data holds the raw words
 // of the body; AppendEvalChunk, AppendEvalResults and AppendEvalFail build
 // them.
 func AppendFrame(dst []byte, kind FrameKind, from, round, phase int, data []float64) ([]byte, error) {
+	return AppendFrameTo(dst, kind, from, nil, round, phase, data)
+}
+
+// AppendFrameTo is AppendFrame for the agents of the destination list to
+// (every agent when to is empty). Eval frames take no list.
+func AppendFrameTo(dst []byte, kind FrameKind, from int, to []int, round, phase int, data []float64) ([]byte, error) {
 	switch {
 	case !kind.known():
 		return dst, fmt.Errorf("node: encode frame: unknown kind %d", uint8(kind))
 	case kind == FrameLeave && len(data) != 0:
 		return dst, fmt.Errorf("node: encode leave frame: carries %d values, want 0", len(data))
+	case kind >= FrameEval && len(to) != 0:
+		return dst, fmt.Errorf("node: encode %s frame: destination list %v: eval frames take none", kind, to)
 	case from < 0 || uint64(from) > MaxFrameID:
 		return dst, fmt.Errorf("node: encode frame: agent id %d outside [0, %d]", from, uint64(MaxFrameID))
 	case round < 0 || uint64(round) > MaxFrameRound:
@@ -123,50 +157,103 @@ func AppendFrame(dst []byte, kind FrameKind, from, round, phase int, data []floa
 		return dst, fmt.Errorf("node: encode frame: phase %d outside [0, %d]", phase, MaxFramePhase)
 	case len(data) > maxFrameCount:
 		return dst, fmt.Errorf("node: encode frame: %d values exceed the limit %d", len(data), maxFrameCount)
+	case len(to) > MaxFrameTo:
+		return dst, fmt.Errorf("node: encode frame: %d destinations exceed the limit %d", len(to), MaxFrameTo)
 	}
-	n := HeaderLen + 8*len(data)
+	for _, j := range to {
+		if j < 0 || uint64(j) > MaxFrameID {
+			return dst, fmt.Errorf("node: encode frame: destination %d outside [0, %d]", j, uint64(MaxFrameID))
+		}
+	}
+	dst, b := growFrame(dst, kind, from, to, round, phase, len(data))
+	p := b[HeaderLen+4*len(to):]
+	for i, v := range data {
+		binary.LittleEndian.PutUint64(p[8*i:], math.Float64bits(v))
+	}
+	return dst, nil
+}
+
+// growFrame extends dst by a frame of count words with destinations to,
+// writes its header and list, and returns the extended slice and the
+// frame's bytes. The fields are valid.
+func growFrame(dst []byte, kind FrameKind, from int, to []int, round, phase, count int) ([]byte, []byte) {
+	n := HeaderLen + 4*len(to) + 8*count
 	start := len(dst)
 	if cap(dst)-start < n {
 		grown := make([]byte, start, start+n)
 		copy(grown, dst)
 		dst = grown
 	}
-	b := dst[start : start+n]
-	b[0] = byte(kind)
-	binary.LittleEndian.PutUint32(b[1:], uint32(from))
-	binary.LittleEndian.PutUint32(b[5:], uint32(round))
-	binary.LittleEndian.PutUint16(b[9:], uint16(phase))
-	binary.LittleEndian.PutUint32(b[11:], uint32(len(data)))
-	for i, v := range data {
-		binary.LittleEndian.PutUint64(b[HeaderLen+8*i:], math.Float64bits(v))
+	dst = dst[:start+n]
+	b := dst[start:]
+	b[0] = FrameVersion
+	b[1] = byte(kind)
+	binary.LittleEndian.PutUint32(b[2:], uint32(from))
+	binary.LittleEndian.PutUint32(b[6:], uint32(round))
+	binary.LittleEndian.PutUint16(b[10:], uint16(phase))
+	binary.LittleEndian.PutUint32(b[12:], uint32(count))
+	binary.LittleEndian.PutUint16(b[16:], uint16(len(to)))
+	for k, j := range to {
+		binary.LittleEndian.PutUint32(b[HeaderLen+4*k:], uint32(j))
 	}
-	return dst[:start+n], nil
+	return dst, b
 }
 
-// DecodeHeader parses and validates the header of frame: a known kind, no
-// values on a leave frame, and a total length of exactly HeaderLen+8*Count.
-func DecodeHeader(frame []byte) (Header, error) {
+// decodeAddress parses the part of a frame that routes it: version, kind,
+// sender and destination list. It checks that the list fits in frame,
+// not the rest; transports use it to deliver frames, DecodeHeader to
+// start.
+func decodeAddress(frame []byte) (Header, error) {
 	if len(frame) < HeaderLen {
 		return Header{}, fmt.Errorf("node: %w: %d bytes, shorter than the %d-byte header", ErrMalformedFrame, len(frame), HeaderLen)
 	}
+	if frame[0] != FrameVersion {
+		return Header{}, fmt.Errorf("node: %w: version %d, want %d", ErrMalformedFrame, frame[0], FrameVersion)
+	}
 	h := Header{
-		Kind:  FrameKind(frame[0]),
-		From:  int(binary.LittleEndian.Uint32(frame[1:])),
-		Round: int(binary.LittleEndian.Uint32(frame[5:])),
-		Phase: int(binary.LittleEndian.Uint16(frame[9:])),
-		Count: int(binary.LittleEndian.Uint32(frame[11:])),
+		Kind:  FrameKind(frame[1]),
+		From:  int(binary.LittleEndian.Uint32(frame[2:])),
+		Round: int(binary.LittleEndian.Uint32(frame[6:])),
+		Phase: int(binary.LittleEndian.Uint16(frame[10:])),
+		Count: int(binary.LittleEndian.Uint32(frame[12:])),
+		NTo:   int(binary.LittleEndian.Uint16(frame[16:])),
+	}
+	if len(frame) < h.body() {
+		return Header{}, fmt.Errorf("node: %w: %d destinations in %d bytes", ErrMalformedFrame, h.NTo, len(frame))
+	}
+	return h, nil
+}
+
+// FrameTo returns entry k of the destination list of frame, whose header
+// h was returned by DecodeHeader.
+func FrameTo(frame []byte, h Header, k int) int {
+	return int(binary.LittleEndian.Uint32(frame[HeaderLen+4*k:]))
+}
+
+// DecodeHeader parses and validates the header of frame: the version, a
+// known kind, no values on a leave frame, no destination list on an eval
+// frame, and a total length of exactly HeaderLen+4*NTo+8*Count.
+func DecodeHeader(frame []byte) (Header, error) {
+	h, err := decodeAddress(frame)
+	if err != nil {
+		return Header{}, err
 	}
 	switch h.Kind {
-	case FrameData, FrameReduce, FrameSum, FrameEval, FrameEvalResult, FrameEvalFail:
+	case FrameData, FrameReduce, FrameSum:
+	case FrameEval, FrameEvalResult, FrameEvalFail:
+		if h.NTo != 0 {
+			return Header{}, fmt.Errorf("node: %w: %s frame from agent %d has %d destinations", ErrMalformedFrame, h.Kind, h.From, h.NTo)
+		}
 	case FrameLeave:
 		if h.Count != 0 {
 			return Header{}, fmt.Errorf("node: %w: leave frame from agent %d declares %d values", ErrMalformedFrame, h.From, h.Count)
 		}
 	default:
-		return Header{}, fmt.Errorf("node: %w: unknown kind %d", ErrMalformedFrame, frame[0])
+		return Header{}, fmt.Errorf("node: %w: unknown kind %d", ErrMalformedFrame, frame[1])
 	}
-	if h.Count > maxFrameCount || len(frame) != HeaderLen+8*h.Count {
-		return Header{}, fmt.Errorf("node: %w: %s frame from agent %d declares %d values in %d bytes", ErrMalformedFrame, h.Kind, h.From, h.Count, len(frame))
+	if h.Count > maxFrameCount || len(frame) != h.body()+8*h.Count {
+		return Header{}, fmt.Errorf("node: %w: %s frame from agent %d declares %d values and %d destinations in %d bytes",
+			ErrMalformedFrame, h.Kind, h.From, h.Count, h.NTo, len(frame))
 	}
 	return h, nil
 }
@@ -178,7 +265,7 @@ func DecodeValues(dst []float64, frame []byte, h Header) []float64 {
 		dst = make([]float64, h.Count)
 	}
 	dst = dst[:h.Count]
-	p := frame[HeaderLen : HeaderLen+8*h.Count]
+	p := frame[h.body() : h.body()+8*h.Count]
 	for i := range dst {
 		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
 	}

@@ -97,23 +97,11 @@ func (w *wordWriter) floats(vs []float64) {
 	}
 }
 
-// startFrame grows dst by a frame of count words, writes its header and
-// returns the extended slice and a writer positioned at the body.
+// startFrame grows dst by a frame of count words without destinations,
+// writes its header and returns the extended slice and a writer
+// positioned at the body.
 func startFrame(dst []byte, kind FrameKind, from, round, phase, count int) ([]byte, wordWriter) {
-	n := HeaderLen + 8*count
-	start := len(dst)
-	if cap(dst)-start < n {
-		grown := make([]byte, start, start+n)
-		copy(grown, dst)
-		dst = grown
-	}
-	dst = dst[:start+n]
-	b := dst[start:]
-	b[0] = byte(kind)
-	binary.LittleEndian.PutUint32(b[1:], uint32(from))
-	binary.LittleEndian.PutUint32(b[5:], uint32(round))
-	binary.LittleEndian.PutUint16(b[9:], uint16(phase))
-	binary.LittleEndian.PutUint32(b[11:], uint32(count))
+	dst, b := growFrame(dst, kind, from, nil, round, phase, count)
 	return dst, wordWriter{b: b, i: HeaderLen}
 }
 

@@ -18,6 +18,16 @@ func mustFrame(t testing.TB, kind FrameKind, from, round, phase int, data []floa
 	return f
 }
 
+// mustFrameTo is mustFrame for the destinations to.
+func mustFrameTo(t testing.TB, kind FrameKind, from int, to []int, round, phase int, data []float64) []byte {
+	t.Helper()
+	f, err := AppendFrameTo(nil, kind, from, to, round, phase, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func TestFrameRoundTrip(t *testing.T) {
 	tests := []struct {
 		name               string
@@ -59,9 +69,16 @@ func TestFrameRoundTrip(t *testing.T) {
 }
 
 func TestFrameLayout(t *testing.T) {
-	f := mustFrame(t, FrameData, 0x01020304, 0x0a0b0c0d, 0x0e0f, []float64{1})
-	want := []byte{1, 4, 3, 2, 1, 0x0d, 0x0c, 0x0b, 0x0a, 0x0f, 0x0e, 1, 0, 0, 0}
+	f := mustFrameTo(t, FrameData, 0x01020304, []int{5, 0x0708}, 0x0a0b0c0d, 0x0e0f, []float64{1})
+	want := []byte{FrameVersion, 1, 4, 3, 2, 1, 0x0d, 0x0c, 0x0b, 0x0a, 0x0f, 0x0e, 1, 0, 0, 0, 2, 0, 5, 0, 0, 0, 8, 7, 0, 0}
 	want = binary.LittleEndian.AppendUint64(want, math.Float64bits(1))
+	h, err := DecodeHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.NTo != 2 || FrameTo(f, h, 0) != 5 || FrameTo(f, h, 1) != 0x0708 {
+		t.Fatalf("destinations of %+v: %d, %d", h, FrameTo(f, h, 0), FrameTo(f, h, 1))
+	}
 	if string(f) != string(want) {
 		t.Fatalf("frame % x\nwant  % x", f, want)
 	}
@@ -98,21 +115,38 @@ func TestAppendFrameRejectsBadFields(t *testing.T) {
 
 func TestDecodeRejectsMalformed(t *testing.T) {
 	good := mustFrame(t, FrameData, 1, 2, 3, []float64{4, 5})
-	withKind := func(k byte) []byte { f := append([]byte(nil), good...); f[0] = k; return f }
+	withKind := func(k byte) []byte { f := append([]byte(nil), good...); f[1] = k; return f }
+	withVersion := func(v byte) []byte { f := append([]byte(nil), good...); f[0] = v; return f }
 	withCount := func(c uint32) []byte {
 		f := append([]byte(nil), good...)
-		binary.LittleEndian.PutUint32(f[11:], c)
+		binary.LittleEndian.PutUint32(f[12:], c)
+		return f
+	}
+	withNTo := func(n uint16) []byte {
+		f := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint16(f[16:], n)
 		return f
 	}
 	leave := mustFrame(t, FrameLeave, 1, 2, 3, nil)
-	binary.LittleEndian.PutUint32(leave[11:], 1)
+	binary.LittleEndian.PutUint32(leave[12:], 1)
 	leave = append(leave, make([]byte, 8)...)
+	evalTo, err := AppendEvalResults(nil, 1, 2, 3, 4, 5, 6, [][]float64{{7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint16(evalTo[16:], 1)
+	evalTo = append(evalTo[:HeaderLen:HeaderLen], append([]byte{1, 0, 0, 0}, evalTo[HeaderLen:]...)...)
 	tests := []struct {
 		name  string
 		frame []byte
 	}{
 		{"empty", nil},
 		{"short header", good[:HeaderLen-1]},
+		{"version zero", withVersion(0)},
+		{"version two", withVersion(2)},
+		{"destinations beyond the frame", withNTo(1000)},
+		{"destinations without room", withNTo(1)},
+		{"eval frame with destinations", evalTo},
 		{"kind zero", withKind(0)},
 		{"kind unknown", withKind(8)},
 		{"truncated values", good[:len(good)-1]},
@@ -159,8 +193,9 @@ func FuzzDecodeFrame(f *testing.F) {
 	f.Add(mustFrame(f, FrameReduce, 0, 0, 0, []float64{math.NaN()}))
 	f.Add(mustFrame(f, FrameLeave, 7, 8, 9, nil))
 	f.Add([]byte{})
-	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255})
-	f.Add([]byte{3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0})
+	f.Add(mustFrameTo(f, FrameSum, 1, []int{0, 2}, 3, 4, []float64{5}))
+	f.Add([]byte{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 0, 0})
+	f.Add([]byte{1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0})
 	// The eval kinds: their bodies are raw words at this level.
 	if chunk, err := AppendEvalChunk(nil, 1, 2, 3, 4, 5, []consensus.EvalRequest{{Op: 1, Key: 2, Arg: []float64{3}}}); err == nil {
 		f.Add(chunk)
@@ -179,7 +214,11 @@ func FuzzDecodeFrame(f *testing.F) {
 			}
 			return
 		}
-		again, err := AppendFrame(nil, h.Kind, h.From, h.Round, h.Phase, vals)
+		to := make([]int, h.NTo)
+		for k := range to {
+			to[k] = FrameTo(frame, h, k)
+		}
+		again, err := AppendFrameTo(nil, h.Kind, h.From, to, h.Round, h.Phase, vals)
 		if err != nil {
 			t.Fatalf("decoded %+v does not encode: %v", h, err)
 		}

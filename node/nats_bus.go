@@ -1,0 +1,229 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nats-io/nats.go"
+)
+
+// busConn is the connection a NATSTransport's endpoints share: one per
+// process, whatever the number of its agents. It subscribes once to every
+// agent's frames (SubjectAgents), to the workers' results (SubjectResults)
+// and to the controls, checks each message's MAC once, and hands the
+// frame to the queue of each local agent it is for. Frames are delivered
+// without a copy: the NATS client gives each message its own buffer, and
+// the agents only read it.
+type busConn struct {
+	t           *NATSTransport
+	nc          *nats.Conn
+	agentPrefix string // "consim.<run>.a."
+
+	mu  sync.Mutex                      // serializes register and unregister
+	eps atomic.Pointer[[]*natsEndpoint] // eps[id]: local agent id, or nil
+
+	orphan atomic.Int64 // drops with no local endpoint to charge
+	logged atomic.Int64 // drops logged so far (first, then every 1000th)
+}
+
+// busConn returns the transport's shared connection, connecting it on
+// first use.
+func (t *NATSTransport) busConn() (*busConn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, errors.New("node: NATS transport closed")
+	}
+	if t.bus != nil {
+		return t.bus, nil
+	}
+	run := t.opts.RunID
+	b := &busConn{t: t, agentPrefix: "consim." + run + ".a."}
+	empty := []*natsEndpoint{}
+	b.eps.Store(&empty)
+	w := t.newWatch("agents")
+	nc, err := t.connect("agents", w, func() { b.charge(nil, func(s *EndpointStats) { s.SlowConsumer++ }) })
+	if err != nil {
+		return nil, err
+	}
+	b.nc = nc
+	err = errors.Join(
+		subscribe(nc, SubjectAgents(run), "", b.onAgentFrame),
+		subscribe(nc, SubjectResults(run), "", b.onResult),
+		subscribe(nc, SubjectControl(run), "", b.onControl),
+	)
+	if err == nil {
+		err = nc.FlushTimeout(t.opts.ConnectTimeout)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	t.closers = append(t.closers, b.close)
+	w.onLost(b.closeEndpoints)
+	t.bus = b
+	return b, nil
+}
+
+// register adds e to the local agents.
+func (b *busConn) register(e *natsEndpoint) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	old := *b.eps.Load()
+	if e.id < len(old) && old[e.id] != nil {
+		return fmt.Errorf("agent %d is already connected", e.id)
+	}
+	eps := make([]*natsEndpoint, max(len(old), e.id+1))
+	copy(eps, old)
+	eps[e.id] = e
+	b.eps.Store(&eps)
+	return nil
+}
+
+// unregister removes e from the local agents: frames for it are dropped.
+func (b *busConn) unregister(e *natsEndpoint) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	old := *b.eps.Load()
+	if e.id >= len(old) || old[e.id] != e {
+		return
+	}
+	eps := append([]*natsEndpoint(nil), old...)
+	eps[e.id] = nil
+	b.eps.Store(&eps)
+}
+
+// closeEndpoints closes every local endpoint (the connection is lost).
+func (b *busConn) closeEndpoints() {
+	for _, e := range *b.eps.Load() {
+		if e != nil {
+			e.Close()
+		}
+	}
+}
+
+// close closes the endpoints still open and the connection.
+func (b *busConn) close() error {
+	var errs []error
+	for _, e := range *b.eps.Load() {
+		if e != nil {
+			errs = append(errs, e.Close())
+		}
+	}
+	b.nc.Close()
+	return errors.Join(errs...)
+}
+
+// charge counts a dropped frame against the lowest local endpoint among
+// those the frame named (to, when it parsed), else the lowest local
+// endpoint, so that every drop is counted once per process and reaches
+// the coordinator in a status.
+func (b *busConn) charge(to *natsEndpoint, f func(s *EndpointStats)) {
+	if to == nil {
+		for _, e := range *b.eps.Load() {
+			if e != nil {
+				to = e
+				break
+			}
+		}
+	}
+	if to == nil {
+		b.orphan.Add(1)
+		return
+	}
+	to.charge(f)
+}
+
+// refuse counts a message on subject whose MAC failed.
+func (b *busConn) refuse(subject string) {
+	b.charge(nil, func(s *EndpointStats) {
+		if s.Refused == nil {
+			s.Refused = make(map[string]int64)
+		}
+		s.Refused[subject]++
+	})
+	if n := b.logged.Add(1); n == 1 || n%1000 == 0 {
+		b.t.log.Warn("dropped NATS messages that failed the run's MAC or routing checks", "subject", subject, "dropped", n)
+	}
+}
+
+// malformed counts a frame with a valid MAC that cannot be routed.
+func (b *busConn) malformed(subject string, err error) {
+	b.charge(nil, func(s *EndpointStats) { s.Malformed++ })
+	if n := b.logged.Add(1); n == 1 || n%1000 == 0 {
+		b.t.log.Warn("dropped NATS messages that failed the run's MAC or routing checks", "subject", subject, "dropped", n, "error", err)
+	}
+}
+
+// onAgentFrame delivers a frame published on consim.<run>.a.<id> to the
+// local agents it names, after checking its MAC and that its sender is
+// id.
+func (b *busConn) onAgentFrame(m *nats.Msg) {
+	frame, ok := b.t.mac.open(macAgent, m.Data)
+	if !ok {
+		b.refuse(m.Subject)
+		return
+	}
+	h, err := decodeAddress(frame)
+	if err == nil && h.Kind >= FrameEval && h.Kind <= FrameEvalFail {
+		err = fmt.Errorf("%s frame on an agent subject", h.Kind)
+	}
+	if err == nil && (len(m.Subject) <= len(b.agentPrefix) || m.Subject[len(b.agentPrefix):] != strconv.Itoa(h.From)) {
+		err = fmt.Errorf("frame of agent %d", h.From)
+	}
+	if err != nil {
+		b.malformed(m.Subject, err)
+		return
+	}
+	eps := *b.eps.Load()
+	if h.NTo == 0 {
+		for _, e := range eps {
+			if e != nil {
+				e.inbox.put(frame)
+			}
+		}
+		return
+	}
+	for k := range h.NTo {
+		if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil {
+			eps[to].inbox.put(frame)
+		}
+	}
+}
+
+// onResult delivers an eval result or failure to the agent it names.
+func (b *busConn) onResult(m *nats.Msg) {
+	frame, ok := b.t.mac.open(macResult, m.Data)
+	if !ok {
+		b.refuse(m.Subject)
+		return
+	}
+	h, err := decodeAddress(frame)
+	if err == nil && h.Kind != FrameEvalResult && h.Kind != FrameEvalFail {
+		err = fmt.Errorf("%s frame on a result subject", h.Kind)
+	}
+	if err != nil {
+		b.malformed(m.Subject, err)
+		return
+	}
+	if eps := *b.eps.Load(); h.From < len(eps) && eps[h.From] != nil {
+		eps[h.From].inbox.put(frame)
+	}
+}
+
+// onControl hands an authentic control frame to every local agent.
+func (b *busConn) onControl(m *nats.Msg) {
+	frame, ok := b.t.mac.open(macControl, m.Data)
+	if !ok {
+		b.refuse(m.Subject)
+		return
+	}
+	for _, e := range *b.eps.Load() {
+		if e != nil {
+			e.control.put(frame)
+		}
+	}
+}
