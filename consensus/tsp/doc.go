@@ -17,10 +17,19 @@
 // Every method works on a Bilevel given by first-order oracles (Objective):
 // f and g are never differentiated through, and no Hessian is formed.
 //
+// The hyper-cleaning lower level is a sum over the training samples (the
+// paper's l_tr); MeanUnits states the constants for the mean-normalized
+// lower level of the authors' code and Experiment.Convert turns them into
+// the equivalent constants of the sum. The oracles keep the samples both
+// as gonum matrices (the dense reference) and in compressed sparse rows,
+// which a full-batch gradient over 5,000 MNIST samples uses (about 5x
+// faster than the dense products; see BenchmarkWeightedLoss).
+//
 // The package is pure: no I/O, no goroutines of its own, no clocks (the
 // experiment takes the caller's clock), no global random source. Every
 // random choice (the train/validation split, the corrupted labels) comes
-// from PCG generators seeded by graph.Hash. tsp imports consensus, graph
+// from PCG generators of the named common-randomness stream
+// graph.NamedStream("consensus/tsp.hyper-cleaning"). tsp imports consensus, graph
 // and gonum; it must not import node, coordinator, scenarios, dataset or
 // cmd: callers load the MNIST files (package dataset) and hand the arrays
 // in.
