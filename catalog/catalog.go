@@ -12,6 +12,7 @@ import (
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/null"
+	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/tracking"
 	"github.com/consim/consim/problems"
@@ -27,6 +28,8 @@ func Algorithms() []registry.Algorithm {
 		null.Algorithm(),
 		dgd.Algorithm(),
 		tracking.Algorithm(),
+		radmm.Exact(),
+		radmm.Linearized(),
 	}
 }
 

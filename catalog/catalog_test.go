@@ -66,6 +66,18 @@ problem: {kind: least_squares, dim: 3, samples_per_agent: 20}
 algorithm: {name: tracking, alpha: 0.05, weights: {rule: uniform, alpha: 0.2}}
 rounds: 60
 `,
+	"radmm": `agents: 5
+graph: {topology: ring, p: 0.4}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4}
+algorithm: {name: radmm, params: {rho: 0.3}}
+rounds: 60
+`,
+	"radmm_linearized": `agents: 5
+graph: {topology: complete, p: 0.3}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: radmm_linearized, params: {rho: 0.5, tau: 0.2}}
+rounds: 60
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}

@@ -1,0 +1,170 @@
+package radmm
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// Agent is agent i of the randomized edge-activation ADMM: it holds its
+// primal block x_i in R^n and, for every incident edge e = {i, j}, its
+// replicas of the edge variable z_e and of the edge dual y_e, and runs one
+// exchange phase per round (see the package documentation).
+type Agent struct {
+	id   int
+	n    int
+	cfg  Config
+	invN float64 // 1/N of f = (1/N) sum_i f_i
+	f    problem.Local
+	prox problem.ProxOperator // MethodExact only
+	tau  float64              // MethodLinearized only
+	proc graph.EdgeProcess
+
+	nb []edge    // incident edges, ascending by neighbour id
+	x  []float64 // x_i
+	z  []float64 // z[k*n:(k+1)*n] is z_e of edge nb[k]
+	y  []float64 // y[k*n:(k+1)*n] is y_e of edge nb[k], oriented lo -> hi
+	xj []float64 // x_j received this round, per edge
+	yj []float64 // y_e^(j) received this round, per edge
+	v  []float64 // scratch: Lambda_i
+	w  []float64 // scratch: prox centre or gradient
+	kg []float64 // gradient scratch of Report
+	sb []float64 // send buffer: (x_i, y_e^(i)) per edge, 2n values each
+	ms []consensus.Msg
+	ex []int
+
+	pcg *rand.PCG
+	rng *rand.Rand
+
+	round     int  // rounds completed
+	sent      bool // Send(round, 0) has been called
+	gradEvals int64
+	out       consensus.Outbox
+}
+
+// edge is the agent's view of an incident edge {i, j}.
+type edge struct {
+	j int
+	// sign is s_ij = +1 if i < j (i is the edge's lower endpoint, y_e is
+	// lambda_{e,i}) and -1 otherwise (lambda_{e,i} = -y_e).
+	sign float64
+	// present: the edge is in the round's draw; live: present and the
+	// neighbour's message arrived.
+	present, live bool
+}
+
+var _ consensus.Agent = (*Agent)(nil)
+
+// NewAgent returns agent id of the run with configuration cfg over graph g
+// and edge process proc, with local objective f_i = f and initial point
+// x_0 = x0 (copied); z_e = 0 and y_e = 0 on every incident edge.
+// MethodExact fails if f has no exact prox (problem.ProxOf);
+// MethodLinearized with the default tau fails if f has no positive finite
+// smoothness constant.
+func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) (*Agent, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, fmt.Errorf("radmm: agent %d: config: %w", id, err)
+	}
+	if g == nil || proc == nil || f == nil {
+		return nil, fmt.Errorf("radmm: agent %d: graph, edge process and objective are required", id)
+	}
+	if id < 0 || id >= g.N {
+		return nil, fmt.Errorf("radmm: agent id %d: must be in [0, %d)", id, g.N)
+	}
+	if err := checkPoint(f, x0); err != nil {
+		return nil, fmt.Errorf("radmm: agent %d: %w", id, err)
+	}
+	n := f.Dim()
+	nbrs := g.Neighbors(id)
+	d := len(nbrs)
+	a := &Agent{
+		id:   id,
+		n:    n,
+		cfg:  cfg,
+		invN: 1 / float64(g.N),
+		f:    f,
+		proc: proc,
+		nb:   make([]edge, d),
+		x:    append([]float64(nil), x0...),
+		z:    make([]float64, d*n),
+		y:    make([]float64, d*n),
+		xj:   make([]float64, d*n),
+		yj:   make([]float64, d*n),
+		v:    make([]float64, n),
+		w:    make([]float64, n),
+		kg:   make([]float64, n),
+		sb:   make([]float64, d*2*n),
+		ms:   make([]consensus.Msg, 0, d),
+		ex:   make([]int, 0, d),
+		pcg:  rand.NewPCG(0, 0),
+	}
+	a.rng = rand.New(a.pcg)
+	for k, j := range nbrs {
+		a.nb[k] = edge{j: j, sign: graph.Sign(id, j)}
+	}
+	switch cfg.Method {
+	case MethodExact:
+		if a.prox, err = problem.ProxOf(f); err != nil {
+			return nil, fmt.Errorf("radmm: agent %d: exact method: %w", id, err)
+		}
+	case MethodLinearized:
+		if a.tau, err = cfg.tauFor(f, g.N); err != nil {
+			return nil, fmt.Errorf("radmm: agent %d: %w", id, err)
+		}
+	}
+	return a, nil
+}
+
+// ID implements consensus.Agent.
+func (a *Agent) ID() int { return a.id }
+
+// Phases implements consensus.Agent: one exchange phase per round.
+func (a *Agent) Phases(int) int { return 1 }
+
+// X returns a copy of x_i.
+func (a *Agent) X() []float64 { return append([]float64(nil), a.x...) }
+
+// Tau returns the agent's step tau_i (0 for MethodExact).
+func (a *Agent) Tau() float64 { return a.tau }
+
+// EdgeZ returns a copy of the agent's replica of z_e, e = {i, j}, or nil
+// if j is not a neighbour.
+func (a *Agent) EdgeZ(j int) []float64 { return a.edgeBlock(a.z, j) }
+
+// EdgeY returns a copy of the agent's replica of the edge dual y_e,
+// e = {i, j}, oriented from the lower endpoint (y_e = lambda_{e,min(i,j)}),
+// or nil if j is not a neighbour.
+func (a *Agent) EdgeY(j int) []float64 { return a.edgeBlock(a.y, j) }
+
+// Lambda returns Lambda_i = sum_{e = {i,j}} s_ij y_e^(i), the agent's
+// aggregate dual.
+func (a *Agent) Lambda() []float64 {
+	a.lambda(a.v)
+	return append([]float64(nil), a.v...)
+}
+
+func (a *Agent) edgeBlock(v []float64, j int) []float64 {
+	for k := range a.nb {
+		if a.nb[k].j == j {
+			return append([]float64(nil), v[k*a.n:(k+1)*a.n]...)
+		}
+	}
+	return nil
+}
+
+// lambda writes Lambda_i = sum_k s_k y_k into dst.
+func (a *Agent) lambda(dst []float64) {
+	n := a.n
+	clear(dst)
+	for k := range a.nb {
+		s := a.nb[k].sign
+		yk := a.y[k*n : (k+1)*n]
+		for l := range dst {
+			dst[l] += float64(s * yk[l])
+		}
+	}
+}

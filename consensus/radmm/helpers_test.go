@@ -1,0 +1,173 @@
+package radmm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/graph"
+)
+
+// randomGraph returns a connected graph on N agents: a ring plus every
+// other pair with probability q, every edge with presence probability p.
+func randomGraph(t testing.TB, N int, q, p float64, seed uint64) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var edges []graph.Edge
+	for i := 0; i < N; i++ {
+		for j := i + 1; j < N; j++ {
+			if j == i+1 || (i == 0 && j == N-1) || rng.Float64() < q {
+				edges = append(edges, graph.Edge{I: i, J: j, P: p})
+			}
+		}
+	}
+	g, err := graph.New(N, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// quadProblem returns N separable quadratics f_i = (1/2) sum_k d_ik (x_k -
+// c_ik)^2 with d_ik / N in [lo, lo + 1], centres in [-2, 2] and gradient
+// noise sigma, over R^n.
+func quadProblem(t testing.TB, N, n int, lo, sigma float64, seed uint64) *problem.Problem {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	d, c := make([][]float64, N), make([][]float64, N)
+	for i := range d {
+		d[i], c[i] = make([]float64, n), make([]float64, n)
+		for k := range n {
+			d[i][k] = float64(N) * (lo + rng.Float64())
+			c[i][k] = 4*rng.Float64() - 2
+		}
+	}
+	p, err := problem.NewQuadraticProblem(problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, d, c, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// lsProblem returns a least-squares problem of problem.New over R^n.
+func lsProblem(t testing.TB, N, n, m, batch int, reg float64, seed uint64) *problem.Problem {
+	t.Helper()
+	p, err := problem.New(problem.Spec{
+		Kind: problem.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
+		Noise: 0.1, Reg: reg, Heterogeneity: 0.5,
+	}, N, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startPoints returns N initial points uniform in [-spread, spread]^n.
+func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x0 := make([][]float64, N)
+	for i := range x0 {
+		x0[i] = make([]float64, n)
+		for k := range x0[i] {
+			x0[i][k] = spread * (2*rng.Float64() - 1)
+		}
+	}
+	return x0
+}
+
+// network is N agents of one run with their lockstep driver.
+type network struct {
+	agents []*Agent
+	drv    *lockstep.Driver
+}
+
+func newNetwork(t testing.TB, cfg Config, g *graph.Graph, proc graph.EdgeProcess, p *problem.Problem, x0 [][]float64, opts ...lockstep.Option) *network {
+	t.Helper()
+	nw := &network{}
+	as := make([]consensus.Agent, g.N)
+	for i := range g.N {
+		a, err := NewAgent(cfg, i, g, proc, p.Locals[i], x0[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw.agents = append(nw.agents, a)
+		as[i] = a
+	}
+	drv, err := lockstep.New(as, append([]lockstep.Option{lockstep.Symmetric()}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw.drv = drv
+	return nw
+}
+
+func (nw *network) run(t testing.TB, from, rounds int) {
+	t.Helper()
+	if err := nw.drv.Run(from, rounds); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// maxDist returns max_i ||x_i - x*||.
+func (nw *network) maxDist(xstar []float64) float64 {
+	var m float64
+	for _, a := range nw.agents {
+		d := dist(a.X(), xstar)
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		m = math.Max(m, d)
+	}
+	return m
+}
+
+// lambdaSum returns sum_i Lambda_i, which is 0 while every edge's two
+// replicas agree.
+func (nw *network) lambdaSum() []float64 {
+	s := make([]float64, nw.agents[0].n)
+	for _, a := range nw.agents {
+		for k, v := range a.Lambda() {
+			s[k] += v
+		}
+	}
+	return s
+}
+
+// drift returns max over edges of ||y_e^(i) - y_e^(j)|| and ||z_e^(i) -
+// z_e^(j)||.
+func (nw *network) drift(g *graph.Graph) (dy, dz float64) {
+	for _, e := range g.Edges {
+		ai, aj := nw.agents[e.I], nw.agents[e.J]
+		dy = math.Max(dy, dist(ai.EdgeY(e.J), aj.EdgeY(e.I)))
+		dz = math.Max(dz, dist(ai.EdgeZ(e.J), aj.EdgeZ(e.I)))
+	}
+	return dy, dz
+}
+
+func dist(a, b []float64) float64 {
+	var s float64
+	for k := range a {
+		d := a[k] - b[k]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+func norm(a []float64) float64 { return dist(a, make([]float64, len(a))) }
+
+// ring returns the ring on N agents with presence probability p per edge.
+func ring(t testing.TB, N int, p float64) *graph.Graph {
+	t.Helper()
+	edges := make([]graph.Edge, N)
+	for i := range N {
+		edges[i] = graph.Edge{I: i, J: (i + 1) % N, P: p}
+	}
+	g, err := graph.New(N, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

@@ -1,0 +1,48 @@
+package radmm
+
+import "github.com/consim/consim/consensus"
+
+// Report implements consensus.Agent: X = x_i, KKTSq = ||(1/N) grad f_i(x_i)
+// + Lambda_i||^2 with the full local gradient, DualSq = sum_{e at i}
+// ||y_e^(i)||^2 (agent i's half of ||lambda||^2), GradEvals the stochastic
+// gradient samples drawn so far, and with Config.ReportDuals the replicas
+// y_e^(i) ascending by peer. Resets is always 0.
+func (a *Agent) Report() consensus.Report {
+	rep := consensus.Report{
+		ID:        a.id,
+		Round:     a.round,
+		X:         a.X(),
+		KKTSq:     a.kktSq(),
+		DualSq:    sq(a.y),
+		GradEvals: a.gradEvals,
+	}
+	if a.cfg.ReportDuals {
+		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
+		for k := range a.nb {
+			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: append([]float64(nil), a.y[k*a.n:(k+1)*a.n]...)}
+		}
+	}
+	return rep
+}
+
+// kktSq returns ||(1/N) grad f_i(x_i) + Lambda_i||^2.
+func (a *Agent) kktSq() float64 {
+	g := a.kg
+	a.f.Grad(a.x, g)
+	a.lambda(a.v)
+	var s float64
+	for l := range g {
+		r := float64(g[l]*a.invN) + a.v[l]
+		s += float64(r * r)
+	}
+	return s
+}
+
+// sq returns ||v||^2.
+func sq(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x * x)
+	}
+	return s
+}
