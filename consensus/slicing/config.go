@@ -58,7 +58,7 @@ const (
 	PracticalRho = 1.0
 	// PracticalCBeta is c_beta of beta = c_beta tau mu.
 	PracticalCBeta = 1.0
-	// PracticalCEta is c_eta of eta = c_eta tau rho (see Practical).
+	// PracticalCEta is c_eta of eta = c_eta rho (see Practical).
 	PracticalCEta = 1.0
 )
 
@@ -68,7 +68,7 @@ const (
 //	Scale = 1 / max_k lambda(k)  (the costs in (0, 1]),
 //	L_f = Scale regWeight p (1-p) eps^(p-2),  mu = max{2, 4 L_f},  rho = 1,
 //	L_K = L_f + rho ||A||^2 + mu,  tau = 1 / (2 L_K),
-//	eta = c_eta rho tau ... see below,  beta = c_beta tau mu.
+//	eta = c_eta rho,  beta = c_beta tau mu.
 //
 // The notes' eta = tau (mu - L_f)^2 / (8 ||A||^2) is sized for the dual of
 // a consensus constraint; on the slicing rows it leaves the duals of the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // BinaryTol is the distance to {0, 1} within which a placement variable
@@ -87,24 +88,67 @@ type Rounded struct {
 	Objective float64
 }
 
-// Round rounds w to a binary placement, the host of largest x_i(k,m) for
-// every chain position (ties to the lowest node), and solves the routing
-// LP of that placement by column generation (PathFixed).
+// Round rounds w to a binary placement that respects the node
+// capacities where it can, and solves the routing LP of that placement by
+// column generation (PathFixed). Chain positions (k,m) are taken in
+// decreasing order of their largest x_i(k,m) (ties by k, m); each goes to
+// the host of largest x_i(k,m) (ties to the lowest node) whose remaining
+// node capacity still fits lambda(k), or to the host of largest x if none
+// fits (the slice is then infeasible).
 func Round(md *Model, w []float64) (Rounded, error) {
 	in := md.Inst
 	rd := Rounded{Place: make([][]int, len(in.Flows))}
+	type pos struct {
+		k, m int
+		top  float64
+	}
+	var order []pos
 	for k, fl := range in.Flows {
 		rd.Place[k] = make([]int, len(fl.Chain))
 		for m := 1; m <= len(fl.Chain); m++ {
-			g := md.Group(k, m)
-			best := 0
-			for h, c := range md.Groups[g] {
-				if w[c] > w[md.Groups[g][best]] {
-					best = h
-				}
+			top := 0.0
+			for _, c := range md.Groups[md.Group(k, m)] {
+				top = math.Max(top, w[c])
 			}
-			rd.Place[k][m-1] = md.GroupHosts[g][best]
+			order = append(order, pos{k, m, top})
 		}
+	}
+	slices.SortStableFunc(order, func(a, b pos) int {
+		switch {
+		case a.top > b.top:
+			return -1
+		case a.top < b.top:
+			return 1
+		}
+		return 0
+	})
+	left := append([]float64(nil), in.NodeCap...)
+	for _, p := range order {
+		g := md.Group(p.k, p.m)
+		hosts := make([]int, len(md.GroupHosts[g]))
+		for h := range hosts {
+			hosts[h] = h
+		}
+		slices.SortStableFunc(hosts, func(a, b int) int {
+			xa, xb := w[md.Groups[g][a]], w[md.Groups[g][b]]
+			switch {
+			case xa > xb:
+				return -1
+			case xa < xb:
+				return 1
+			}
+			return 0
+		})
+		rate := in.Flows[p.k].Rate
+		pick := md.GroupHosts[g][hosts[0]]
+		for _, h := range hosts {
+			if i := md.GroupHosts[g][h]; left[i] >= rate*(1-1e-12) {
+				pick = i
+				break
+			}
+		}
+		left[pick] -= rate
+		rd.Place[p.k][p.m-1] = pick
 	}
 	obj, err := PathFixed(md, rd.Place)
 	switch {
