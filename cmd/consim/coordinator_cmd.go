@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
@@ -24,62 +24,78 @@ type coordinatorFlags struct {
 	out          string
 	readyTimeout time.Duration
 	logLevel     string
-	sets         stringList
+	sets         []string
 }
 
-// coordinatorCommand observes a run whose agents are separate processes
+// coordinatorCmd observes a run whose agents are separate processes
 // (`consim node`), here or on other hosts: it waits for them, starts the
 // run, writes the results bundle and prints the summary.
-func coordinatorCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("coordinator", "coordinator --nats URL --run ID SCENARIO [--out DIR] [--set key=value ...]", stderr)
+func (a *app) coordinatorCmd() *cobra.Command {
 	var f coordinatorFlags
-	fs.StringVar(&f.natsURL, "nats", "", "URL of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
-	fs.StringVar(&f.runID, "run", "", "run id shared with every agent (required)")
-	fs.StringVar(&f.out, "out", "", "results root directory (scenario output.dir); the bundle is DIR/<run-id>")
-	fs.DurationVar(&f.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent's ready status")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error, off")
-	fs.Var(&f.sets, "set", "override a scenario key, as given to every agent (repeatable)")
-	path, err := scenarioPath(fs, args)
-	if err != nil {
+	cmd := &cobra.Command{
+		Use:   "coordinator SCENARIO",
+		Short: "observe a run of agent processes and write its bundle",
+		Long: `Coordinator observes run --run-id over the NATS server --nats: it waits
+until every agent process ('consim node', here or on other hosts) is
+ready, starts the run, measures it, writes the results bundle to
+DIR/<run-id> (--out, else the scenario's output.dir) and prints the
+summary. Give it the scenario file and --set overrides the agents have.`,
+		Example: `  consim coordinator --nats nats://host0:4222 --run-id r1 scenarios/quickstart.yaml
+  CONSIM_NATS_URL=nats://host0:4222 consim coordinator --run-id r1 --out results scenarios/quickstart.yaml`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
+	}
+	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
+	addRunIDFlag(cmd, &f.runID, "run `ID` shared with every agent (required)")
+	addLegacyRunFlag(cmd, &f.runID)
+	addOutFlag(cmd, &f.out, "results root `DIR` (scenario output.dir); the bundle is DIR/<run-id>")
+	cmd.Flags().DurationVar(&f.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent's ready status")
+	mustComplete(cmd, "ready-timeout", cobra.NoFileCompletions)
+	addLogLevelFlag(cmd, &f.logLevel, "info", "log `level`")
+	addSetFlag(cmd, &f.sets, ", as given to every agent")
+	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		if err := legacyRunFlag(cmd, a.stderr); err != nil {
+			return err
+		}
+		switch {
+		case f.natsURL == "":
+			return usagef("--nats URL is required (or %s)", envNATSURL)
+		case f.runID == "":
+			return usagef("--run-id ID is required")
+		case f.readyTimeout <= 0:
+			return usagef("--ready-timeout %v: must be positive", f.readyTimeout)
+		}
+		logger, err := newLogger("consim", f.logLevel, a.stderr)
+		if err != nil {
+			return err
+		}
+		sets := append([]string(nil), f.sets...)
+		if f.out != "" {
+			sets = append(sets, "output.dir="+f.out)
+		}
+		s, err := loadScenario(args[0], sets)
+		if err != nil {
+			return err
+		}
+		st, err := buildScenario(s)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		tr, obs, err := dialObserver(s, f.natsURL, f.runID, logger)
+		if err != nil {
+			return err
+		}
+		defer tr.Close()
+		fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
+		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, logger, newProgressPrinter(a.stderr))
+		if sum != nil {
+			printSummary(a.stdout, sum)
+		}
 		return err
-	}
-	switch {
-	case f.natsURL == "":
-		return usagef("--nats URL is required")
-	case f.runID == "":
-		return usagef("--run ID is required")
-	case f.readyTimeout <= 0:
-		return usagef("--ready-timeout %v: must be positive", f.readyTimeout)
-	}
-	logger, err := newLogger("consim", f.logLevel, stderr)
-	if err != nil {
-		return err
-	}
-	sets := append([]string(nil), f.sets...)
-	if f.out != "" {
-		sets = append(sets, "output.dir="+f.out)
-	}
-	s, err := loadScenario(path, sets)
-	if err != nil {
-		return err
-	}
-	st, err := buildScenario(s)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	tr, obs, err := dialObserver(s, f.natsURL, f.runID, logger)
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
-	fmt.Fprintf(stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
-	sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, logger, newProgressPrinter(stderr))
-	if sum != nil {
-		printSummary(stdout, sum)
-	}
-	return err
+	})
+	return cmd
 }
 
 // dialObserver connects the coordinator of run runID of s to the NATS

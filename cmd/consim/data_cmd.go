@@ -3,9 +3,10 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus/registry"
@@ -36,86 +37,118 @@ type exportManifest struct {
 	Convex bool      `json:"convex"`
 }
 
-func dataCommand(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "export" {
-		fmt.Fprintln(stderr, "Usage: consim data export SCENARIO DIR [--format libsvm|csv] [--set key=value ...]")
-		return usagef("want the subcommand export")
+func (a *app) dataCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "data",
+		Short: "export a scenario's data, one file per agent, with the optimum it reports",
+		Long: `Data works on the data of a scenario's problem. Its one subcommand,
+export, writes each agent's rows to a file with the optimum the run's
+bundle reports, for solvers outside consim.`,
+		Example: `  consim data export scenarios/logistic32.yaml shards/`,
+		RunE:    groupRunE("subcommand"),
 	}
-	fs := newFlagSet("data export", "data export SCENARIO DIR [--format libsvm|csv] [--set key=value ...]", stderr)
-	var sets stringList
-	format := fs.String("format", dataset.FormatLIBSVM, "file format of the shards: libsvm or csv (label first)")
-	fs.Var(&sets, "set", "override a scenario key (repeatable)")
-	pos, err := parseArgs(fs, args[1:])
-	if err != nil {
-		return err
+	cmd.AddCommand(a.dataExportCmd())
+	return cmd
+}
+
+func (a *app) dataExportCmd() *cobra.Command {
+	var sets []string
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export SCENARIO DIR",
+		Short: "write each agent's rows and problem.json (f*, x*) to a new directory",
+		Long: `Export builds the scenario's problem and writes DIR (which must not exist)
+with one file per agent, agent-<i>.svm (LIBSVM) or agent-<i>.csv (label
+first), and problem.json: the objective in the files' terms, the
+regularizer, the box, f* and x*. A problem kind without rows (such as
+portfolio) is a usage error.`,
+		Example: `  consim data export scenarios/quickstart.yaml shards/
+  consim data export scenarios/logistic32.yaml shards/ --format csv --set agents=8`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("want a scenario file and a new directory, got %d arguments", len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			switch len(args) {
+			case 0:
+				return []cobra.Completion{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+			case 1:
+				return nil, cobra.ShellCompDirectiveFilterDirs
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
 	}
-	if len(pos) != 2 {
-		fs.Usage()
-		return usagef("want a scenario file and a new directory, got %d arguments", len(pos))
-	}
-	if *format != dataset.FormatLIBSVM && *format != dataset.FormatCSV {
-		return usagef("--format %q: want libsvm or csv", *format)
-	}
-	path, dir := pos[0], pos[1]
-	s, err := loadScenario(path, sets)
-	if err != nil {
-		return err
-	}
-	st, err := buildScenario(s)
-	if err != nil {
-		return err
-	}
-	src, ok := st.Env.Problem.(dataShards)
-	if !ok {
-		return usagef("problem kind %s holds no rows to export", s.Problem.Kind)
-	}
-	if _, err := os.Stat(dir); err == nil {
-		return usagef("%s exists: data export writes a new directory", dir)
-	}
-	prob, err := st.Problem()
-	if err != nil {
-		return err
-	}
-	shards := make([]*dataset.Dataset, s.Agents)
-	for i := range shards {
-		if shards[i], err = src.DataShard(i); err != nil {
+	cmd.Flags().StringVar(&format, "format", dataset.FormatLIBSVM, "file `format` of the shards: libsvm or csv (label first)")
+	mustComplete(cmd, "format", cobra.FixedCompletions([]cobra.Completion{dataset.FormatLIBSVM, dataset.FormatCSV}, cobra.ShellCompDirectiveNoFileComp))
+	addSetFlag(cmd, &sets, ", e.g. --set agents=8")
+	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
+		path, dir := args[0], args[1]
+		if format != dataset.FormatLIBSVM && format != dataset.FormatCSV {
+			return usagef("--format %q: want libsvm or csv", format)
+		}
+		s, err := loadScenario(path, sets)
+		if err != nil {
 			return err
 		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ext := map[string]string{dataset.FormatLIBSVM: "svm", dataset.FormatCSV: "csv"}[*format]
-	files, err := dataset.SaveShards(filepath.Join(dir, "agent-%d."+ext), shards, *format)
-	if err != nil {
-		return err
-	}
-	for i := range files {
-		files[i] = filepath.Base(files[i])
-	}
-	reg := regOf(s.Problem.Settings)
-	m := exportManifest{
-		Scenario:  s.Name,
-		Kind:      s.Problem.Kind,
-		Agents:    s.Agents,
-		Dim:       prob.Dim(),
-		Objective: objectiveText(s.Problem.Kind),
-		Reg:       reg,
-		Box:       [2]any{jsonNum(prob.Box.Lo), jsonNum(prob.Box.Hi)},
-		Files:     files,
-		FStar:     prob.FStar,
-		XStar:     prob.XStar,
-		Convex:    prob.Convex,
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "problem.json"), append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %d shards and problem.json (f* = %s) to %s\n", len(files), registry.Num(prob.FStar), dir)
-	return nil
+		st, err := buildScenario(s)
+		if err != nil {
+			return err
+		}
+		src, ok := st.Env.Problem.(dataShards)
+		if !ok {
+			return usagef("problem kind %s holds no rows to export", s.Problem.Kind)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			return usagef("%s exists: data export writes a new directory", dir)
+		}
+		prob, err := st.Problem()
+		if err != nil {
+			return err
+		}
+		shards := make([]*dataset.Dataset, s.Agents)
+		for i := range shards {
+			if shards[i], err = src.DataShard(i); err != nil {
+				return err
+			}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		ext := map[string]string{dataset.FormatLIBSVM: "svm", dataset.FormatCSV: "csv"}[format]
+		files, err := dataset.SaveShards(filepath.Join(dir, "agent-%d."+ext), shards, format)
+		if err != nil {
+			return err
+		}
+		for i := range files {
+			files[i] = filepath.Base(files[i])
+		}
+		reg := regOf(s.Problem.Settings)
+		m := exportManifest{
+			Scenario:  s.Name,
+			Kind:      s.Problem.Kind,
+			Agents:    s.Agents,
+			Dim:       prob.Dim(),
+			Objective: objectiveText(s.Problem.Kind),
+			Reg:       reg,
+			Box:       [2]any{jsonNum(prob.Box.Lo), jsonNum(prob.Box.Hi)},
+			Files:     files,
+			FStar:     prob.FStar,
+			XStar:     prob.XStar,
+			Convex:    prob.Convex,
+		}
+		b, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "problem.json"), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "wrote %d shards and problem.json (f* = %s) to %s\n", len(files), registry.Num(prob.FStar), dir)
+		return nil
+	})
+	return cmd
 }
 
 // regOf is the regularizer weight of a problem block that has one.
@@ -152,26 +185,39 @@ func jsonNum(v float64) any {
 	return v
 }
 
-func listCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("list", "list", stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+func (a *app) listCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "list the registered algorithms and problem kinds",
+		Long: `List prints every registered algorithm (the scenario key algorithm.name)
+and problem kind (problem.kind) with a one-line summary. Their keys and
+defaults are in the README's scenario key table.`,
+		Example:           "  consim list",
+		Args:              func(_ *cobra.Command, args []string) error { return listArgs(args) },
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: a.runE(func(*cobra.Command, []string) error {
+			stdout := a.stdout
+			reg := catalog.Default()
+			fmt.Fprintln(stdout, "Algorithms (algorithm.name):")
+			for _, n := range reg.Algorithms() {
+				al, _ := reg.Algorithm(n)
+				fmt.Fprintf(stdout, "  %-21s %s\n", n, al.Summary)
+			}
+			fmt.Fprintln(stdout, "\nProblems (problem.kind):")
+			for _, k := range reg.Problems() {
+				p, _ := reg.Problem(k)
+				fmt.Fprintf(stdout, "  %-21s %s\n", k, p.Summary)
+			}
+			fmt.Fprintln(stdout, "\nEach one's keys and defaults: the scenario key table in the README.")
+			return nil
+		}),
 	}
-	if len(pos) != 0 {
-		return usagef("list takes no arguments, got %d", len(pos))
+}
+
+// listArgs accepts no arguments.
+func listArgs(args []string) error {
+	if len(args) != 0 {
+		return usagef("list takes no arguments, got %d", len(args))
 	}
-	reg := catalog.Default()
-	fmt.Fprintln(stdout, "Algorithms (algorithm.name):")
-	for _, n := range reg.Algorithms() {
-		a, _ := reg.Algorithm(n)
-		fmt.Fprintf(stdout, "  %-21s %s\n", n, a.Summary)
-	}
-	fmt.Fprintln(stdout, "\nProblems (problem.kind):")
-	for _, k := range reg.Problems() {
-		p, _ := reg.Problem(k)
-		fmt.Fprintf(stdout, "  %-21s %s\n", k, p.Summary)
-	}
-	fmt.Fprintln(stdout, "\nEach one's keys and defaults: the scenario key table in the README.")
 	return nil
 }

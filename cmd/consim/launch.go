@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
@@ -42,36 +43,51 @@ type launchOptions struct {
 	started func(id, pid int)
 }
 
-func launchCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("launch", "launch SCENARIO [--nats URL] [--out DIR] [--set key=value ...]", stderr)
+func (a *app) launchCmd() *cobra.Command {
 	var o launchOptions
-	var sets stringList
-	fs.StringVar(&o.natsURL, "nats", "", "URL of an external NATS server (default: start one on 127.0.0.1 at a free port)")
-	fs.StringVar(&o.out, "out", "", "results root directory (scenario output.dir); the bundle is DIR/<run-id>")
-	fs.StringVar(&o.runID, "run-id", "", "run id (default: <name>-<UTC time>-<random>)")
-	fs.StringVar(&o.logLevel, "log-level", "info", "log level of the launcher and coordinator: trace, debug, info, warn, error, off")
-	fs.StringVar(&o.nodeLogLevel, "node-log-level", "warn", "log level of the agent processes (their stderr is shown prefixed with the agent)")
-	fs.DurationVar(&o.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent process to be ready")
-	fs.DurationVar(&o.grace, "grace", defaultStopGrace, "how long agent processes have to exit after the run, and after SIGTERM before SIGKILL")
-	fs.Var(&sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable; passed to every agent)")
-	var err error
-	if o.path, err = scenarioPath(fs, args); err != nil {
+	cmd := &cobra.Command{
+		Use:   "launch SCENARIO",
+		Short: "run a scenario with every agent as its own process",
+		Long: `Launch runs the scenario with every agent as its own 'consim node' OS
+process, supervised, and the coordinator in this process, over the NATS
+server --nats or one it starts on 127.0.0.1 at a free port. Agent
+processes get the scenario file and the --set overrides; their stderr is
+shown prefixed with the agent. They end on their own after the run; those
+still running --grace later get SIGTERM, and SIGKILL after another
+--grace. The summary goes to stdout and the bundle to DIR/<run-id>.`,
+		Example: `  consim launch scenarios/quickstart.yaml
+  consim launch scenarios/quickstart.yaml --set agents=8 --run-id procs --out results`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
+	}
+	addNATSFlag(cmd, &o.natsURL, "`URL` of an external NATS server (default: start one on 127.0.0.1 at a free port)")
+	addOutFlag(cmd, &o.out, "results root `DIR` (scenario output.dir); the bundle is DIR/<run-id>")
+	addRunIDFlag(cmd, &o.runID, "run `ID` (default: <name>-<UTC time>-<random>)")
+	addLogLevelFlag(cmd, &o.logLevel, "info", "log `level` of the launcher and coordinator")
+	cmd.Flags().StringVar(&o.nodeLogLevel, "node-log-level", "warn", "log `level` of the agent processes (their stderr is shown prefixed with the agent)")
+	mustComplete(cmd, "node-log-level", cobra.FixedCompletions(logLevels, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().DurationVar(&o.readyTimeout, "ready-timeout", coordinator.DefaultReadyTimeout, "how long to wait for every agent process to be ready")
+	cmd.Flags().DurationVar(&o.grace, "grace", defaultStopGrace, "how long agent processes have to exit after the run, and after SIGTERM before SIGKILL")
+	mustComplete(cmd, "ready-timeout", cobra.NoFileCompletions)
+	mustComplete(cmd, "grace", cobra.NoFileCompletions)
+	addSetFlag(cmd, &o.sets, " for this process and every agent, e.g. --set graph.p=0.3")
+	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
+		o.path = args[0]
+		if o.readyTimeout <= 0 || o.grace <= 0 {
+			return usagef("--ready-timeout %v and --grace %v must be positive", o.readyTimeout, o.grace)
+		}
+		if _, err := newLogger("node", o.nodeLogLevel, io.Discard); err != nil {
+			return usagef("--node-log-level %q: want trace, debug, info, warn, error or off", o.nodeLogLevel)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		sum, err := launch(ctx, o, a.stderr)
+		if sum != nil {
+			printSummary(a.stdout, sum)
+		}
 		return err
-	}
-	if o.readyTimeout <= 0 || o.grace <= 0 {
-		return usagef("--ready-timeout %v and --grace %v must be positive", o.readyTimeout, o.grace)
-	}
-	if _, err := newLogger("node", o.nodeLogLevel, io.Discard); err != nil {
-		return usagef("--node-log-level %q: want trace, debug, info, warn, error or off", o.nodeLogLevel)
-	}
-	o.sets = sets
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sum, err := launch(ctx, o, stderr)
-	if sum != nil {
-		printSummary(stdout, sum)
-	}
-	return err
+	})
+	return cmd
 }
 
 // launch runs the scenario with every agent as its own `consim node`
@@ -160,7 +176,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		}
 	}}
 	for i := range s.Agents {
-		args := []string{"node", "--nats", url, "--run", runID, "--id", strconv.Itoa(i), "--log-level", o.nodeLogLevel}
+		args := []string{"node", "--nats", url, "--run-id", runID, "--id", strconv.Itoa(i), "--log-level", o.nodeLogLevel}
 		for _, kv := range o.sets {
 			args = append(args, "--set", kv)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/sim"
@@ -25,40 +26,57 @@ type nodeFlags struct {
 	runID    string
 	id       int
 	logLevel string
-	sets     stringList
+	sets     []string
 }
 
-// nodeCommand runs one agent of a run in this process: it rebuilds the
+// nodeCmd runs one agent of a run in this process: it rebuilds the
 // scenario from the file and the run seed (so no data crosses the bus),
 // builds agent --id only, joins the run at the NATS server and runs until
 // the last round or the coordinator's stop.
-func nodeCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("node", "node --nats URL --run ID --id I SCENARIO [--set key=value ...]", stderr)
+func (a *app) nodeCmd() *cobra.Command {
 	var f nodeFlags
-	fs.StringVar(&f.natsURL, "nats", "", "URL of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
-	fs.StringVar(&f.runID, "run", "", "run id shared by the coordinator and every agent (required)")
-	fs.IntVar(&f.id, "id", -1, "this agent's id, 0..agents-1 (required)")
-	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: trace, debug, info, warn, error, off")
-	fs.Var(&f.sets, "set", "override a scenario key, as given to the coordinator (repeatable)")
-	path, err := scenarioPath(fs, args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "node SCENARIO",
+		Short: "join a run as one agent process (see launch)",
+		Long: `Node runs agent --id of a run in this process. It rebuilds the scenario
+from the file, the --set overrides and the run seed, so that its data and
+draws match the other agents' and nothing large crosses the bus; joins
+run --run-id at the NATS server --nats; and runs until the last round or
+the coordinator's stop. Every agent and the coordinator must be given the
+same scenario file and --set overrides.`,
+		Example: `  consim node --nats nats://host0:4222 --run-id r1 --id 3 scenarios/quickstart.yaml
+  CONSIM_NATS_URL=nats://host0:4222 consim node --run-id r1 --id 3 scenarios/quickstart.yaml`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
 	}
-	switch {
-	case f.natsURL == "":
-		return usagef("--nats URL is required")
-	case f.runID == "":
-		return usagef("--run ID is required")
-	case f.id < 0:
-		return usagef("--id I is required (a non-negative agent id)")
-	}
-	logger, err := newLogger("node", f.logLevel, stderr)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return runNode(ctx, path, f.sets, f.natsURL, f.runID, f.id, logger)
+	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
+	addRunIDFlag(cmd, &f.runID, "run `ID` shared by the coordinator and every agent (required)")
+	addLegacyRunFlag(cmd, &f.runID)
+	cmd.Flags().IntVar(&f.id, "id", -1, "this agent's id, 0..agents-1 (required)")
+	mustComplete(cmd, "id", cobra.NoFileCompletions)
+	addLogLevelFlag(cmd, &f.logLevel, "warn", "log `level`")
+	addSetFlag(cmd, &f.sets, ", as given to the coordinator")
+	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		if err := legacyRunFlag(cmd, a.stderr); err != nil {
+			return err
+		}
+		switch {
+		case f.natsURL == "":
+			return usagef("--nats URL is required (or %s)", envNATSURL)
+		case f.runID == "":
+			return usagef("--run-id ID is required")
+		case f.id < 0:
+			return usagef("--id I is required (a non-negative agent id)")
+		}
+		logger, err := newLogger("node", f.logLevel, a.stderr)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return runNode(ctx, args[0], f.sets, f.natsURL, f.runID, f.id, logger)
+	})
+	return cmd
 }
 
 // runNode runs agent id of the scenario at path (with the overrides sets)

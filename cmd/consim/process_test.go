@@ -35,6 +35,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The tests set the connection flags themselves; the caller's
+	// environment must not change what they run.
+	os.Unsetenv(envNATSURL)
+	os.Unsetenv(envLogLevel)
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -6,12 +6,14 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/report"
 	"github.com/consim/consim/scenarios"
 )
 
-// reportCommand draws the plots of a run bundle or a sweep directory into
+// reportCmd draws the plots of a run bundle or a sweep directory into
 // RESULTS_DIR/plots/ and writes RESULTS_DIR/report.md. It writes nothing
 // else; running it again replaces its own earlier plots and report.md.
 //
@@ -19,22 +21,47 @@ import (
 // the metrics.tolerance of the bundle's scenario.yaml, else
 // scenarios.DefaultSweepRelTolerance times the first measured consensus
 // error. A sweep's rows already carry their tolerance.
-func reportCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", "report RESULTS_DIR [--tolerance X]", stderr)
+func (a *app) reportCmd() *cobra.Command {
 	var abs float64
-	fs.Float64Var(&abs, "tolerance", 0, "consensus error that 'rounds to tolerance' counts up to, for a run bundle (0: the bundle's metrics.tolerance, else 1e-3 of the first value)")
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "report RESULTS_DIR",
+		Short: "draw plots and write report.md for a run bundle or sweep directory",
+		Long: `Report draws the plots (PNG and SVG) of a run bundle (a directory with
+summary.json) or a sweep directory (with sweep.csv) into RESULTS_DIR/plots/
+and writes RESULTS_DIR/report.md. It writes nothing else; running it
+again replaces its own earlier plots and report.md. For a run bundle,
+"rounds to tolerance" counts up to --tolerance, else the bundle's
+metrics.tolerance, else 1e-3 of the first measured consensus error.`,
+		Example: `  consim report results/quickstart-20250101T120000-ab12
+  consim report results/dropout-sweep-20250101T120000-cd34 --tolerance 1e-6`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("want exactly one results directory, got %d arguments", len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return nil, cobra.ShellCompDirectiveFilterDirs
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
 	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return usagef("want exactly one results directory, got %d arguments", len(pos))
-	}
-	if abs < 0 {
-		return usagef("--tolerance %g: want a number >= 0", abs)
-	}
-	dir := pos[0]
+	cmd.Flags().Float64Var(&abs, "tolerance", 0, "consensus error that 'rounds to tolerance' counts up to, for a run bundle (0: the bundle's metrics.tolerance, else 1e-3 of the first value)")
+	mustComplete(cmd, "tolerance", cobra.NoFileCompletions)
+	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
+		if abs < 0 {
+			return usagef("--tolerance %g: want a number >= 0", abs)
+		}
+		return writeReport(args[0], abs, a.stdout)
+	})
+	return cmd
+}
+
+// writeReport writes the plots and report.md of the run bundle or sweep
+// directory dir, with the absolute tolerance abs (0: the default), and
+// prints each path written.
+func writeReport(dir string, abs float64, stdout io.Writer) error {
 	kind, err := report.Detect(dir)
 	if err != nil {
 		return usageError{err}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/csv"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -66,45 +66,77 @@ type admmRecord struct {
 // admmThresholds are the gaps the table reports oracle calls for.
 var admmThresholds = []float64{1e-6, 1e-10}
 
-// reproduceADMM runs `consim reproduce admm`: com-SVR-ADMM, com-SVRG-1,
-// com-SVRG-2 and SGD on the portfolio problem for cov = 2 and cov = 10, and
-// writes admm.csv, semilog plots (PNG and SVG) of the gap against oracle
-// calls and against CPU time, and table.md, which it also prints, into a
-// new directory: --out must not exist.
-func reproduceADMM(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("reproduce admm", "reproduce admm [flags]", stderr)
-	out := fs.String("out", "", "output directory, which must not exist (default results/reproduce-admm-<UTC time>-<4 hex>)")
-	covFlag := fs.String("cov", "both", "covariance condition number: 2, 10 or both")
-	seed := fs.Uint64("seed", 1, "seed of the rewards and of every sample")
-	outer := fs.Int("outer", 70, "outer iterations of the SVRG-type methods")
-	quick := fs.Bool("quick", false, "small instance (20 assets, 200 periods; defaults eta 0.005, K 400, N 2, 20 outer)")
-	eta := fs.Float64("eta", 0.001, "step size eta, shared by all methods")
-	rho := fs.Float64("rho", 1, "ADMM penalty rho")
-	k := fs.Int("k", 2000, "inner iterations K per outer iteration")
-	batch := fs.Int("batch", 5, "mini-batch N of the inner-function estimate")
-	mu := fs.Float64("mu", 0.01, "regularizer R(w) = (mu/2)||w||^2")
-	alg2 := fs.Bool("alg2", false, "also run com-SVR-ADMM Algorithm 2 (general convex; exact g(x^k), m queries per inner step)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{fmt.Errorf("reproduce admm: %w", err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("reproduce admm: unexpected arguments %q", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+// admmFlags are the flags of `consim reproduce admm`.
+type admmFlags struct {
+	out, cov        string
+	seed            uint64
+	outer, k, batch int
+	quick, alg2     bool
+	eta, rho, mu    float64
+}
 
-	s := admmSetup{out: *out, exp: admm.PortfolioExperiment{
-		Assets: 200, Periods: 2000, MeanHi: 0.1, Mu: *mu,
-		Params: admm.Params{Eta: *eta, Rho: *rho, K: *k, Batch: *batch},
-		Outer:  *outer, Seed: *seed, Alg2: *alg2,
+// reproduceADMMCmd is `consim reproduce admm`: com-SVR-ADMM, com-SVRG-1,
+// com-SVRG-2 and SGD on the portfolio problem for cov = 2 and cov = 10.
+func (a *app) reproduceADMMCmd() *cobra.Command {
+	var f admmFlags
+	cmd := &cobra.Command{
+		Use:   "admm",
+		Short: "com-SVR-ADMM and baselines on the portfolio mean-variance problem (Yu & Huang)",
+		Long: `Admm runs com-SVR-ADMM, com-SVRG-1, com-SVRG-2 and SGD on the portfolio
+mean-variance problem of Yu and Huang (Section 4.1, Figures 1 and 2) for
+covariance condition numbers 2 and 10, and writes admm.csv, semilog plots
+(PNG and SVG) of the optimality gap against oracle calls and against CPU
+time, and table.md, which it also prints, into a new directory: --out
+must not exist. --alg2 adds com-SVR-ADMM Algorithm 2 (general convex);
+--quick runs a small instance.`,
+		Example: `  consim reproduce admm --quick
+  consim reproduce admm --cov 2 --alg2 --out results/admm-cov2`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("reproduce admm: unexpected arguments %q", args)
+			}
+			return nil
+		},
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	fs := cmd.Flags()
+	addOutFlag(cmd, &f.out, "output `DIR`, which must not exist (default results/reproduce-admm-<UTC time>-<4 hex>)")
+	fs.StringVar(&f.cov, "cov", "both", "covariance condition number: 2, 10 or both")
+	mustComplete(cmd, "cov", cobra.FixedCompletions([]cobra.Completion{"2", "10", "both"}, cobra.ShellCompDirectiveNoFileComp))
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the rewards and of every sample")
+	fs.IntVar(&f.outer, "outer", 70, "outer iterations of the SVRG-type methods")
+	fs.BoolVar(&f.quick, "quick", false, "small instance (20 assets, 200 periods; defaults eta 0.005, K 400, N 2, 20 outer)")
+	fs.Float64Var(&f.eta, "eta", 0.001, "step size eta, shared by all methods")
+	fs.Float64Var(&f.rho, "rho", 1, "ADMM penalty rho")
+	fs.IntVar(&f.k, "k", 2000, "inner iterations K per outer iteration")
+	fs.IntVar(&f.batch, "batch", 5, "mini-batch N of the inner-function estimate")
+	fs.Float64Var(&f.mu, "mu", 0.01, "regularizer R(w) = (mu/2)||w||^2")
+	fs.BoolVar(&f.alg2, "alg2", false, "also run com-SVR-ADMM Algorithm 2 (general convex; exact g(x^k), m queries per inner step)")
+	for _, n := range []string{"seed", "outer", "eta", "rho", "k", "batch", "mu"} {
+		mustComplete(cmd, n, cobra.NoFileCompletions)
+	}
+	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
+		return f.run(cmd.Flags().Changed, a.stdout)
+	})
+	return cmd
+}
+
+// run resolves the flags and runs the experiment: com-SVR-ADMM,
+// com-SVRG-1, com-SVRG-2 and SGD on the portfolio problem for cov = 2 and
+// cov = 10, writing admm.csv, semilog plots (PNG and SVG) of the gap
+// against oracle calls and against CPU time, and table.md, which it also
+// prints, to stdout and into a new directory: --out must not exist. set
+// reports whether a flag was given on the command line.
+func (f *admmFlags) run(set func(name string) bool, stdout io.Writer) error {
+	s := admmSetup{out: f.out, exp: admm.PortfolioExperiment{
+		Assets: 200, Periods: 2000, MeanHi: 0.1, Mu: f.mu,
+		Params: admm.Params{Eta: f.eta, Rho: f.rho, K: f.k, Batch: f.batch},
+		Outer:  f.outer, Seed: f.seed, Alg2: f.alg2,
 	}}
 	if s.out == "" {
 		s.out = filepath.Join("results", sim.NewRunID("reproduce-admm"))
 	}
-	if *quick {
+	if f.quick {
 		// Smaller problem: the component Lipschitz constants scale with the
 		// number of assets, so the step grows and K shrinks with it.
 		e := &s.exp
@@ -112,11 +144,11 @@ func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 		quickDefault(set, "outer", &e.Outer, 20)
 		quickDefault(set, "k", &e.Params.K, 400)
 		quickDefault(set, "batch", &e.Params.Batch, 2)
-		if !set["eta"] {
+		if !set("eta") {
 			e.Params.Eta = 0.005
 		}
 	}
-	switch *covFlag {
+	switch f.cov {
 	case "2":
 		s.covs = []float64{2}
 	case "10":
@@ -124,7 +156,7 @@ func reproduceADMM(args []string, stdout, stderr io.Writer) error {
 	case "both":
 		s.covs = []float64{2, 10}
 	default:
-		return usagef("reproduce admm: --cov %q: want 2, 10 or both", *covFlag)
+		return usagef("reproduce admm: --cov %q: want 2, 10 or both", f.cov)
 	}
 	if err := s.exp.Validate(); err != nil {
 		return usagef("reproduce admm: %w", err)
@@ -207,8 +239,8 @@ func writeNewFile(path string, src io.WriterTo) (err error) {
 }
 
 // quickDefault sets *v = q unless the flag was given explicitly.
-func quickDefault(set map[string]bool, name string, v *int, q int) {
-	if !set[name] {
+func quickDefault(set func(string) bool, name string, v *int, q int) {
+	if !set(name) {
 		*v = q
 	}
 }

@@ -3,17 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/coordinator"
-	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -29,41 +28,65 @@ type runFlags struct {
 	out       string
 	runID     string
 	logLevel  string
-	sets      stringList
+	sets      []string
 }
 
-func runCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run SCENARIO [--transport chan|nats|nats-tcp] [--nats URL] [--out DIR] [--set key=value ...]", stderr)
-	var f runFlags
-	fs.StringVar(&f.transport, "transport", "", "transport: chan (in-memory), nats (embedded server, in-process; the default), nats-tcp (embedded server on loopback TCP, or --nats URL)")
-	fs.StringVar(&f.natsURL, "nats", "", "URL of an external NATS server, e.g. nats://127.0.0.1:4222 (implies --transport nats-tcp)")
-	fs.StringVar(&f.out, "out", "", "results root directory (scenario output.dir); the bundle is DIR/<run-id>")
-	fs.StringVar(&f.runID, "run-id", "", "run id (default: <name>-<UTC time>-<random>)")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error, off")
-	fs.Var(&f.sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable)")
-	path, err := scenarioPath(fs, args)
-	if err != nil {
-		return err
-	}
-	logger, err := newLogger("consim", f.logLevel, stderr)
-	if err != nil {
-		return err
-	}
-	if f.natsURL != "" && f.transport == "" {
-		f.transport = string(node.TransportNATSTCP)
-	}
-	s, err := loadScenario(path, runtimeOverrides(f.sets, f.transport, f.natsURL, f.out))
-	if err != nil {
-		return err
-	}
+// bind adds the flags of `consim run` to cmd.
+func (f *runFlags) bind(cmd *cobra.Command) {
+	addTransportFlag(cmd, &f.transport, "", "transport: chan (in-memory), nats (embedded server, in-process; the default), nats-tcp (embedded server on loopback TCP, or --nats URL)")
+	addNATSFlag(cmd, &f.natsURL, "`URL` of an external NATS server, e.g. nats://127.0.0.1:4222 (implies --transport nats-tcp)")
+	addOutFlag(cmd, &f.out, "results root `DIR` (scenario output.dir); the bundle is DIR/<run-id>")
+	addRunIDFlag(cmd, &f.runID, "run `ID` (default: <name>-<UTC time>-<random>)")
+	addLogLevelFlag(cmd, &f.logLevel, "info", "log `level`")
+	addSetFlag(cmd, &f.sets, ", e.g. --set graph.p=0.3")
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sum, err := runScenario(ctx, s, f.runID, logger, newProgressPrinter(stderr))
-	if sum != nil {
-		printSummary(stdout, sum)
+// scenario loads the scenario at path with the --set overrides and those
+// that --transport, --nats and --out stand for.
+func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenario, error) {
+	transport, url := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
+	return loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
+}
+
+func (a *app) runCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "run a scenario: agents, transport and coordinator in this process",
+		Long: `Run loads SCENARIO (a YAML file), applies the --set overrides, and runs
+every agent as a goroutine of this process with the coordinator beside
+them, on the scenario's transport: nats (the default) embeds a NATS server
+and connects in-process; nats-tcp serves it on loopback, or uses --nats
+URL; chan exchanges messages over in-memory channels.
+
+It shows progress on stderr, prints a summary on stdout and writes the
+results bundle to DIR/<run-id> (--out, else the scenario's output.dir).
+A scenario's sweep block is ignored: see 'consim sweep'.`,
+		Example: `  consim run scenarios/quickstart.yaml
+  consim run scenarios/quickstart.yaml --transport chan --set rounds=500 --set graph.p=0.3
+  CONSIM_NATS_URL=nats://10.0.0.5:4222 consim run scenarios/quickstart.yaml --run-id r1`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
 	}
-	return err
+	f.bind(cmd)
+	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		logger, err := newLogger("consim", f.logLevel, a.stderr)
+		if err != nil {
+			return err
+		}
+		s, err := f.scenario(cmd, args[0])
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		sum, err := runScenario(ctx, s, f.runID, logger, newProgressPrinter(a.stderr))
+		if sum != nil {
+			printSummary(a.stdout, sum)
+		}
+		return err
+	})
+	return cmd
 }
 
 // runScenario runs s with every agent as a goroutine of this process on

@@ -2,10 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/scenarios"
@@ -34,16 +35,6 @@ func buildScenario(s *scenarios.Scenario) (*scenarios.Setup, error) {
 	return st, nil
 }
 
-// scenarioPath parses args, whose flags may stand before or after the
-// file, and returns the one scenario file they name.
-func scenarioPath(fs *flag.FlagSet, args []string) (string, error) {
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return "", err
-	}
-	return oneScenario(fs, pos)
-}
-
 // runtimeOverrides returns sets followed by the scenario overrides that
 // the --transport, --nats and --out flags stand for (empty ones add
 // nothing).
@@ -61,37 +52,41 @@ func runtimeOverrides(sets []string, transport, natsURL, out string) []string {
 	return sets
 }
 
-func oneScenario(fs *flag.FlagSet, pos []string) (string, error) {
-	if len(pos) != 1 {
-		fs.Usage()
-		return "", usagef("want exactly one scenario file, got %d arguments", len(pos))
+func (a *app) validateCmd() *cobra.Command {
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "validate SCENARIO",
+		Short: "check a scenario file and print it with every default filled in",
+		Long: `Validate loads SCENARIO, applies the --set overrides, checks every key and
+builds the scenario (graph, problem, algorithm) without running it. It
+prints the scenario as YAML with every default filled in, followed by the
+algorithm's resolved parameters as comments. A bad file is a usage error
+(exit 2) naming file:line:column and the key.`,
+		Example: `  consim validate scenarios/quickstart.yaml
+  consim validate scenarios/quickstart.yaml --set rounds=500 --set graph.p=0.5`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
 	}
-	return pos[0], nil
-}
-
-func validateCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", "validate SCENARIO [--set key=value ...]", stderr)
-	var sets stringList
-	fs.Var(&sets, "set", "override a scenario key, e.g. --set graph.p=0.3 (repeatable)")
-	path, err := scenarioPath(fs, args)
-	if err != nil {
-		return err
-	}
-	s, err := loadScenario(path, sets)
-	if err != nil {
-		return err
-	}
-	st, err := buildScenario(s)
-	if err != nil {
-		return err
-	}
-	out, err := s.Marshal()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "# %s: valid; resolved scenario with defaults:\n%s", path, out)
-	printResolved(stdout, s.Algorithm.Name, st.Resolved())
-	return nil
+	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
+	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
+		path := args[0]
+		s, err := loadScenario(path, sets)
+		if err != nil {
+			return err
+		}
+		st, err := buildScenario(s)
+		if err != nil {
+			return err
+		}
+		out, err := s.Marshal()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "# %s: valid; resolved scenario with defaults:\n%s", path, out)
+		printResolved(a.stdout, s.Algorithm.Name, st.Resolved())
+		return nil
+	})
+	return cmd
 }
 
 // printResolved writes the algorithm's resolved parameters and constants
@@ -116,38 +111,49 @@ func printResolved(w io.Writer, algorithm string, vs []registry.Value) {
 	}
 }
 
-func graphCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("graph", "graph SCENARIO [--record FILE] [--set key=value ...]", stderr)
-	var sets stringList
+func (a *app) graphCmd() *cobra.Command {
+	var sets []string
 	var record string
-	fs.Var(&sets, "set", "override a scenario key (repeatable)")
-	fs.StringVar(&record, "record", "", "write the realized edge set of every round and draw to FILE (a new file), for edges.replay")
-	path, err := scenarioPath(fs, args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "graph SCENARIO",
+		Short: "print topology statistics and spectra of a scenario's graph",
+		Long: `Graph builds the scenario's graph and prints its topology statistics and
+spectra (lambda_2, ||E[W]||, sigma_min+). --record writes the realized
+edge set of every round and draw to a new file, which the scenario key
+edges.replay replays exactly.`,
+		Example: `  consim graph scenarios/quickstart.yaml
+  consim graph scenarios/quickstart.yaml --set graph.p=0.3 --record edges.txt`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
 	}
-	s, err := loadScenario(path, sets)
-	if err != nil {
-		return err
-	}
-	st, err := buildScenario(s)
-	if err != nil {
-		return err
-	}
-	stats, err := st.Graph.Stats()
-	if err != nil {
-		return fmt.Errorf("graph statistics: %w", err)
-	}
-	fmt.Fprintf(stdout, "%-28s %s (%s)\n", "scenario", s.Name, path)
-	fmt.Fprintf(stdout, "%-28s %s\n", "topology", s.Graph.Topology)
-	fmt.Fprint(stdout, stats.String())
-	if record != "" {
-		if err := recordEdges(st, record); err != nil {
+	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
+	cmd.Flags().StringVar(&record, "record", "", "write the realized edge set of every round and draw to `FILE` (a new file), for edges.replay")
+	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
+		path, stdout := args[0], a.stdout
+		s, err := loadScenario(path, sets)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-28s %s (%d rounds x 3 draws)\n", "recorded edges", record, s.Rounds)
-	}
-	return nil
+		st, err := buildScenario(s)
+		if err != nil {
+			return err
+		}
+		stats, err := st.Graph.Stats()
+		if err != nil {
+			return fmt.Errorf("graph statistics: %w", err)
+		}
+		fmt.Fprintf(stdout, "%-28s %s (%s)\n", "scenario", s.Name, path)
+		fmt.Fprintf(stdout, "%-28s %s\n", "topology", s.Graph.Topology)
+		fmt.Fprint(stdout, stats.String())
+		if record != "" {
+			if err := recordEdges(st, record); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%-28s %s (%d rounds x 3 draws)\n", "recorded edges", record, s.Rounds)
+		}
+		return nil
+	})
+	return cmd
 }
 
 // recordEdges writes st's realized edge sets to path, which must not exist.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/report"
@@ -34,12 +34,32 @@ type sweepFlags struct {
 	natsURL   string
 	sweepID   string
 	logLevel  string
-	sets      stringList
+	sets      []string
+}
+
+// bind adds the flags of `consim sweep` to cmd.
+func (f *sweepFlags) bind(cmd *cobra.Command) {
+	addOutFlag(cmd, &f.out, "results root `DIR` (scenario output.dir); the sweep is written to DIR/<sweep-id>")
+	cmd.Flags().IntVar(&f.parallel, "parallel", -1, "runs at once (default: the scenario's sweep.parallel; 0 = number of CPUs)")
+	mustComplete(cmd, "parallel", cobra.NoFileCompletions)
+	addTransportFlag(cmd, &f.transport, string(node.TransportChan), "transport of every run: chan (the sweep default), nats, nats-tcp")
+	addNATSFlag(cmd, &f.natsURL, "`URL` of an external NATS server (implies --transport nats-tcp)")
+	cmd.Flags().StringVar(&f.sweepID, "sweep-id", "", "sweep `ID` (default: <name>-<UTC time>-<random>); run ids are <sweep-id>-NNN")
+	mustComplete(cmd, "sweep-id", cobra.NoFileCompletions)
+	addLogLevelFlag(cmd, &f.logLevel, "warn", "log `level` of the runs")
+	addSetFlag(cmd, &f.sets, " before the grid, e.g. --set rounds=500")
+}
+
+// scenario loads the scenario at path with the --set overrides and those
+// that --transport, --nats and --out stand for.
+func (f *sweepFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenario, error) {
+	transport, url := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
+	return loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// sweepCommand runs every (grid point, seed) of a scenario's sweep block
+// sweepCmd runs every (grid point, seed) of a scenario's sweep block
 // and writes DIR/<sweep-id>/ with scenario.yaml (the sweep as resolved),
 // runs/<run-id>/ (one results bundle per run, run id <sweep-id>-NNN in
 // expansion order), sweep.csv, aggregate.csv, aggregate.md and plots/.
@@ -50,20 +70,34 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // small runs are what a sweep is, and the bus adds nothing to their
 // results. --set overrides apply to the scenario before the grid, so a
 // swept key's grid values win over them.
-func sweepCommand(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sweep", "sweep SCENARIO [--out DIR] [--parallel K] [--transport chan|nats|nats-tcp] [--sweep-id ID] [--set key=value ...]", stderr)
+func (a *app) sweepCmd() *cobra.Command {
 	var f sweepFlags
-	fs.StringVar(&f.out, "out", "", "results root (scenario output.dir); the sweep is written to DIR/<sweep-id>")
-	fs.IntVar(&f.parallel, "parallel", -1, "runs at once (default: the scenario's sweep.parallel; 0 = number of CPUs)")
-	fs.StringVar(&f.transport, "transport", string(node.TransportChan), "transport of every run: chan (the sweep default), nats, nats-tcp")
-	fs.StringVar(&f.natsURL, "nats", "", "URL of an external NATS server (implies --transport nats-tcp)")
-	fs.StringVar(&f.sweepID, "sweep-id", "", "sweep id (default: <name>-<UTC time>-<random>)")
-	fs.StringVar(&f.logLevel, "log-level", "warn", "log level of the runs: trace, debug, info, warn, error, off")
-	fs.Var(&f.sets, "set", "override a scenario key before the grid, e.g. --set rounds=500 (repeatable)")
-	path, err := scenarioPath(fs, args)
-	if err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "sweep SCENARIO",
+		Short: "run a scenario's sweep grid over seeds and write tables and plots",
+		Long: `Sweep runs every point of the scenario's sweep grid for every seed, at
+most --parallel at once, each as a goroutine-mode run on the in-memory
+chan transport unless --transport or --nats says otherwise (the
+scenario's runtime.transport is not used). It writes DIR/<sweep-id>/ with
+scenario.yaml (the sweep as resolved), runs/<sweep-id>-NNN/ (one bundle
+per run), sweep.csv, aggregate.csv, aggregate.md and plots/, and prints
+the aggregate table. --set overrides apply before the grid, so a swept
+key's grid values win over them. An existing sweep directory is never
+rewritten.`,
+		Example: `  consim sweep scenarios/dropout_sweep.yaml
+  consim sweep scenarios/admm_vs_alm.yaml --parallel 2 --sweep-id cmp --out results --set rounds=500`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
 	}
+	f.bind(cmd)
+	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		return f.sweep(cmd, args[0], a.stdout, a.stderr)
+	})
+	return cmd
+}
+
+// sweep runs the sweep of the scenario at path.
+func (f *sweepFlags) sweep(cmd *cobra.Command, path string, stdout, stderr io.Writer) error {
 	logger, err := newLogger("consim", f.logLevel, stderr)
 	if err != nil {
 		return err
@@ -71,10 +105,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer) error {
 	if f.sweepID != "" && !idRE.MatchString(f.sweepID) {
 		return usagef("--sweep-id %q: use letters, digits, '-' and '_'", f.sweepID)
 	}
-	if f.natsURL != "" && !flagGiven(fs, "transport") {
-		f.transport = string(node.TransportNATSTCP)
-	}
-	s, err := loadScenario(path, runtimeOverrides(f.sets, f.transport, f.natsURL, f.out))
+	s, err := f.scenario(cmd, path)
 	if err != nil {
 		return err
 	}
@@ -148,13 +179,6 @@ func sweepCommand(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d of %d runs failed (see the status and error columns of %s)", failed, len(points), report.SweepCSV)
 	}
 	return nil
-}
-
-// flagGiven reports whether the flag called name was set on the command line.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }
 
 // createSweepDir makes output.dir/id with the resolved scenario.yaml; it
