@@ -44,12 +44,16 @@ func ringChords(b *testing.B, n int) *graph.Graph {
 // exchange per round (see consensus/null); "alm" is the distributed
 // stochastic ALM with its practical preset and the default global
 // safeguard (an all-reduce every 10 rounds) on noisy quadratics. One op is
-// one round of all agents.
+// one round of all agents. N = 1,024 is run for null with d = 10 only.
+// BenchmarkRaw gives the bare exchanges to compare with.
 func BenchmarkRounds(b *testing.B) {
 	for _, algo := range []string{"null", "alm"} {
 		for _, kind := range TransportKinds {
-			for _, n := range []int{16, 64, 256} {
+			for _, n := range []int{16, 64, 256, 1024} {
 				for _, d := range []int{10, 100} {
+					if n > 256 && (algo != "null" || d != 10) {
+						continue // N = 1,024: the bare exchange only
+					}
 					b.Run(fmt.Sprintf("%s/%s/N=%d/d=%d", algo, kind, n, d), func(b *testing.B) {
 						g := ringChords(b, n)
 						var agents []consensus.Agent

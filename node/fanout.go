@@ -243,8 +243,7 @@ func (r *runner) awaitEvals(ctx context.Context) error {
 	if e.failed == nil && e.wait == 0 {
 		return nil
 	}
-	r.deadline = e.sentAt.Add(r.o.EvalDeadline)
-	r.timer.Reset(time.Until(r.deadline))
+	r.arm(e.sentAt.Add(r.o.EvalDeadline))
 	defer r.timer.Stop()
 	for e.failed == nil && e.wait > 0 {
 		got, err := r.poll()
@@ -273,8 +272,7 @@ func (r *runner) awaitEvals(ctx context.Context) error {
 				}
 				r.tr.EvalRetries++
 			}
-			r.deadline = time.Now().Add(r.o.EvalDeadline)
-			r.timer.Reset(time.Until(r.deadline))
+			r.arm(time.Now().Add(r.o.EvalDeadline))
 			continue
 		}
 		r.tr.EvalMissing += int64(len(missing))

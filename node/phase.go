@@ -279,37 +279,44 @@ func (r *runner) broadcastSum(t, ph int) {
 	r.tr.BytesSent += int64(len(f))
 }
 
-// takeFuture processes the buffered frames of the current phase. At the
-// first phase of a round it also drops the buffered frames of phases now
-// past (counted late): phases this agent did not run.
+// futureFrame is a buffered frame of a later phase.
+type futureFrame struct {
+	h   Header
+	key uint64
+	f   []byte
+}
+
+// takeFuture processes the buffered frames of the current phase. The
+// buffer is a ring of FutureWindow+1 slots, one per round: only the slot
+// of the current round is looked at, and the frames in it of phases now
+// past (phases this agent skipped, or a round the ring wrapped over) are
+// dropped as late.
 func (r *runner) takeFuture() {
 	if r.nFuture == 0 {
 		return
 	}
-	if r.cur&0xffff == 0 {
-		for k, fs := range r.future {
-			if k < r.cur {
-				r.tr.Late += int64(len(fs))
-				r.nFuture -= len(fs)
-				delete(r.future, k)
-			}
+	slot := &r.future[int(r.cur>>16)%len(r.future)]
+	kept := (*slot)[:0]
+	for _, ff := range *slot {
+		switch {
+		case ff.key == r.cur:
+			r.accept(ff.h, ff.f)
+		case ff.key < r.cur:
+			r.tr.Late++
+			r.remember(ff.h, ff.f)
+		default:
+			kept = append(kept, ff)
+			continue
 		}
+		r.nFuture--
 	}
-	fs, ok := r.future[r.cur]
-	if !ok {
-		return
-	}
-	delete(r.future, r.cur)
-	r.nFuture -= len(fs)
-	for _, f := range fs {
-		h, _ := DecodeHeader(f) // validated on arrival
-		r.accept(h, f)
-	}
+	clear((*slot)[len(kept):])
+	*slot = kept
 }
 
 // keepFuture buffers frame f of the later phase of h, unless it is more
-// than FutureWindow rounds ahead of the current round (Traffic.Ahead) or
-// the buffer holds futureCap frames (Traffic.Overflow).
+// than FutureWindow rounds ahead of round now (Traffic.Ahead) or the
+// buffer holds futureCap frames (Traffic.Overflow).
 func (r *runner) keepFuture(h Header, f []byte, now int) {
 	switch {
 	case h.Round > now+r.o.FutureWindow:
@@ -320,10 +327,10 @@ func (r *runner) keepFuture(h Header, f []byte, now int) {
 		return
 	}
 	if r.future == nil {
-		r.future = make(map[uint64][][]byte)
+		r.future = make([][]futureFrame, r.o.FutureWindow+1)
 	}
-	k := phaseKey(h.Round, h.Phase)
-	r.future[k] = append(r.future[k], f)
+	slot := &r.future[h.Round%len(r.future)]
+	*slot = append(*slot, futureFrame{h: h, key: phaseKey(h.Round, h.Phase), f: f})
 	r.nFuture++
 }
 
@@ -331,9 +338,19 @@ func (r *runner) keepFuture(h Header, f []byte, now int) {
 // were.
 func (r *runner) dropFuture() int {
 	n := r.nFuture
-	clear(r.future)
+	for k := range r.future {
+		clear(r.future[k])
+		r.future[k] = r.future[k][:0]
+	}
 	r.nFuture = 0
 	return n
+}
+
+// arm sets the deadline of the current wait to at and starts the timer.
+func (r *runner) arm(at time.Time) {
+	r.deadline = at
+	r.fired.Store(false)
+	r.timer.Reset(time.Until(at))
 }
 
 // collect reads the inbox until every awaited message and term has
@@ -342,7 +359,6 @@ func (r *runner) collect(ctx context.Context) error {
 	if r.waitMsgs == 0 && r.waitTerms == 0 {
 		return nil
 	}
-	start := time.Now()
 	armed := false
 	defer func() {
 		if armed {
@@ -367,8 +383,7 @@ func (r *runner) collect(ctx context.Context) error {
 			if r.reduce && r.root != r.id {
 				deadline *= 2
 			}
-			r.deadline = start.Add(deadline)
-			r.timer.Reset(time.Until(r.deadline))
+			r.arm(time.Now().Add(deadline))
 			armed = true
 		}
 		expired, err := r.wait(ctx)
@@ -422,10 +437,18 @@ func (r *runner) poll() (bool, error) {
 func (r *runner) wait(ctx context.Context) (expired bool, err error) {
 	if r.batch != nil {
 		r.batch.WaitInbox()
-		if err := ctx.Err(); err != nil {
-			return false, err
+		if r.cancelled.Load() {
+			return false, ctx.Err()
 		}
-		return !time.Now().Before(r.deadline), nil
+		if !r.fired.Load() {
+			return false, nil
+		}
+		// The timer fired, maybe for an earlier wait: check the clock.
+		if time.Now().Before(r.deadline) {
+			r.fired.Store(false)
+			return false, nil
+		}
+		return true, nil
 	}
 	select {
 	case f, ok := <-r.inbox:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/consim/consim/consensus"
@@ -76,7 +77,10 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 	}
 	if r.batch != nil {
 		// A batch wait is a plain receive: cancellation wakes it.
-		stopWake := context.AfterFunc(ctx, r.batch.Wake)
+		stopWake := context.AfterFunc(ctx, func() {
+			r.cancelled.Store(true)
+			r.batch.Wake()
+		})
 		defer stopWake()
 	}
 	if err := r.checkCrashes(); err != nil {
@@ -173,16 +177,19 @@ type runner struct {
 	taken    [][]byte      // frames of the last batch
 	control  <-chan []byte // nil once closed
 	timer    *time.Timer
+	// fired is set when the timer fires (batch path), cancelled when ctx
+	// ends: a wake-up costs no clock read unless the timer fired.
+	fired, cancelled atomic.Bool
 
-	wbuf      []byte              // encode buffer
-	one       [1]int              // a destination list of one
-	groups    []sendGroup         // the phase's distinct payloads
-	sumTo     []int               // destinations of a group reduce's sum
-	leaveKey  []uint64            // leaveKey[j]: first phase agent j skips
-	future    map[uint64][][]byte // frames of later phases by phase key, as received
-	nFuture   int                 // frames in future
-	futureCap int                 // bound of nFuture
-	next      uint64              // key of the first phase this agent has not sent
+	wbuf      []byte          // encode buffer
+	one       [1]int          // a destination list of one
+	groups    []sendGroup     // the phase's distinct payloads
+	sumTo     []int           // destinations of a group reduce's sum
+	leaveKey  []uint64        // leaveKey[j]: first phase agent j skips
+	future    [][]futureFrame // frames of later phases, a slot per round (see takeFuture)
+	nFuture   int             // frames in future
+	futureCap int             // bound of nFuture
+	next      uint64          // key of the first phase this agent has not sent
 	left      bool
 	sendErrs  int64
 
@@ -236,7 +243,10 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 	// (see down); every other agent takes batches where it can.
 	if b, ok := ep.(Batcher); ok && len(r.crashes) == 0 {
 		r.batch = b
-		r.timer = time.AfterFunc(time.Hour, b.Wake)
+		r.timer = time.AfterFunc(time.Hour, func() {
+			r.fired.Store(true)
+			b.Wake()
+		})
 	} else {
 		r.inbox = ep.Inbox()
 		r.timer = time.NewTimer(time.Hour)
