@@ -542,6 +542,10 @@ func (r *run) summary(end time.Time) *Summary {
 	}
 	s.Rounds = max(rounds, 0)
 	s.Traffic.StatusMalformed = r.statusMalformed
+	if sr, ok := r.obs.(node.StatsReporter); ok {
+		st := sr.Stats()
+		s.Traffic.addDrops(st.Refused, st.Malformed, st.Overflow, st.SlowConsumer)
+	}
 	if r.startSent {
 		s.ReadySeconds = r.started.Sub(r.begin).Seconds()
 		wall := end.Sub(r.started)

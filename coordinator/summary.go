@@ -171,6 +171,35 @@ type TrafficTotals struct {
 	// decodable, an unknown kind, an agent id outside 0..N-1, or a report
 	// that contradicts its status.
 	StatusMalformed int64 `json:"status_malformed"`
+	// Frames dropped before they reached a round loop or the coordinator
+	// (NATS): Ahead and Overflow, frames beyond an agent's window of
+	// future rounds or its buffer; Refused, messages that failed the
+	// run's MAC, by the agents' processes and by the coordinator, and
+	// RefusedBySubject the same by NATS subject; BusMalformed, messages
+	// with a valid MAC that could not be routed; InboxOverflow, frames
+	// dropped at a full agent queue; SlowConsumer, NATS slow-consumer
+	// events. Forged or replayed frames show up here, and nowhere else.
+	Ahead            int64            `json:"ahead,omitempty"`
+	Overflow         int64            `json:"overflow,omitempty"`
+	Refused          int64            `json:"refused"`
+	RefusedBySubject map[string]int64 `json:"refused_by_subject,omitempty"`
+	BusMalformed     int64            `json:"bus_malformed,omitempty"`
+	InboxOverflow    int64            `json:"inbox_overflow,omitempty"`
+	SlowConsumer     int64            `json:"slow_consumer,omitempty"`
+}
+
+// addDrops adds the drop counters of an agent or of the observer.
+func (t *TrafficTotals) addDrops(refused map[string]int64, busMalformed, inboxOverflow, slow int64) {
+	for subject, n := range refused {
+		if t.RefusedBySubject == nil {
+			t.RefusedBySubject = make(map[string]int64)
+		}
+		t.RefusedBySubject[subject] += n
+		t.Refused += n
+	}
+	t.BusMalformed += busMalformed
+	t.InboxOverflow += inboxOverflow
+	t.SlowConsumer += slow
 }
 
 // Fault is an agent that ended a run.
@@ -197,6 +226,9 @@ func (t *TrafficTotals) addTraffic(id int, a node.Traffic) {
 	t.Delayed += a.Delayed
 	t.StaleUsed += a.StaleUsed
 	t.DroppedWhileDown += a.DroppedWhileDown
+	t.Ahead += a.Ahead
+	t.Overflow += a.Overflow
+	t.addDrops(a.RefusedBySubject, a.BusMalformed, a.InboxOverflow, a.SlowConsumer)
 	for peer, n := range a.DropoutsByPeer {
 		i, j := min(id, peer), max(id, peer)
 		if t.DropoutsByEdge == nil {
