@@ -73,7 +73,7 @@ const EvalQueue = "oracle-workers"
 const (
 	natsMaxPayload     = 8<<20 + 4096 // bytes per message: 1M float64 values, header and MAC
 	natsMaxPending     = 256 << 20    // bytes the server queues per client
-	natsPendingMsgs    = 1 << 18      // messages a subscription may queue
+	natsPendingMsgs    = 1 << 16      // messages a subscription may queue
 	natsPendingBytes   = 256 << 20    // bytes a subscription may queue
 	natsCloseFlushTime = 2 * time.Second
 	// natsTCPWriteTimeout bounds a write to a TCP connection (the
@@ -363,6 +363,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 		subject: SubjectAgent(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
 		inbox: newBoundedQueue(inboxCap), control: newMailbox(),
 	}
+	e.window.Store(-1)
 	if err := b.register(e); err != nil {
 		return nil, fmt.Errorf("node: NATS endpoint for agent %d: %w", id, err)
 	}
@@ -427,8 +428,32 @@ type natsEndpoint struct {
 	control *mailbox
 	once    sync.Once
 
+	// round and window are the agent's current round and its
+	// FutureWindow (see setRound): the connection drops frames of later
+	// rounds before they reach the queue. window < 0 until set.
+	round, window atomic.Int64
+	ahead         atomic.Int64 // frames admit dropped
+
 	mu    sync.Mutex
 	stats EndpointStats // Refused, Malformed, SlowConsumer charged to this endpoint
+}
+
+// setRound implements roundTracker.
+func (e *natsEndpoint) setRound(t, window int) {
+	e.round.Store(int64(t))
+	e.window.Store(int64(window))
+}
+
+// admit reports whether a frame of round t may be queued for the agent:
+// not more than its window ahead of its round. Frames it refuses are
+// counted (EndpointStats.Ahead).
+func (e *natsEndpoint) admit(t int) bool {
+	w := e.window.Load()
+	if w < 0 || int64(t) <= e.round.Load()+w {
+		return true
+	}
+	e.ahead.Add(1)
+	return false
 }
 
 // Publish implements Endpoint: one message on the agent's own subject,
@@ -467,6 +492,7 @@ func (e *natsEndpoint) Stats() EndpointStats {
 	s := e.stats
 	s.Refused = cloneCounts(e.stats.Refused)
 	s.Overflow = e.inbox.dropped.Load()
+	s.Ahead = e.ahead.Load()
 	return s
 }
 

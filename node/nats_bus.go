@@ -181,14 +181,14 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	if h.NTo == 0 {
 		for _, e := range eps {
-			if e != nil {
+			if e != nil && e.admit(h.Round) {
 				e.inbox.put(frame)
 			}
 		}
 		return
 	}
 	for k := range h.NTo {
-		if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil {
+		if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
 			eps[to].inbox.put(frame)
 		}
 	}

@@ -320,6 +320,7 @@ func (r *runner) takeFuture() {
 func (r *runner) keepFuture(h Header, f []byte, now int) {
 	switch {
 	case h.Round > now+r.o.FutureWindow:
+		r.ahead++
 		r.tr.Ahead++
 		return
 	case r.nFuture >= r.futureCap:

@@ -53,7 +53,7 @@ type queue struct {
 // queued each time it looks, so only a flood (or an agent stuck far
 // behind) reaches it; frames beyond it are dropped and counted
 // (EndpointStats.Overflow), and the agent sees them as dropouts.
-const inboxCap = 1 << 18
+const inboxCap = 1 << 16
 
 func newQueue() *queue {
 	return &queue{ready: make(chan struct{}, 1), done: make(chan struct{})}

@@ -122,6 +122,9 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 				break
 			}
 		}
+		if r.rounds != nil {
+			r.rounds.setRound(t, o.FutureWindow)
+		}
 		if err := r.straggle(ctx, t); err != nil {
 			return r.fail(err)
 		}
@@ -168,8 +171,10 @@ type runner struct {
 	log hclog.Logger
 	tr  Traffic
 
-	inbox <-chan []byte // frame by frame, when batch is nil
-	batch Batcher       // the endpoint's batch inbox, if it has one
+	inbox  <-chan []byte // frame by frame, when batch is nil
+	batch  Batcher       // the endpoint's batch inbox, if it has one
+	rounds roundTracker  // the endpoint's early drop of frames too far ahead, if any
+	ahead  int64         // frames this loop dropped as too far ahead (Traffic.Ahead adds the endpoint's)
 	// deadline is the current phase's deadline; timer fires at it (on
 	// the batch path it wakes the agent, see wait).
 	deadline time.Time
@@ -239,6 +244,9 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
 	}
 	r.crashes = r.o.Faults.crashesOf(id)
+	if rt, ok := ep.(roundTracker); ok && len(r.crashes) == 0 {
+		r.rounds = rt // a crashing agent learns its peers' round from their frames
+	}
 	// A crashing agent reads its inbox frame by frame while it is down
 	// (see down); every other agent takes batches where it can.
 	if b, ok := ep.(Batcher); ok && len(r.crashes) == 0 {
@@ -369,6 +377,7 @@ func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
 			r.tr.Refused += n
 		}
 		r.tr.BusMalformed, r.tr.InboxOverflow, r.tr.SlowConsumer = st.Malformed, st.Overflow, st.SlowConsumer
+		r.tr.Ahead = r.ahead + st.Ahead
 	}
 	s := Status{Kind: kind, ID: r.id, Report: rep, Traffic: r.tr}
 	if cause != nil {

@@ -89,9 +89,19 @@ type EndpointStats struct {
 	// Overflow counts frames dropped because the agent's inbox queue was
 	// full (see inboxCap).
 	Overflow int64
+	// Ahead counts frames dropped on arrival because their round was
+	// more than Options.FutureWindow ahead of the agent's.
+	Ahead int64
 	// SlowConsumer counts the slow-consumer events of the connection
 	// that serves the endpoint (frames the NATS client dropped).
 	SlowConsumer int64
+}
+
+// roundTracker is implemented by endpoints that drop frames too far
+// ahead before queueing them: the round loop tells it its round t at the
+// start of each round, and its window.
+type roundTracker interface {
+	setRound(t, window int)
 }
 
 // StatsReporter is implemented by endpoints that drop frames before the
