@@ -3,7 +3,6 @@ package problems
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/dadmm"
@@ -11,10 +10,6 @@ import (
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 )
-
-// purposePortfolio separates the stream of the portfolio rewards from the
-// other streams derived from the run seed ("port").
-const purposePortfolio = 0x706f7274
 
 // portfolioMeanHi bounds the mean rewards nu_k ~ U[0, 0.1], as in the
 // paper's experiment.
@@ -77,9 +72,7 @@ func buildPortfolio(p *Portfolio, env registry.ProblemEnv) (*portfolio, error) {
 		return nil, registry.FieldErrors{{Key: "periods", Msg: fmt.Sprintf(
 			"%d periods for %d agents: need at least 2 per agent (%d)", p.Periods, env.N, least)}}
 	}
-	rng := rand.New(rand.NewPCG(
-		graph.Hash(env.Seed, 0, purposePortfolio, 0, 0),
-		graph.Hash(env.Seed, 0, purposePortfolio, 0, 1)))
+	rng := graph.StreamPortfolio.Rand(env.Seed, 0, 0)
 	rets, err := admm.GenerateReturns(admm.ReturnsConfig{
 		Assets: p.Assets, Periods: p.Periods, Cov: p.Cov, MeanHi: portfolioMeanHi,
 	}, rng)

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -14,13 +13,6 @@ import (
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 )
-
-// purposeInit separates the stream of the initial points from the other
-// streams derived from the run seed ("init").
-const purposeInit = 0x696e6974
-
-// purposeGraph separates the stream of random topologies ("graph").
-const purposeGraph = 0x6772617068
 
 // Setup is a scenario made concrete: everything every process of a run
 // rebuilds identically from the scenario and its seed, without any data
@@ -128,9 +120,7 @@ func (st *Setup) InitialPoint(i int) []float64 {
 	s := st.Scenario
 	x := make([]float64, st.Env.Problem.Dim())
 	if s.Problem.Init.Kind == InitRandom {
-		rng := rand.New(rand.NewPCG(
-			graph.Hash(s.Seed, 0, purposeInit, uint64(i), 0),
-			graph.Hash(s.Seed, 0, purposeInit, uint64(i), 1)))
+		rng := graph.StreamInit.Rand(s.Seed, 0, uint64(i))
 		for k := range x {
 			x[k] = s.Problem.Init.Scale * rng.NormFloat64()
 		}
@@ -191,7 +181,7 @@ func (st *Setup) SpectralRatio() (float64, error) {
 func (s *Scenario) buildGraph() (*graph.Graph, error) {
 	gs := s.Graph
 	n := s.Agents
-	seed := graph.Hash(s.Seed, 0, purposeGraph, 0, 0)
+	seed := graph.StreamGraph.Hash(s.Seed, 0, 0, 0)
 	var g *graph.Graph
 	var err error
 	switch gs.Topology {
@@ -225,7 +215,7 @@ func (s *Scenario) buildGraph() (*graph.Graph, error) {
 		return nil, s.errorAt(key, fmt.Errorf("the edge list %s gives each edge its own p: leave %s out, or drop the p column", gs.File, key))
 	}
 	if gs.PRange != nil {
-		g, err = g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.Hash(s.Seed, 1, purposeGraph, 0, 0))
+		g, err = g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
 		if err != nil {
 			return nil, s.errorAt("graph.p_range", err)
 		}
