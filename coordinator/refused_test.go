@@ -14,8 +14,9 @@ import (
 	"github.com/consim/consim/node"
 )
 
-// TestRunRefusedInSummary runs null agents over NATS on TCP while a
-// client without the run key, connected to the same server, publishes a
+// TestRunRefusedInSummary runs null agents over NATS on TCP, on a server
+// without users (as an external server may be), while a client without
+// the run key, connected to the same server, publishes a
 // stop on the control subject, a leave as agent 1, a data frame as agent
 // 2 and a failed status as agent 3, as soon as round 0 is measured. None
 // acts: the run ends ok after every round, and the summary counts each
@@ -35,7 +36,16 @@ func TestRunRefusedInSummary(t *testing.T) {
 	}
 	cfg := testConfig(t, n)
 	cfg.Rounds, cfg.ReportEvery = rounds, 50
-	tr, err := node.NewNATSTransport(node.NATSOptions{RunID: cfg.RunID})
+	srv, err := node.StartNATSServer(node.NATSServerOptions{Port: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	key, err := node.NewRunKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := node.NewNATSTransport(node.NATSOptions{RunID: cfg.RunID, URL: srv.ClientURL(), Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}

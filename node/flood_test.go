@@ -33,7 +33,7 @@ func TestFloodOfFarFutureFrames(t *testing.T) {
 	lockstep(t, want, rounds)
 
 	run := func(flood int) (rate float64, peak uint64, res observed) {
-		tr := newTestTransport(t, TransportNATS, n).(*NATSTransport)
+		tr := attackTransport(t, TransportNATS, "flooded")
 		agents := nullAgents(t, g, 10)
 		nc := outsider(t, tr)
 		frame := mustFrameTo(t, FrameData, 1, []int{0}, rounds-1, 0, make([]float64, 10)) // far ahead until the end

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,6 +119,14 @@ type NATSOptions struct {
 	// id can forge them. Keys reach processes by file or environment,
 	// never on the command line. At least MinRunKeyLen bytes.
 	Key []byte
+	// User and Password authenticate the process's connections to a
+	// server given by URL that requires it (see RunUsers). When User is
+	// empty they are read from $CONSIM_NATS_USER and the file named by
+	// $CONSIM_NATS_PASSWORD_FILE; failing both, connections are
+	// anonymous. A transport that starts its own server ignores them: it
+	// makes a user per role (agents, workers, coordinator) with the
+	// permissions of that role, and accepts no other client.
+	User, Password string
 	// ConnectTimeout bounds each connection attempt; an unreachable
 	// server is an error after at most this long. Default 4 s.
 	ConnectTimeout time.Duration
@@ -136,7 +145,18 @@ type NATSOptions struct {
 	ReconnectBufSize int
 	// Logger receives connection events. Default: discard.
 	Logger hclog.Logger
+
+	// extraUsers are added to the embedded server's users (tests).
+	extraUsers []NATSUser
 }
+
+// Connection roles, which pick the user of a connection on a server the
+// transport started.
+const (
+	roleAgents      = "agents"
+	roleWorkers     = "workers"
+	roleCoordinator = "coordinator"
+)
 
 // NATSTransport connects a run's agents and observer through NATS. All
 // the endpoints of one transport share one connection (a process needs
@@ -153,6 +173,10 @@ type NATSTransport struct {
 	slow atomic.Int64
 	mac  *macer
 	keys keySource
+	// users are the roles' users on the embedded server; user and
+	// password, the process's user on an external one (may be empty).
+	users          map[string]NATSUser
+	user, password string
 
 	mu      sync.Mutex
 	closers []func() error
@@ -195,7 +219,18 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 			"set", EnvRunKeyFile)
 	}
 	if opts.URL == "" {
-		srv, err := startServer(opts.RunID, opts.InProcess)
+		t.users = make(map[string]NATSUser)
+		all := append([]NATSUser(nil), opts.extraUsers...)
+		for role, mk := range map[string]func(string) (NATSUser, error){roleAgents: AgentsUser, roleWorkers: workersUser, roleCoordinator: CoordinatorUser} {
+			u, err := mk(opts.RunID)
+			if err != nil {
+				return nil, err
+			}
+			t.users[role] = u
+			all = append(all, u)
+		}
+		srv, err := StartNATSServer(NATSServerOptions{Name: "consim-" + opts.RunID, Host: "127.0.0.1", Port: server.RANDOM_PORT,
+			InProcessOnly: opts.InProcess, Users: all})
 		if err != nil {
 			return nil, err
 		}
@@ -204,6 +239,9 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 			t.url = srv.ClientURL()
 		}
 		return t, nil
+	}
+	if t.user, t.password, err = resolveUser(opts); err != nil {
+		return nil, err
 	}
 	nc, err := t.connect("probe", nil, nil)
 	if err != nil {
@@ -224,12 +262,6 @@ func validRunID(run string) error {
 		}
 	}
 	return nil
-}
-
-// startServer starts an embedded nats-server: in-process only, or on
-// 127.0.0.1 at a random port.
-func startServer(run string, inProcess bool) (*server.Server, error) {
-	return StartNATSServer(NATSServerOptions{Name: "consim-" + run, Host: "127.0.0.1", Port: server.RANDOM_PORT, InProcessOnly: inProcess})
 }
 
 // URL returns the address clients in other processes connect to: the
@@ -288,6 +320,9 @@ func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats
 		nats.ReconnectHandler(w.reconnected),
 		nats.ClosedHandler(w.closed),
 	}
+	if user, password := t.credentials(role); user != "" {
+		opts = append(opts, nats.UserInfo(user, password))
+	}
 	url := t.url
 	if t.srv != nil && t.opts.InProcess {
 		// The in-process pipe is always read by the server: no write
@@ -302,6 +337,25 @@ func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats
 		return nil, fmt.Errorf("node: connect %s to NATS at %s: %w", name, url, err)
 	}
 	return nc, nil
+}
+
+// credentials returns the user of a connection in role: the role's user
+// on the embedded server (agents, workers, coordinator by the role's
+// prefix), the process's user on an external one.
+func (t *NATSTransport) credentials(role string) (user, password string) {
+	if t.users == nil {
+		return t.user, t.password
+	}
+	switch {
+	case strings.HasPrefix(role, "worker"):
+		role = roleWorkers
+	case role == "observer":
+		role = roleCoordinator
+	default:
+		role = roleAgents
+	}
+	u := t.users[role]
+	return u.Name, u.Password
 }
 
 // Lost returns the first connection of the transport that was closed

@@ -21,10 +21,16 @@ type NATSServerOptions struct {
 	// ReadyTimeout bounds the wait for the server to accept connections.
 	// Default 5 s.
 	ReadyTimeout time.Duration
+	// Users, if any, are the only clients the server accepts, each with
+	// its publish and subscribe permissions (see RunUsers). Without
+	// users, any client may connect and publish anywhere: the frame MACs
+	// then protect the runs.
+	Users []NATSUser
 }
 
 // StartNATSServer starts a nats-server with the limits consim's transports
-// rely on (8 MiB messages, 256 MiB queued per client) and waits until it
+// rely on (8 MiB messages, 256 MiB queued per client), and the users of
+// o.Users if any, and waits until it
 // accepts connections. The caller shuts it down (Shutdown, then
 // WaitForShutdown); its client URL is ClientURL().
 func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
@@ -37,7 +43,7 @@ func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 5 * time.Second
 	}
-	srv, err := server.NewServer(&server.Options{
+	so := &server.Options{
 		ServerName: o.Name,
 		Host:       o.Host,
 		Port:       o.Port,
@@ -46,7 +52,11 @@ func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
 		NoSigs:     true,
 		MaxPayload: natsMaxPayload,
 		MaxPending: natsMaxPending,
-	})
+	}
+	if len(o.Users) > 0 {
+		so.Users = serverUsers(o.Users)
+	}
+	srv, err := server.NewServer(so)
 	if err != nil {
 		return nil, fmt.Errorf("node: NATS server: %w", err)
 	}

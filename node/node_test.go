@@ -379,15 +379,15 @@ func TestUnreachableNATSFailsFast(t *testing.T) {
 }
 
 func TestExternalURLTransport(t *testing.T) {
-	server, err := NewNATSTransport(NATSOptions{RunID: "host"})
+	srv, err := StartNATSServer(NATSServerOptions{Port: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer server.Close()
-	if !strings.HasPrefix(server.URL(), "nats://127.0.0.1:") {
-		t.Fatalf("embedded TCP server URL %q", server.URL())
+	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	if !strings.HasPrefix(srv.ClientURL(), "nats://127.0.0.1:") {
+		t.Fatalf("server URL %q", srv.ClientURL())
 	}
-	tr, err := NewTransport(TransportConfig{Kind: TransportNATSTCP, RunID: "external", URL: server.URL()})
+	tr, err := NewTransport(TransportConfig{Kind: TransportNATSTCP, RunID: "external", URL: srv.ClientURL()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,51 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
+// intruder is a user of the embedded servers of attackTransport that may
+// publish anywhere: what any client of a server without users can do.
+var intruder = NATSUser{Name: "intruder", Password: "intruder", Publish: []string{">"}, Subscribe: []string{">"}}
+
+// attackTransport returns a NATS transport of the given kind open to an
+// outside client (see outsider): in-process with the intruder as an extra
+// user of its server, or over TCP to a server without users (an external
+// server: the MACs alone protect the run), under a fresh run key.
+func attackTransport(t *testing.T, kind TransportKind, run string) *NATSTransport {
+	t.Helper()
+	key, err := NewRunKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := NATSOptions{RunID: run, Key: key}
+	if kind == TransportNATS {
+		opts.InProcess, opts.extraUsers = true, []NATSUser{intruder}
+	} else {
+		srv, err := StartNATSServer(NATSServerOptions{Port: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+		opts.URL = srv.ClientURL()
+	}
+	tr, err := NewNATSTransport(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tr.Close(); err != nil {
+			t.Errorf("close transport: %v", err)
+		}
+	})
+	return tr
+}
+
 // outsider connects a client that is no part of the run to the server of
-// tr: in-process for an in-process transport, over TCP otherwise.
+// tr (see attackTransport).
 func outsider(t *testing.T, tr *NATSTransport) *nats.Conn {
 	t.Helper()
 	var nc *nats.Conn
 	var err error
 	if tr.srv != nil && tr.opts.InProcess {
-		nc, err = nats.Connect("", nats.InProcessServer(tr.srv))
+		nc, err = nats.Connect("", nats.InProcessServer(tr.srv), nats.UserInfo(intruder.Name, intruder.Password))
 	} else {
 		nc, err = nats.Connect(tr.URL())
 	}
@@ -116,8 +153,9 @@ func publish(t *testing.T, nc *nats.Conn, subject string, data []byte) {
 }
 
 // TestAttacksOnALiveRun runs six averaging agents (a neighbour exchange
-// and an all-reduce per round) on NATS, in-process and over TCP, while an
-// outside client of the same server publishes forged or random messages
+// and an all-reduce per round) on NATS, in-process and over TCP to a
+// server without users, while an outside client of the same server
+// allowed to publish anywhere publishes forged or random messages
 // onto the run's subjects: data frames, a leave, a stop, statuses and
 // eval results, without the run key. Every run must end as if nothing
 // happened: all rounds, no dropout, iterates bit-identical to the
@@ -132,7 +170,7 @@ func TestAttacksOnALiveRun(t *testing.T) {
 	for _, kind := range []TransportKind{TransportNATS, TransportNATSTCP} {
 		for _, at := range attacks {
 			t.Run(string(kind)+"/"+at.name, func(t *testing.T) {
-				tr := newTestTransport(t, kind, n).(*NATSTransport)
+				tr := attackTransport(t, kind, "attacked")
 				agents := averagingAgents(g, 2)
 				nc := outsider(t, tr)
 				var wantAgents, wantStatuses int
@@ -244,7 +282,7 @@ func TestRunIDClaim(t *testing.T) {
 	g := ring(t, n)
 	want := averagingAgents(g, 2)
 	lockstep(t, want, rounds)
-	tr := newTestTransport(t, TransportNATSTCP, n).(*NATSTransport)
+	tr := attackTransport(t, TransportNATSTCP, "claimed")
 	second, err := NewNATSTransport(NATSOptions{RunID: tr.opts.RunID, URL: tr.URL(), Key: []byte("another run's key, 32 bytes long")})
 	if err != nil {
 		t.Fatal(err)
