@@ -172,3 +172,41 @@ func TestLinearizedSparseDrawConverges(t *testing.T) {
 		}
 	}
 }
+
+// TestIssueRunStaysBounded is the run of the issue: the linearized method
+// with c = 1, tau = 0.1 and mini-batch gradients (10 of 50 rows) on a
+// least-squares problem like quickstart's, 8 agents on a ring at p = 0.2.
+// While isolated agents stepped along their duals it diverged
+// (max_i ||x_i - x*|| was 3e+14 at round 2000); it must now approach x*:
+// the rms distance over rounds 8000..10000 must be below a tenth of the
+// start and below the rms over rounds 1000..3000.
+func TestIssueRunStaysBounded(t *testing.T) {
+	const N = 8
+	p, err := problem.New(problem.Spec{Kind: problem.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
+		Noise: 0.1, Heterogeneity: 1}, N, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ring(t, N, 0.2)
+	x0 := startPoints(N, p.Dim(), 1, 4)
+	nw := newNetwork(t, Config{Method: MethodLinearized, C: 1, Tau: 0.1, Seed: 2}, g, graph.Bernoulli{G: g, Seed: 6}, p, x0)
+	rms := func(from, to int) float64 {
+		var s float64
+		for r := from; r < to; r++ {
+			nw.run(t, r, 1)
+			for _, a := range nw.agents {
+				d := dist(a.X(), p.XStar)
+				s += d * d / float64((to-from)*N)
+			}
+		}
+		return math.Sqrt(s)
+	}
+	start := nw.maxDist(p.XStar)
+	early := rms(0, 3000)
+	nw.run(t, 3000, 5000)
+	late := rms(8000, 10000)
+	t.Logf("max_i ||x_i - x*|| at the start %.3g; rms distance over rounds 0..3000 %.3g, over 8000..10000 %.3g", start, early, late)
+	if !(late < 0.1*start) || !(late < early) {
+		t.Errorf("rms distance over rounds 8000..10000 = %.3g, want < %.3g (a tenth of the start) and < %.3g (rounds 0..3000)", late, 0.1*start, early)
+	}
+}
