@@ -86,27 +86,39 @@ func PathFixed(md *Model, place [][]int) (float64, error) {
 	return pathLP(md, allowed)
 }
 
-// pathLP runs two phases of column generation over the same path set:
-// phase 1 minimizes the total weight of the artificial paths (real paths
-// cost 0, artificial ones 1, pricing with link weights pi_e alone); a
-// positive optimum proves the LP infeasible. Phase 2 prices with the real
-// costs and the artificial paths at bigM, starting from phase 1's paths.
+// pathLP runs column generation with the real costs and the artificial
+// paths at bigM. When an artificial path may carry flow it runs phase 1,
+// which minimizes the total weight of the artificial paths (real paths
+// cost 0, artificial ones 1, pricing with link weights pi_e alone): a
+// positive optimum proves the LP infeasible; otherwise phase 2 is
+// resumed from the paths found.
 func pathLP(md *Model, allowed [][][]int) (float64, error) {
-	paths, v1, err := colgen(md, allowed, nil, true)
+	// Phase 2 first: if no alpha_k reaches bigM, no dual constraint of an
+	// artificial path is tight, so by complementary slackness no
+	// artificial path carries flow and the value is the LP optimum.
+	paths, v2, tight, err := colgen(md, allowed, nil, false)
+	if err != nil {
+		return 0, err
+	}
+	if !tight {
+		return v2, nil
+	}
+	_, v1, _, err := colgen(md, allowed, paths, true)
 	if err != nil {
 		return 0, err
 	}
 	if v1 > 1e-9 {
 		return 0, fmt.Errorf("%w: the LP has no feasible routing (link or node capacities too small for the flows; %.3g of the flow cannot be routed)", ErrInfeasible, v1)
 	}
-	_, v2, err := colgen(md, allowed, paths, false)
+	_, v2, _, err = colgen(md, allowed, paths, false)
 	return v2, err
 }
 
 // colgen runs one phase of column generation from the given paths (the
 // artificial ones are added when paths is nil) and returns the final path
-// set and the optimal value.
-func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, float64, error) {
+// set, the optimal value, and whether some alpha_k reached the cost of
+// its artificial path (so that it may carry flow).
+func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, float64, bool, error) {
 	in := md.Inst
 	K, L := len(in.Flows), len(in.Links)
 	hostIdx := make([]int, in.Nodes)
@@ -155,7 +167,7 @@ func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, fl
 	var value float64
 	for it := 0; ; it++ {
 		if it == cgMaxIter {
-			return nil, 0, fmt.Errorf("slicing: column generation did not converge in %d rounds", cgMaxIter)
+			return nil, 0, false, fmt.Errorf("slicing: column generation did not converge in %d rounds", cgMaxIter)
 		}
 		// Only links and hosts some path uses get a dual variable: the
 		// others have a zero column and cost >= 0, so they are 0 at the
@@ -218,7 +230,7 @@ func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, fl
 		}
 		opt, y, err := lp.Simplex(c, a, b, LPTol, nil)
 		if err != nil {
-			return nil, 0, fmt.Errorf("slicing: column generation: dual simplex: %w", err)
+			return nil, 0, false, fmt.Errorf("slicing: column generation: dual simplex: %w", err)
 		}
 		value = -opt
 		at := func(v int) float64 {
@@ -250,7 +262,17 @@ func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, fl
 			break
 		}
 	}
-	return paths, value, nil
+	art := 1.0
+	if !phase1 {
+		art = bigM
+	}
+	tight := false
+	for _, a := range alpha {
+		if a >= art*(1-1e-9) {
+			tight = true
+		}
+	}
+	return paths, value, tight, nil
 }
 
 // reducedExtra returns sum_e a_ep pi_e + sum_i n_ip nu_i.

@@ -150,6 +150,11 @@ func Round(md *Model, w []float64) (Rounded, error) {
 		left[pick] -= rate
 		rd.Place[p.k][p.m-1] = pick
 	}
+	for i, l := range left {
+		if l < -1e-12*in.NodeCap[i] {
+			return rd, nil // a node is overloaded: infeasible without routing
+		}
+	}
 	obj, err := PathFixed(md, rd.Place)
 	switch {
 	case err == nil:
