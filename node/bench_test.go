@@ -103,6 +103,16 @@ func almAgents(b *testing.B, g *graph.Graph, d, rounds int) []consensus.Agent {
 // benchRounds runs the agents for b.N rounds on a transport of the given
 // kind and reports rounds/s.
 func benchRounds(b *testing.B, kind TransportKind, agents []consensus.Agent) {
+	b.ReportAllocs()
+	elapsed := runRounds(b, kind, agents, b.N, b.ResetTimer)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rounds/s")
+}
+
+// runRounds runs the agents for the given rounds on a fresh transport of
+// the given kind and returns the wall time from the start control to the
+// end of the last agent. started, if set, runs just before the start.
+func runRounds(b testing.TB, kind TransportKind, agents []consensus.Agent, rounds int, started func()) time.Duration {
 	n := len(agents)
 	tr := newTestTransport(b, kind, n)
 	obs, err := tr.Observer()
@@ -113,7 +123,7 @@ func benchRounds(b *testing.B, kind TransportKind, agents []consensus.Agent) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- RunAll(ctx, agents, tr, Options{Rounds: b.N, PhaseDeadline: time.Minute}) }()
+	go func() { done <- RunAll(ctx, agents, tr, Options{Rounds: rounds, PhaseDeadline: time.Minute}) }()
 	for ready := 0; ready < n; {
 		s, err := DecodeStatus(<-obs.Statuses())
 		if err != nil {
@@ -123,8 +133,9 @@ func benchRounds(b *testing.B, kind TransportKind, agents []consensus.Agent) {
 			ready++
 		}
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
+	if started != nil {
+		started()
+	}
 	begin := time.Now()
 	if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
 		b.Fatal(err)
@@ -132,7 +143,5 @@ func benchRounds(b *testing.B, kind TransportKind, agents []consensus.Agent) {
 	if err := <-done; err != nil {
 		b.Fatal(err)
 	}
-	elapsed := time.Since(begin)
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "rounds/s")
+	return time.Since(begin)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +42,52 @@ func BenchmarkRaw(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkVsRaw measures the null algorithm on consim's runtime and the
+// raw exchange of BenchmarkRaw on the same graph, d = 10, alternately, 5
+// times each per transport and N, and reports the median of the 5
+// ratios consim/raw, and the medians of both rates: on a shared machine,
+// interleaving keeps the ratio meaningful when the absolute rates drift.
+// Each measurement runs about 0.2 s. Run with -benchtime 1x.
+func BenchmarkVsRaw(b *testing.B) {
+	for _, kind := range TransportKinds {
+		for _, n := range []int{16, 64, 256, 1024} {
+			b.Run(fmt.Sprintf("%s/N=%d", kind, n), func(b *testing.B) {
+				g := ringChords(b, n)
+				raw := func(rounds int) time.Duration {
+					if kind == TransportChan {
+						return rawChan(b, g, 10, rounds)
+					}
+					return rawNATS(b, g, 10, rounds, kind == TransportNATS)
+				}
+				ours := func(rounds int) time.Duration {
+					return runRounds(b, kind, nullAgents(b, g, 10), rounds, nil)
+				}
+				// Calibrate: rounds for about 0.2 s of the raw exchange.
+				rounds := 20
+				for d := raw(rounds); d < 50*time.Millisecond; d = raw(rounds) {
+					rounds *= 4
+				}
+				rounds = max(rounds*int(200*time.Millisecond/max(raw(rounds), time.Millisecond)), 20)
+				var ratios, rawRates, ourRates []float64
+				for range 5 {
+					r := float64(rounds) / raw(rounds).Seconds()
+					o := float64(rounds) / ours(rounds).Seconds()
+					ratios, rawRates, ourRates = append(ratios, o/r), append(rawRates, r), append(ourRates, o)
+				}
+				b.ReportMetric(median(ratios), "ratio")
+				b.ReportMetric(median(rawRates), "raw-rounds/s")
+				b.ReportMetric(median(ourRates), "rounds/s")
+			})
+		}
+	}
+}
+
+// median returns the median of xs (which it sorts).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // rawAgent is one agent of the raw exchanges.

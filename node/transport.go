@@ -13,15 +13,17 @@
 // Endpoint. An agent may send Msgs to any other agent and expect messages
 // from any: the runtime knows no graph, so peers on a graph, a star (a
 // server and its workers) or any other pattern use the same frames and
-// subjects (consim.<run>.in.<id> on NATS).
+// subjects. Messages of a phase with the same values leave as one frame
+// that lists its destinations, published once on the sender's own
+// subject (consim.<run>.a.<id> on NATS; see docs/protocol.md).
 //
 // Groups. A phase's reduce is over all agents by default: each term goes
 // to the root (the lowest agent not known to have left), which sums the
-// terms in ascending id and broadcasts the sum (consim.<run>.all). With
-// Outbox.Group the reduce is over the listed agents only: the root is the
-// group's lowest member still in the run, it sends the sum to each other
-// member's inbox, and agents outside the group neither send nor wait nor
-// receive anything of it. Disjoint groups may reduce in the same phase.
+// terms in ascending id and broadcasts the sum (a frame for every agent).
+// With Outbox.Group the reduce is over the listed agents only: the root is
+// the group's lowest member still in the run, it sends the sum in one
+// frame addressed to the other members, and agents outside the group
+// neither send nor wait nor receive anything of it. Disjoint groups may reduce in the same phase.
 // Broadcast from a group's root to its members is ordinary Msgs.
 //
 // Oracle workers. An agent may ask for a batch of independent evaluations
@@ -42,7 +44,8 @@
 //     the queue group EvalQueue (NATSTransport.EvalWorker), so each chunk
 //     goes to one worker, which evaluates it with OracleWorker.Serve and
 //     publishes the results, or a failure naming the request, on the
-//     requesting agent's consim.<run>.in.<id>, where the agent reassembles
+//     worker's consim.<run>.r.<w>, from which the requesting agent's
+//     process hands them to the agent, which reassembles
 //     them by request index. RunAll runs the W workers when Oracle is set;
 //     agent processes on other hosts leave them to worker processes that
 //     call EvalWorker and Serve. Chunks unanswered at Options.EvalDeadline
@@ -52,6 +55,17 @@
 //
 // A failing evaluation (an error or a panic of the oracle) fails the
 // agent's phase with an error naming the request and its operation.
+//
+// # Integrity
+//
+// On NATS every message carries an HMAC-SHA256 under the run key (mac.go,
+// NATSOptions.Key); messages that fail it are dropped and counted by
+// subject before any queue, so forged frames, leaves and stops have no
+// effect. The coordinator claims the run id on the server (claim.go), and
+// a server consim starts admits only the run's users, each allowed to
+// publish its own subjects (nats_auth.go). Frames too far ahead and full
+// queues are bounded and counted (Options.FutureWindow). The subjects,
+// frames and the security model are in docs/protocol.md.
 package node
 
 // Endpoint is one agent's connection to a run. Frames are opaque bytes
