@@ -244,7 +244,7 @@ func (r *runner) awaitEvals(ctx context.Context) error {
 		return nil
 	}
 	r.arm(e.sentAt.Add(r.o.EvalDeadline))
-	defer r.timer.Stop()
+	defer r.disarm()
 	for e.failed == nil && e.wait > 0 {
 		got, err := r.poll()
 		if err != nil {

@@ -347,11 +347,62 @@ func (r *runner) dropFuture() int {
 	return n
 }
 
-// arm sets the deadline of the current wait to at and starts the timer.
+// arm sets the deadline of the current wait to at. On the batch path the
+// timer is not reset for each wait: it stays armed at an earlier
+// deadline, and when it fires while a later deadline is set it re-arms
+// itself for the rest (see onTimer); deadlines of phases only grow, so it
+// fires about once per deadline period instead of being reset and
+// stopped twice per phase. A deadline earlier than the one the timer is
+// set for resets it. On the channel path the timer is reset.
 func (r *runner) arm(at time.Time) {
 	r.deadline = at
-	r.fired.Store(false)
-	r.timer.Reset(time.Until(at))
+	if r.batch == nil {
+		r.timer.Reset(time.Until(at))
+		return
+	}
+	r.tmu.Lock()
+	r.deadlineNs = at.UnixNano()
+	if !r.timerSet || r.deadlineNs < r.timerAt {
+		// Idle, or set for later than this deadline (an eval deadline
+		// shorter than the phase deadline).
+		r.timerSet, r.timerAt = true, r.deadlineNs
+		r.timer.Reset(time.Until(at))
+	}
+	r.tmu.Unlock()
+}
+
+// disarm ends the current wait's deadline.
+func (r *runner) disarm() {
+	if r.batch == nil {
+		r.timer.Stop()
+		return
+	}
+	r.tmu.Lock()
+	r.deadlineNs = 0
+	r.tmu.Unlock()
+}
+
+// onTimer is the batch path's timer function: it wakes the agent if the
+// deadline of its current wait has passed, re-arms for the rest if a
+// later deadline is set, and goes idle if the agent is not waiting.
+func (r *runner) onTimer() {
+	r.tmu.Lock()
+	dl := r.deadlineNs
+	if dl == 0 {
+		r.timerSet = false
+		r.tmu.Unlock()
+		return
+	}
+	if now := time.Now().UnixNano(); now < dl {
+		r.timerAt = dl
+		r.timer.Reset(time.Duration(dl - now))
+		r.tmu.Unlock()
+		return
+	}
+	r.timerSet = false
+	r.fired.Store(true)
+	r.tmu.Unlock()
+	r.batch.Wake()
 }
 
 // collect reads the inbox until every awaited message and term has
@@ -363,7 +414,7 @@ func (r *runner) collect(ctx context.Context) error {
 	armed := false
 	defer func() {
 		if armed {
-			r.timer.Stop()
+			r.disarm()
 		}
 	}()
 	for r.waitMsgs > 0 || r.waitTerms > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -185,6 +186,13 @@ type runner struct {
 	// fired is set when the timer fires (batch path), cancelled when ctx
 	// ends: a wake-up costs no clock read unless the timer fired.
 	fired, cancelled atomic.Bool
+	// The batch path's timer state (see arm): the deadline of the current
+	// wait in Unix ns, 0 when not waiting, whether the timer is set and
+	// for when (Unix ns).
+	tmu        sync.Mutex
+	deadlineNs int64
+	timerSet   bool
+	timerAt    int64
 
 	wbuf      []byte          // encode buffer
 	one       [1]int          // a destination list of one
@@ -251,10 +259,7 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 	// (see down); every other agent takes batches where it can.
 	if b, ok := ep.(Batcher); ok && len(r.crashes) == 0 {
 		r.batch = b
-		r.timer = time.AfterFunc(time.Hour, func() {
-			r.fired.Store(true)
-			b.Wake()
-		})
+		r.timer = time.AfterFunc(time.Hour, r.onTimer)
 	} else {
 		r.inbox = ep.Inbox()
 		r.timer = time.NewTimer(time.Hour)
