@@ -1,6 +1,7 @@
 package node
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -27,25 +28,36 @@ type Batcher interface {
 // queue is a FIFO of frames with a one-slot wake-up signal: put never
 // blocks, take hands over everything queued. It holds at most limit frames
 // (no bound when limit is 0): a frame put into a full queue is dropped and
-// counted in dropped. A channel view (C) is
-// started on first use for readers that want one frame at a time; a queue
-// must be read through take or through C, not both. close discards the
-// frames still queued, so a queue whose reader has gone holds nothing.
+// counted in dropped. A channel view (C) is started on first use for
+// readers that want one frame at a time; a queue must be read through
+// take or through C, not both. close discards the frames still queued, so
+// a queue whose reader has gone holds nothing.
+//
+// It takes no lock: put pushes a node onto a stack with one
+// compare-and-swap, and take detaches the whole stack with one swap and
+// reverses it into arrival order.
 type queue struct {
-	mu     sync.Mutex
-	frames [][]byte
-	closed bool
+	head   atomic.Pointer[qnode] // the frames queued, newest first
+	n      atomic.Int64          // frames queued (with limit)
+	closed atomic.Bool
 	ready  chan struct{}
 	done   chan struct{} // closed by close: the channel view's pump exits
 	// waiting is set while the reader is in wait: only then does put
-	// signal ready, so a sender to a busy reader takes no channel lock.
+	// signal ready, so a sender to a busy reader touches no channel.
 	waiting atomic.Bool
 
-	once sync.Once
-	out  chan []byte
+	once      sync.Once
+	closeOnce sync.Once
+	out       chan []byte
 
 	limit   int
 	dropped atomic.Int64
+}
+
+// qnode is one queued frame.
+type qnode struct {
+	f    []byte
+	next *qnode
 }
 
 // inboxCap bounds the frames queued for one agent of a NATS transport
@@ -69,18 +81,26 @@ func newBoundedQueue(limit int) *queue {
 // put appends frame and reports whether the queue was still open; a frame
 // put into a closed queue is discarded.
 func (q *queue) put(frame []byte) bool {
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
+	if q.closed.Load() {
 		return false
 	}
-	if q.limit > 0 && len(q.frames) >= q.limit {
-		q.mu.Unlock()
+	if q.limit > 0 && q.n.Add(1) > int64(q.limit) {
+		q.n.Add(-1)
 		q.dropped.Add(1)
 		return true
 	}
-	q.frames = append(q.frames, frame)
-	q.mu.Unlock()
+	node := &qnode{f: frame}
+	for {
+		old := q.head.Load()
+		node.next = old
+		if q.head.CompareAndSwap(old, node) {
+			break
+		}
+	}
+	if q.closed.Load() {
+		q.head.Store(nil) // closed meanwhile: hold nothing
+		return false
+	}
 	if q.waiting.Load() {
 		q.signal()
 	}
@@ -96,31 +116,32 @@ func (q *queue) signal() {
 
 // wait blocks until frames are queued, the queue closes or signal is
 // called (see Batcher.WaitInbox). The reader announces itself before it
-// looks at the queue, so a put that finds it not waiting has appended
+// looks at the queue, so a put that finds it not waiting has pushed
 // before the look and is seen.
 func (q *queue) wait() {
 	q.waiting.Store(true)
-	q.mu.Lock()
-	pending := len(q.frames) > 0 || q.closed
-	q.mu.Unlock()
-	if !pending {
+	if q.head.Load() == nil && !q.closed.Load() {
 		<-q.ready
 	}
 	q.waiting.Store(false)
 }
 
-// take appends the queued frames to dst and empties the queue. ok is
-// false once the queue is closed and empty.
+// take appends the queued frames to dst, in arrival order, and empties
+// the queue. ok is false once the queue is closed and empty.
 func (q *queue) take(dst [][]byte) ([][]byte, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	dst = append(dst, q.frames...)
-	clear(q.frames)
-	q.frames = q.frames[:0]
-	if cap(q.frames) > 1<<12 {
-		q.frames = nil // after a burst, do not keep its storage
+	list := q.head.Swap(nil)
+	if list == nil {
+		return dst, !q.closed.Load()
 	}
-	return dst, !(q.closed && len(dst) == 0)
+	start := len(dst)
+	for p := list; p != nil; p = p.next {
+		dst = append(dst, p.f)
+	}
+	if q.limit > 0 {
+		q.n.Add(-int64(len(dst) - start))
+	}
+	slices.Reverse(dst[start:])
+	return dst, true
 }
 
 // C returns a channel yielding the frames one at a time in order; it is
@@ -163,15 +184,10 @@ func (q *queue) pump() {
 // close marks the queue closed, discards the frames still queued, stops
 // the channel view's pump and wakes the reader. It is idempotent.
 func (q *queue) close() {
-	q.mu.Lock()
-	if q.closed {
-		q.mu.Unlock()
-		return
-	}
-	q.closed = true
-	clear(q.frames)
-	q.frames = nil
-	close(q.done)
-	q.mu.Unlock()
-	q.signal()
+	q.closeOnce.Do(func() {
+		q.closed.Store(true)
+		q.head.Store(nil)
+		close(q.done)
+		q.signal()
+	})
 }
