@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestSignLabels(t *testing.T) {
 		{"all ones", []float64{1, 1}, []float64{1, 1}, ""},
 		{"all zeros", []float64{0, 0}, []float64{-1, -1}, ""},
 		{"all minus ones", []float64{-1}, []float64{-1}, ""},
-		{"negative zero", []float64{-0.0, 1}, []float64{-1, 1}, ""},
+		{"negative zero", []float64{math.Copysign(0, -1), 1}, []float64{-1, 1}, ""},
 		{"three classes", []float64{0, 1, 2}, nil, "row 2: label 2 is not a binary class label; want -1/+1 or 0/1"},
 		{"fraction", []float64{0.5}, nil, "row 0: label 0.5 is not a binary class label"},
 		{"mixed conventions", []float64{-1, 1, 0}, nil, "row 2: label 0 mixes the label conventions {-1, +1} and {0, 1}"},

@@ -356,7 +356,6 @@ type degreeDP struct {
 	prob  []float64
 	next  []float64
 	verts []int
-	edges []int
 	mark  []int
 	stamp int
 	work  int64 // state updates so far

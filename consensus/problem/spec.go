@@ -63,9 +63,6 @@ func (s Spec) Box() Box {
 // bounded reports whether both sides of the box are finite.
 func (b Box) bounded() bool { return !math.IsInf(b.Lo, 0) && !math.IsInf(b.Hi, 0) }
 
-// unbounded reports whether X = R^n.
-func (b Box) unbounded() bool { return math.IsInf(b.Lo, -1) && math.IsInf(b.Hi, 1) }
-
 // Validate checks the spec for n agents and names the first offending
 // field with its allowed range.
 func (s Spec) Validate(n int) error {

@@ -74,11 +74,9 @@ func SolveFixed(md *Model, place [][]int) (Solution, error) {
 func (md *Model) solve(place [][]int) (Solution, error) {
 	in := md.Inst
 	fixed := make([]float64, md.N) // x values when place != nil
-	if place != nil {
-		for k := range place {
-			for m, i := range place[k] {
-				fixed[md.X(i, k, m+1)] = 1
-			}
+	for k := range place {
+		for m, i := range place[k] {
+			fixed[md.X(i, k, m+1)] = 1
 		}
 	}
 	isX := make([]bool, md.N)
@@ -159,7 +157,6 @@ func (md *Model) solve(place [][]int) (Solution, error) {
 				}
 				addRow(row, scale, c)
 			}
-			r++
 		}
 	}
 	if place == nil {

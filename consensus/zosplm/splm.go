@@ -91,7 +91,7 @@ type Server struct {
 	*core
 	prm     Params
 	x, z, y []float64
-	w, yrho []float64
+	w       []float64
 }
 
 var _ Method = (*Server)(nil)
