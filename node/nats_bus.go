@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -171,7 +170,7 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 	if err == nil && h.Kind >= FrameEval && h.Kind <= FrameEvalFail {
 		err = fmt.Errorf("%s frame on an agent subject", h.Kind)
 	}
-	if err == nil && (len(m.Subject) <= len(b.agentPrefix) || m.Subject[len(b.agentPrefix):] != strconv.Itoa(h.From)) {
+	if err == nil && !subjectIs(m.Subject, len(b.agentPrefix), h.From) {
 		err = fmt.Errorf("frame of agent %d", h.From)
 	}
 	if err != nil {
@@ -192,6 +191,27 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 			eps[to].inbox.put(frame)
 		}
 	}
+}
+
+// subjectIs reports whether subject[prefix:] is the decimal id, without
+// allocating.
+func subjectIs(subject string, prefix, id int) bool {
+	if len(subject) <= prefix || id < 0 {
+		return false
+	}
+	tail := subject[prefix:]
+	if len(tail) > 1 && tail[0] == '0' {
+		return false
+	}
+	v := 0
+	for i := 0; i < len(tail); i++ {
+		c := tail[i]
+		if c < '0' || c > '9' || v > MaxFrameID {
+			return false
+		}
+		v = 10*v + int(c-'0')
+	}
+	return v == id
 }
 
 // onResult delivers an eval result or failure to the agent it names.

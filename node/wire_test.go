@@ -227,3 +227,24 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+func TestSubjectIs(t *testing.T) {
+	const p = len("consim.r.a.")
+	for _, tc := range []struct {
+		subject string
+		id      int
+		want    bool
+	}{
+		{"consim.r.a.0", 0, true},
+		{"consim.r.a.17", 17, true},
+		{"consim.r.a.17", 1, false},
+		{"consim.r.a.017", 17, false},
+		{"consim.r.a.", 0, false},
+		{"consim.r.a.1x", 1, false},
+		{"consim.r.a.99999999999999999999", 7, false},
+	} {
+		if got := subjectIs(tc.subject, p, tc.id); got != tc.want {
+			t.Errorf("subjectIs(%q, %d) = %v, want %v", tc.subject, tc.id, got, tc.want)
+		}
+	}
+}
