@@ -24,6 +24,9 @@ var (
 	ErrTimeout = errors.New("run timed out")
 	// ErrObserverClosed: the status channel closed before the run ended.
 	ErrObserverClosed = errors.New("status channel closed")
+	// ErrStoppedElsewhere: agents stopped early on a stop control this
+	// coordinator did not send (Summary.Status StatusStopped).
+	ErrStoppedElsewhere = errors.New("run stopped by a control the coordinator did not send")
 )
 
 // AgentError names the agent that ended a run. It unwraps to

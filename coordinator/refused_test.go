@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +125,46 @@ func TestRunRefusedInSummary(t *testing.T) {
 			t.Errorf("refused by subject %v: want one on %s", sum.Traffic.RefusedBySubject, f.subject)
 		}
 	}
+}
+
+// TestRunStoppedElsewhere: the agents end early on a stop control this
+// coordinator did not send (their final statuses carry its reason). The
+// run is reported as stopped, not ok, naming the agent and the reason,
+// and Run returns ErrStoppedElsewhere.
+func TestRunStoppedElsewhere(t *testing.T) {
+	const n = 3
+	s := sim{n: n, rounds: 10, every: 2}
+	obs := newFakeObserver()
+	push := func(st node.Status) {
+		b, err := node.EncodeStatus(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs.statuses <- b
+	}
+	for i := range n {
+		push(node.Status{Kind: node.StatusReady, ID: i})
+	}
+	for i := range n {
+		push(s.status(node.StatusProgress, i, 0))
+		final := s.status(node.StatusFinal, i, 3)
+		final.Stop = "not from this coordinator"
+		push(final)
+	}
+	cfg := testConfig(t, n)
+	cfg.Rounds, cfg.ReportEvery = s.rounds, s.every
+	ev := EvaluatorFunc(func([]consensus.Report) (metrics.Metrics, error) { return metrics.Metrics{}, nil })
+	sum, err := Run(context.Background(), cfg, obs, ev)
+	if !errors.Is(err, ErrStoppedElsewhere) || !strings.Contains(err.Error(), "not from this coordinator") {
+		t.Fatalf("err = %v, want ErrStoppedElsewhere with the stop's reason", err)
+	}
+	if sum.Status != StatusStopped || sum.StopCause != StopElsewhere || !strings.Contains(sum.Reason, "agent 0") {
+		t.Errorf("status %q cause %q reason %q, want stopped, %s, naming agent 0", sum.Status, sum.StopCause, sum.Reason, StopElsewhere)
+	}
+	for _, c := range obs.sentControls() {
+		if c.Kind == node.ControlStop {
+			return
+		}
+	}
+	t.Errorf("controls %v: the coordinator should still stop the others", obs.sentControls())
 }

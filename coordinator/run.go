@@ -281,6 +281,9 @@ func (r *run) ingest(frame []byte, now time.Time) {
 		}
 		a.lastRound = max(a.lastRound, s.Report.Round)
 		a.remember(s.Report)
+		if s.Kind == node.StatusFinal && s.Stop != "" && !r.stopSent && r.failure == nil {
+			r.fail(StopElsewhere, fmt.Errorf("%w: agent %d stopped after round %d (stop reason %q)", ErrStoppedElsewhere, s.ID, s.Report.Round, s.Stop))
+		}
 		if s.Kind == node.StatusFinal {
 			a.state = agentFinished
 			r.log.Debug("agent finished", "agent", s.ID, "round", s.Report.Round)
@@ -529,6 +532,9 @@ func (r *run) summary(end time.Time) *Summary {
 	}
 	if r.failure != nil {
 		s.Status, s.Reason = StatusFailed, r.failure.Error()
+		if errors.Is(r.failure, ErrStoppedElsewhere) {
+			s.Status = StatusStopped
+		}
 	}
 	rounds, counted := -1, false
 	for id, a := range r.agents {

@@ -14,19 +14,24 @@ import (
 const (
 	StatusOK     = "ok"
 	StatusFailed = "failed"
+	// StatusStopped: agents stopped early on a stop control that this
+	// coordinator did not send; Reason names the agent and the control's
+	// reason (its origin), and Run returns ErrStoppedElsewhere.
+	StatusStopped = "stopped"
 )
 
 // Stop causes (Summary.StopCause).
 const (
-	StopRounds       = "rounds"       // every agent finished its rounds
-	StopTolerance    = "tolerance"    // a tolerance was met; Stop published
-	StopNotReady     = "not_ready"    // ErrNotReady
-	StopAgentFailed  = "agent_failed" // ErrAgentFailed
-	StopDeparted     = "departed"     // ErrAgentDeparted
-	StopUnresponsive = "unresponsive" // ErrUnresponsive
-	StopTimeout      = "timeout"      // ErrTimeout
-	StopInterrupted  = "interrupted"  // the context was cancelled
-	StopError        = "error"        // any other error (evaluation, files, transport)
+	StopRounds       = "rounds"            // every agent finished its rounds
+	StopTolerance    = "tolerance"         // a tolerance was met; Stop published
+	StopNotReady     = "not_ready"         // ErrNotReady
+	StopAgentFailed  = "agent_failed"      // ErrAgentFailed
+	StopDeparted     = "departed"          // ErrAgentDeparted
+	StopUnresponsive = "unresponsive"      // ErrUnresponsive
+	StopTimeout      = "timeout"           // ErrTimeout
+	StopInterrupted  = "interrupted"       // the context was cancelled
+	StopError        = "error"             // any other error (evaluation, files, transport)
+	StopElsewhere    = "stopped_elsewhere" // ErrStoppedElsewhere
 )
 
 // Param is one resolved parameter or constant of the algorithm in
@@ -99,7 +104,7 @@ func params(vs []registry.Value) []Param {
 // Summary is summary.json: the outcome of a run.
 type Summary struct {
 	RunID  string `json:"run_id"`
-	Status string `json:"status"` // StatusOK or StatusFailed
+	Status string `json:"status"` // StatusOK, StatusFailed or StatusStopped
 	// Reason says why a failed run failed; empty when ok.
 	Reason    string `json:"reason,omitempty"`
 	StopCause string `json:"stop_cause"`

@@ -199,8 +199,8 @@ func TestStopEndsEveryAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, s := range res.terminal {
-				if s.Kind != StatusFinal || s.Report.Round < 5 || s.Report.Round >= rounds {
-					t.Errorf("agent %d: %s after round %d, want final after stop", i, s.Kind, s.Report.Round)
+				if s.Kind != StatusFinal || s.Report.Round < 5 || s.Report.Round >= rounds || s.Stop != "test" {
+					t.Errorf("agent %d: %s after round %d (stop %q), want final after the stop \"test\"", i, s.Kind, s.Report.Round, s.Stop)
 				}
 			}
 		})

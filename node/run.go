@@ -205,6 +205,9 @@ type runner struct {
 	next      uint64          // key of the first phase this agent has not sent
 	left      bool
 	sendErrs  int64
+	// stopReason is the reason of the stop control that ended the run
+	// early, for the final status; empty if none did.
+	stopReason string
 
 	// State of the current phase.
 	cur       uint64
@@ -298,6 +301,9 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 				r.log.Warn("dropped control frame", "error", err)
 				continue
 			}
+			if c.Kind == ControlStop {
+				r.stopReason = stopReason(c)
+			}
 			return c.Kind == ControlStop, nil
 		case <-timer.C:
 			return false, fmt.Errorf("no start from the coordinator within %v", r.o.StartTimeout)
@@ -326,12 +332,21 @@ func (r *runner) stopRequested() bool {
 			}
 			if c.Kind == ControlStop {
 				r.log.Debug("stop requested", "reason", c.Reason)
+				r.stopReason = stopReason(c)
 				stop = true
 			}
 		default:
 			return stop
 		}
 	}
+}
+
+// stopReason is what a final status says of the stop control c.
+func stopReason(c Control) string {
+	if c.Reason == "" {
+		return "stop control"
+	}
+	return c.Reason
 }
 
 // fail ends the run on err: leave, failed status, wrapped error.
@@ -385,6 +400,9 @@ func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
 		r.tr.Ahead = r.ahead + st.Ahead
 	}
 	s := Status{Kind: kind, ID: r.id, Report: rep, Traffic: r.tr}
+	if kind == StatusFinal {
+		s.Stop = r.stopReason
+	}
 	if cause != nil {
 		s.Err = cause.Error()
 	}

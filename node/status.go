@@ -32,6 +32,9 @@ type Status struct {
 	Report  consensus.Report `json:"report"`
 	Traffic Traffic          `json:"traffic"`
 	Err     string           `json:"err,omitempty"`
+	// Stop is set on a final status after a stop control: the control's
+	// reason ("stop control" if it gave none).
+	Stop string `json:"stop,omitempty"`
 }
 
 // Traffic counts what an agent's runtime moved and lost so far.

@@ -33,8 +33,12 @@ type TransportConfig struct {
 	RunID string
 	// URL of an external NATS server (nats-tcp only); empty starts the
 	// embedded one.
-	URL    string
-	Logger hclog.Logger
+	URL string
+	// Key, User and Password are NATSOptions.Key, User and Password
+	// (nats, nats-tcp): empty selects their documented defaults.
+	Key            []byte
+	User, Password string
+	Logger         hclog.Logger
 }
 
 // NewTransport returns the transport cfg selects.
@@ -46,9 +50,9 @@ func NewTransport(cfg TransportConfig) (Transport, error) {
 		if cfg.URL != "" {
 			return nil, fmt.Errorf("node: transport %q connects in-process to an embedded server: use %q for URL %s", cfg.Kind, TransportNATSTCP, cfg.URL)
 		}
-		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, InProcess: true, Logger: cfg.Logger})
+		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, InProcess: true, Key: cfg.Key, Logger: cfg.Logger})
 	case TransportNATSTCP:
-		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, URL: cfg.URL, Logger: cfg.Logger})
+		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, URL: cfg.URL, Key: cfg.Key, User: cfg.User, Password: cfg.Password, Logger: cfg.Logger})
 	}
 	return nil, fmt.Errorf("node: unknown transport %q: want one of %v", cfg.Kind, TransportKinds)
 }
