@@ -13,10 +13,17 @@ const (
 	DefaultPhaseDeadline = 5 * time.Second
 	DefaultStartTimeout  = 60 * time.Second
 	// DefaultFutureWindow is W, the rounds ahead of its own that an agent
-	// buffers frames for. In lockstep a peer is at most one round ahead
-	// (it needs this agent's frames to finish its round, or waits out a
-	// deadline for them); 2 leaves a round of slack.
-	DefaultFutureWindow = 2
+	// buffers frames for. A peer that needs this agent's frame in a round
+	// cannot pass that round without it, but on a random graph a peer
+	// whose edge to this agent is absent for s rounds in a row waits for
+	// nothing from it and may run s rounds ahead: at presence p the chance
+	// of s consecutive absences is (1-p)^s, below 1e-24 for s = 256 at
+	// p = 0.2. Frames further ahead are dropped and counted (a dropout).
+	DefaultFutureWindow = 256
+	// DefaultFutureCap bounds the future frames one agent buffers, whatever
+	// their rounds, so that a flood of well-formed frames costs bounded
+	// memory: a frame beyond it is dropped and counted (Traffic.Overflow).
+	DefaultFutureCap = 1 << 15
 )
 
 // Options configure the round loop of one agent (Run) or of a group of

@@ -44,7 +44,7 @@ import (
 //
 // Frames of later phases are kept until their phase, if they are at most
 // Options.FutureWindow rounds ahead of the agent's round and fewer than
-// its cap (16 N (FutureWindow+1) frames) are kept; others are dropped and
+// its cap (min{16 N (FutureWindow+1), DefaultFutureCap} frames) are kept; others are dropped and
 // counted (Traffic.Ahead, Traffic.Overflow), so a flood of frames for
 // far-future rounds costs a counter increment each and no memory.
 //
@@ -249,7 +249,7 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		control:   ep.Control(),
 		leaveKey:  make([]uint64, o.N),
 		earlyFrom: -1,
-		futureCap: 16 * o.N * (o.FutureWindow + 1),
+		futureCap: min(16*o.N*(o.FutureWindow+1), DefaultFutureCap),
 	}
 	if o.Faults.injects() {
 		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
