@@ -1,13 +1,14 @@
 # consim — build, run, test, benchmark.
-GO      ?= go
+GO       ?= go
 SCENARIO ?= scenarios/quickstart.yaml
+STATICCHECK ?= staticcheck
 
 # Packages that start goroutines run under the race detector; the pure
 # numeric packages run without it (same code paths, 5-10x faster).
-RACE_PKGS = ./node/... ./coordinator/... ./cmd/...
-PURE_PKGS = ./graph/... ./consensus/... ./scenarios/...
+RACE_PKGS = ./node/... ./coordinator/... ./cmd/... ./sim/...
+PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e /coordinator -e /cmd/ -e /sim)
 
-.PHONY: all build run test vet bench clean
+.PHONY: all build run test test-long fuzz check vet lint tidy bench clean
 
 all: build
 
@@ -19,15 +20,39 @@ build:
 run: build
 	./bin/consim run $(SCENARIO)
 
-## test: vet, then the whole suite (-race on the packages with goroutines).
+## test: format and vet, then the suite in -short mode (-race on the packages
+## with goroutines). Long convergence runs and reproductions are in test-long.
 test: vet
-	$(GO) test -count=1 -timeout 15m $(PURE_PKGS)
-	$(GO) test -count=1 -race -timeout 20m $(RACE_PKGS)
+	$(GO) test -count=1 -short -timeout 15m $(PURE_PKGS)
+	$(GO) test -count=1 -short -race -timeout 20m $(RACE_PKGS)
+
+## test-long: every test, including the long ones (CONSIM_LONG=1): convergence
+## to the papers' figures, process-mode drills, the fused-multiply-add scan.
+test-long:
+	CONSIM_LONG=1 $(GO) test -count=1 -timeout 60m ./...
+
+## fuzz: each fuzz target for FUZZTIME (default 20s).
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzLIBSVM$$' -fuzztime $(FUZZTIME) ./dataset/
+	$(GO) test -run '^$$' -fuzz '^FuzzCSV$$' -fuzztime $(FUZZTIME) ./dataset/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadIDX$$' -fuzztime $(FUZZTIME) ./dataset/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFrame$$' -fuzztime $(FUZZTIME) ./node/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEval$$' -fuzztime $(FUZZTIME) ./node/
+
+## check: what CI checks besides the tests: gofmt, vet, staticcheck, go mod tidy.
+check: vet lint tidy
 
 vet:
 	@fmt=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet ./...
+
+lint:
+	$(STATICCHECK) ./...
+
+tidy:
+	$(GO) mod tidy -diff
 
 ## bench: rounds/s of the runtime and the algorithms (see README, Benchmarks).
 bench:
