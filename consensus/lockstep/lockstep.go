@@ -10,6 +10,7 @@ package lockstep
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/consim/consim/consensus"
 )
@@ -26,6 +27,11 @@ type Option func(*Driver)
 // WithDrop injects message loss: every message for which drop returns true
 // is discarded and its sender reported Missing at the recipient.
 func WithDrop(drop DropFunc) Option { return func(d *Driver) { d.drop = drop } }
+
+// WithOracle evaluates the agents' Outbox.Evals in-line with o, in
+// request order, into Inbox.Evals: what the runtime's oracle workers do,
+// whatever their number.
+func WithOracle(o consensus.Oracle) Option { return func(d *Driver) { d.oracle = o } }
 
 // Symmetric makes Round check that every phase's exchange is symmetric:
 // agent i sends to j exactly the agents it expects to hear from, and j
@@ -47,6 +53,7 @@ type Traffic struct {
 type Driver struct {
 	agents    []consensus.Agent
 	drop      DropFunc
+	oracle    consensus.Oracle
 	symmetric bool
 	traffic   Traffic
 
@@ -117,8 +124,10 @@ func (d *Driver) Run(from, count int) error {
 // it calls Send on all agents in id order, then builds each agent's inbox:
 // the messages addressed to it from the senders it expects, copied and
 // ascending by From; Missing, the expected senders whose message was not
-// sent or was dropped, ascending; and Reduce, the sum of all non-nil
-// Outbox.Reduce terms in ascending agent order (nil if there is none).
+// sent or was dropped, ascending; Reduce, the sum of the non-nil
+// Outbox.Reduce terms in ascending agent order, over all agents or over
+// the agent's Group (nil if there is none); and Evals, the answers to its
+// Outbox.Evals (see WithOracle).
 // Finally it calls Receive on all agents in id order and returns the first
 // error. A message to an agent that does not expect it, a second message
 // to the same recipient in a phase, an Expect list that is unsorted or out
@@ -147,17 +156,16 @@ func (d *Driver) phase(t, ph int) error {
 	if err := d.index(); err != nil {
 		return err
 	}
-	reduce, err := d.reduce()
-	if err != nil {
-		return err
-	}
 	got := d.got
 	for i := range got {
 		clear(got[i])
 		d.ins[i] = consensus.Inbox{}
-		if reduce != nil {
-			d.ins[i].Reduce = append([]float64(nil), reduce...)
-		}
+	}
+	if err := d.reduce(); err != nil {
+		return err
+	}
+	if err := d.evaluate(); err != nil {
+		return err
 	}
 	// Senders are visited in ascending id order, so every inbox is built
 	// ascending by From without sorting.
@@ -230,22 +238,85 @@ func (d *Driver) index() error {
 	return nil
 }
 
-// reduce returns sum_i Outbox.Reduce of agent i in ascending i, or nil when
-// no agent contributes.
-func (d *Driver) reduce() ([]float64, error) {
-	var sum []float64
+// reduce delivers the phase's sums: the all-reduce, sum_i Outbox.Reduce
+// over the agents without a Group, to each of them, and each group's sum
+// over its members to its members, every sum in ascending agent order.
+// A Group must be strictly ascending and contain the agent; its members
+// must give the same Group.
+func (d *Driver) reduce() error {
+	type sum struct {
+		members []int
+		v       []float64
+	}
+	var sums []*sum
+	find := func(g []int) *sum {
+		for _, s := range sums {
+			if slices.Equal(s.members, g) {
+				return s
+			}
+		}
+		s := &sum{members: g}
+		sums = append(sums, s)
+		return s
+	}
 	for i, o := range d.outs {
 		if o.Reduce == nil {
+			if o.Group != nil {
+				return fmt.Errorf("agent %d gives a Group without a Reduce", i)
+			}
 			continue
 		}
-		if sum == nil {
-			sum = make([]float64, len(o.Reduce))
-		} else if len(o.Reduce) != len(sum) {
-			return nil, fmt.Errorf("agent %d reduces %d values, an earlier agent reduced %d", i, len(o.Reduce), len(sum))
+		if o.Group != nil && (!slices.IsSorted(o.Group) || !slices.Contains(o.Group, i) ||
+			o.Group[0] < 0 || o.Group[len(o.Group)-1] >= len(d.agents) || len(slices.Compact(slices.Clone(o.Group))) != len(o.Group)) {
+			return fmt.Errorf("agent %d: Group %v must be strictly ascending ids in [0, %d) that include the agent", i, o.Group, len(d.agents))
+		}
+		s := find(o.Group)
+		if s.v == nil {
+			s.v = make([]float64, len(o.Reduce))
+		} else if len(o.Reduce) != len(s.v) {
+			return fmt.Errorf("agent %d reduces %d values, an earlier agent of its group reduced %d", i, len(o.Reduce), len(s.v))
 		}
 		for k, v := range o.Reduce {
-			sum[k] += v
+			s.v[k] += v
 		}
 	}
-	return sum, nil
+	for _, s := range sums {
+		if s.members == nil {
+			for i, o := range d.outs {
+				if o.Group == nil {
+					d.ins[i].Reduce = append([]float64(nil), s.v...)
+				}
+			}
+			continue
+		}
+		for _, j := range s.members {
+			if !slices.Equal(d.outs[j].Group, s.members) {
+				return fmt.Errorf("agent %d is in group %v but reduces over %v", j, s.members, d.outs[j].Group)
+			}
+			d.ins[j].Reduce = append([]float64(nil), s.v...)
+		}
+	}
+	return nil
+}
+
+// evaluate answers every agent's Outbox.Evals with the oracle, in request
+// order.
+func (d *Driver) evaluate() error {
+	for i, o := range d.outs {
+		if len(o.Evals) == 0 {
+			continue
+		}
+		if d.oracle == nil {
+			return fmt.Errorf("agent %d asks for %d evaluations: give the driver WithOracle", i, len(o.Evals))
+		}
+		d.ins[i].Evals = make([][]float64, len(o.Evals))
+		for k, req := range o.Evals {
+			v, err := d.oracle.Evaluate(req, nil)
+			if err != nil {
+				return fmt.Errorf("agent %d: eval request %d of %d (op %d): %w", i, k, len(o.Evals), req.Op, err)
+			}
+			d.ins[i].Evals[k] = v
+		}
+	}
+	return nil
 }
