@@ -182,6 +182,10 @@ type Runtime struct {
 	AgentTimeout Duration `yaml:"agent_timeout"`
 	// Timeout bounds the whole run.
 	Timeout Duration `yaml:"timeout"`
+	// Workers is W, the oracle workers that evaluate the agents'
+	// evaluation requests (algorithms that fan out, such as a
+	// zeroth-order method); 0 lets each agent evaluate its own.
+	Workers int `yaml:"workers"`
 }
 
 // Output sets where results go.

@@ -172,6 +172,9 @@ func (v *validator) metrics() {
 }
 
 func (v *validator) runtime() {
+	if v.s.Runtime.Workers < 0 {
+		v.fail("runtime.workers", "must be an integer >= 0, got %d", v.s.Runtime.Workers)
+	}
 	r := v.s.Runtime
 	v.oneOf("runtime.transport", r.Transport, Transports())
 	if r.NATSURL != "" {

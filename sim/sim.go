@@ -135,6 +135,9 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 	agentsDone := make(chan error, 1)
 	nopts := NodeOptions(s, logger)
 	nopts.Faults.Rebuild = st.Agent // a crash that loses state restarts from the initial agent
+	if o, ok := st.Run.(registry.Oracles); ok {
+		nopts.Oracle = o.Oracle
+	}
 	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, nopts) }()
 	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
 
@@ -231,6 +234,7 @@ func NodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
 		PhaseDeadline: s.Runtime.PhaseDeadline.Std(),
 		Logger:        logger.Named("node"),
 		Faults:        s.Faults.Node(s.Seed),
+		Workers:       s.Runtime.Workers,
 	}
 }
 

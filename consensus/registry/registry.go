@@ -176,6 +176,15 @@ type Referencer interface {
 	Reference(rounds int) ([][]float64, error)
 }
 
+// Oracles is implemented by a Run whose agents ask for evaluations
+// (consensus.Outbox.Evals): Oracle(w) makes the oracle of one evaluating
+// goroutine, worker w of the run's oracle workers (scenario key
+// runtime.workers) or an agent that evaluates its own requests. Every
+// oracle must give the same values for the same request.
+type Oracles interface {
+	Oracle(worker int) consensus.Oracle
+}
+
 // Measurer is implemented by a Run whose agents report measures of their
 // own in consensus.Report.Measures: it declares them, in the order the
 // agents report them. The coordinator reduces each as declared and writes
