@@ -349,6 +349,9 @@ func processesOver(ctx context.Context, t *testing.T, url, out, runID string, se
 // run completes, with dropouts for what was lost; when none does, the run
 // fails naming the lost connection. Either way it never hangs.
 func TestNATSServerRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a server outage drill (about 20 s): make test-long runs it")
+	}
 	tests := []struct {
 		name    string
 		run     runOver
