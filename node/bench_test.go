@@ -14,7 +14,7 @@ import (
 
 // ringChords returns the ring on n agents plus one chord per agent to a
 // hash-chosen partner: a fixed, irregular graph of mean degree about 4.
-func ringChords(b *testing.B, n int) *graph.Graph {
+func ringChords(b testing.TB, n int) *graph.Graph {
 	b.Helper()
 	var edges []graph.Edge
 	seen := map[[2]int]bool{}
@@ -72,7 +72,7 @@ func BenchmarkRounds(b *testing.B) {
 
 // almAgents builds ALM agents on f_i(x) = (1/2) sum_k d_ik (x_k - c_ik)^2
 // with Gaussian gradient noise, curvatures d_ik in [1, 2].
-func almAgents(b *testing.B, g *graph.Graph, d, rounds int) []consensus.Agent {
+func almAgents(b testing.TB, g *graph.Graph, d, rounds int) []consensus.Agent {
 	locals := make([]problem.Local, g.N)
 	for i := range locals {
 		diag, c := make([]float64, d), make([]float64, d)

@@ -24,6 +24,13 @@ const (
 	// their rounds, so that a flood of well-formed frames costs bounded
 	// memory: a frame beyond it is dropped and counted (Traffic.Overflow).
 	DefaultFutureCap = 1 << 15
+	// DefaultFutureFrames is F, the future frames one agent buffers per
+	// sender, so that one flooding peer cannot fill DefaultFutureCap for
+	// the others. A peer that exchanges with this agent in both directions
+	// waits for it in the round in which it sends, so it has at most a
+	// round's phases buffered here; F = W also covers a peer that only
+	// sends, one frame per round.
+	DefaultFutureFrames = DefaultFutureWindow
 )
 
 // Options configure the round loop of one agent (Run) or of a group of
@@ -58,10 +65,18 @@ type Options struct {
 	// processes on several hosts); the coordinator counts a repeated
 	// ready once. Zero (the default) publishes ready once.
 	ReadyRepeat time.Duration
-	// FutureWindow is W: frames of rounds t+1..t+W that reach an agent in
-	// round t are kept for their phase; later ones are dropped and counted
-	// (Traffic.Ahead), as a dropout would be. Default DefaultFutureWindow.
+	// FutureWindow is W: frames that reach an agent in round t for a round
+	// after t+W are dropped on arrival (on NATS before any queue) and
+	// counted (Traffic.Ahead); a needed one is a dropout. Default
+	// DefaultFutureWindow. On a time-varying graph a peer whose edges to
+	// this agent stay absent for s rounds may come back s rounds ahead, so
+	// W must exceed the longest such gap, or the run loses messages at
+	// times that depend on scheduling.
 	FutureWindow int
+	// FutureFrames is F: an agent keeps at most F frames of later phases
+	// per sender; more are dropped and counted (Traffic.Ahead). Default
+	// DefaultFutureFrames.
+	FutureFrames int
 	// Logger receives the runtime's structured logs. Default: discard.
 	Logger hclog.Logger
 	// Faults are the injected fault models; the zero value injects none.
@@ -113,8 +128,8 @@ func (o Options) resolve() (Options, error) {
 		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v, ReadyRepeat %v and EvalDeadline %v must not be negative",
 			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat, o.EvalDeadline)
 	}
-	if o.FutureWindow < 0 {
-		return o, fmt.Errorf("node: options: FutureWindow = %d: must not be negative", o.FutureWindow)
+	if o.FutureWindow < 0 || o.FutureFrames < 0 {
+		return o, fmt.Errorf("node: options: FutureWindow = %d, FutureFrames = %d: must not be negative", o.FutureWindow, o.FutureFrames)
 	}
 	if o.Workers < 0 {
 		return o, fmt.Errorf("node: options: Workers = %d: must not be negative", o.Workers)
@@ -127,6 +142,9 @@ func (o Options) resolve() (Options, error) {
 	}
 	if o.FutureWindow == 0 {
 		o.FutureWindow = DefaultFutureWindow
+	}
+	if o.FutureFrames == 0 {
+		o.FutureFrames = DefaultFutureFrames
 	}
 	if o.EvalDeadline == 0 {
 		o.EvalDeadline = o.PhaseDeadline

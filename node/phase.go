@@ -286,16 +286,38 @@ type futureFrame struct {
 	f   []byte
 }
 
+// futureSlots is the number of rounds, from the current one, whose early
+// frames have a slot of their own (see takeFuture); frames further ahead
+// wait in a list until their round comes within reach.
+const futureSlots = 4
+
 // takeFuture processes the buffered frames of the current phase. The
-// buffer is a ring of FutureWindow+1 slots, one per round: only the slot
-// of the current round is looked at, and the frames in it of phases now
-// past (phases this agent skipped, or a round the ring wrapped over) are
-// dropped as late.
+// frames of rounds t..t+futureSlots-1 are in a ring of slots, one per
+// round: only the slot of the current round is looked at, and the frames
+// in it of phases now past (phases this agent skipped) are dropped as
+// late. Frames further ahead move into their slot when their round comes
+// within reach. No list of all the buffered frames is scanned per phase.
 func (r *runner) takeFuture() {
 	if r.nFuture == 0 {
 		return
 	}
-	slot := &r.future[int(r.cur>>16)%len(r.future)]
+	t := int(r.cur >> 16)
+	if len(r.far) > 0 && r.farMin < t+futureSlots {
+		kept := r.far[:0]
+		r.farMin = math.MaxInt
+		for _, ff := range r.far {
+			if ff.h.Round < t+futureSlots {
+				slot := &r.future[ff.h.Round%futureSlots]
+				*slot = append(*slot, ff)
+				continue
+			}
+			kept = append(kept, ff)
+			r.farMin = min(r.farMin, ff.h.Round)
+		}
+		clear(r.far[len(kept):])
+		r.far = kept
+	}
+	slot := &r.future[t%futureSlots]
 	kept := (*slot)[:0]
 	for _, ff := range *slot {
 		switch {
@@ -309,17 +331,31 @@ func (r *runner) takeFuture() {
 			continue
 		}
 		r.nFuture--
+		r.futureBy[ff.h.From]--
 	}
 	clear((*slot)[len(kept):])
 	*slot = kept
 }
 
-// keepFuture buffers frame f of the later phase of h, unless it is more
-// than FutureWindow rounds ahead of round now (Traffic.Ahead) or the
-// buffer holds futureCap frames (Traffic.Overflow).
+// keepFuture buffers frame f of the later phase of h, which arrived in
+// round now, unless
+//
+//   - its round is more than Options.FutureWindow rounds ahead, or its
+//     sender already has Options.FutureFrames frames buffered: counted
+//     in Traffic.Ahead;
+//   - the buffer holds futureCap frames: counted in Traffic.Overflow.
+//
+// A sender that exchanges with this agent in both directions has at most
+// a round's phases buffered here (it waits for this agent's frames, or
+// for its deadline, in the round it sends in), however many rounds ahead
+// a time-varying graph let it get, so the per-sender bound drops floods,
+// not frames a run needs.
 func (r *runner) keepFuture(h Header, f []byte, now int) {
+	if r.futureBy == nil {
+		r.futureBy = make([]int32, r.o.N)
+	}
 	switch {
-	case h.Round > now+r.o.FutureWindow:
+	case h.Round > now+r.o.FutureWindow, int(r.futureBy[h.From]) >= r.o.FutureFrames:
 		r.ahead++
 		r.tr.Ahead++
 		return
@@ -327,12 +363,17 @@ func (r *runner) keepFuture(h Header, f []byte, now int) {
 		r.tr.Overflow++
 		return
 	}
-	if r.future == nil {
-		r.future = make([][]futureFrame, r.o.FutureWindow+1)
+	ff := futureFrame{h: h, key: phaseKey(h.Round, h.Phase), f: f}
+	if h.Round < now+futureSlots {
+		r.future[h.Round%futureSlots] = append(r.future[h.Round%futureSlots], ff)
+	} else {
+		if len(r.far) == 0 || h.Round < r.farMin {
+			r.farMin = h.Round
+		}
+		r.far = append(r.far, ff)
 	}
-	slot := &r.future[h.Round%len(r.future)]
-	*slot = append(*slot, futureFrame{h: h, key: phaseKey(h.Round, h.Phase), f: f})
 	r.nFuture++
+	r.futureBy[h.From]++
 }
 
 // dropFuture discards every buffered frame and returns how many there
@@ -343,6 +384,9 @@ func (r *runner) dropFuture() int {
 		clear(r.future[k])
 		r.future[k] = r.future[k][:0]
 	}
+	clear(r.far)
+	r.far = r.far[:0]
+	clear(r.futureBy)
 	r.nFuture = 0
 	return n
 }

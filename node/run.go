@@ -43,10 +43,12 @@ import (
 // the inbox.
 //
 // Frames of later phases are kept until their phase, if they are at most
-// Options.FutureWindow rounds ahead of the agent's round and fewer than
-// its cap (min{16 N (FutureWindow+1), DefaultFutureCap} frames) are kept; others are dropped and
-// counted (Traffic.Ahead, Traffic.Overflow), so a flood of frames for
-// far-future rounds costs a counter increment each and no memory.
+// Options.FutureWindow rounds ahead of the agent's round, their sender has
+// fewer than Options.FutureFrames kept, and fewer than
+// min{16 N (FutureWindow+1), DefaultFutureCap} are kept in all; others are
+// dropped and counted (Traffic.Ahead, Traffic.Overflow), so a flood of
+// frames for far-future rounds costs a counter increment each and bounded
+// memory.
 //
 // opts.Faults injects fault models under the agent (see Faults): loss and
 // delay of data frames at the sender, stale substitutes for missing
@@ -194,15 +196,18 @@ type runner struct {
 	timerSet   bool
 	timerAt    int64
 
-	wbuf      []byte          // encode buffer
-	one       [1]int          // a destination list of one
-	groups    []sendGroup     // the phase's distinct payloads
-	sumTo     []int           // destinations of a group reduce's sum
-	leaveKey  []uint64        // leaveKey[j]: first phase agent j skips
-	future    [][]futureFrame // frames of later phases, a slot per round (see takeFuture)
-	nFuture   int             // frames in future
-	futureCap int             // bound of nFuture
-	next      uint64          // key of the first phase this agent has not sent
+	wbuf      []byte                     // encode buffer
+	one       [1]int                     // a destination list of one
+	groups    []sendGroup                // the phase's distinct payloads
+	sumTo     []int                      // destinations of a group reduce's sum
+	leaveKey  []uint64                   // leaveKey[j]: first phase agent j skips
+	future    [futureSlots][]futureFrame // frames of the next rounds' phases, a slot per round (see takeFuture)
+	far       []futureFrame              // frames of later rounds
+	farMin    int                        // least round in far
+	futureBy  []int32                    // futureBy[j]: frames of agent j in future and far
+	nFuture   int                        // frames in future
+	futureCap int                        // bound of nFuture
+	next      uint64                     // key of the first phase this agent has not sent
 	left      bool
 	sendErrs  int64
 	// stopReason is the reason of the stop control that ended the run

@@ -1,0 +1,79 @@
+package node
+
+import (
+	"testing"
+	"time"
+
+	"github.com/consim/consim/consensus"
+)
+
+// sparse is a test agent of two whose edge is present only in rounds
+// t = 9 mod 10: there it sends its round number to the other and expects
+// the other's; in other rounds it exchanges nothing. got counts the
+// messages received.
+type sparse struct {
+	id, got int
+	msg     []consensus.Msg
+	peer    []int
+}
+
+func (a *sparse) ID() int        { return a.id }
+func (a *sparse) Phases(int) int { return 1 }
+func (a *sparse) Send(t, ph int) consensus.Outbox {
+	if t%10 != 9 {
+		return consensus.Outbox{}
+	}
+	a.msg = []consensus.Msg{{From: a.id, To: 1 - a.id, Round: t, Data: []float64{float64(t)}}}
+	a.peer = []int{1 - a.id}
+	return consensus.Outbox{Msgs: a.msg, Expect: a.peer}
+}
+func (a *sparse) Receive(t, ph int, in consensus.Inbox) error {
+	a.got += len(in.Msgs)
+	return nil
+}
+func (a *sparse) Report() consensus.Report { return consensus.Report{ID: a.id} }
+
+// TestPeerFarAheadOnASparseGraph: agent 0 is slow (2 ms per round), and
+// its only edge is present every 10th round, so agent 1 runs up to 9
+// rounds ahead and its frame arrives long before agent 0 needs it. The
+// default window keeps it: no dropout. On NATS, where the agents'
+// connection sees the frame on arrival, a window of 2 rounds drops it,
+// which the run sees as dropouts.
+func TestPeerFarAheadOnASparseGraph(t *testing.T) {
+	const rounds = 30
+	for _, kind := range TransportKinds {
+		for _, window := range []int{0, 2} {
+			t.Run(string(kind)+map[int]string{0: "/default", 2: "/window=2"}[window], func(t *testing.T) {
+				agents := []consensus.Agent{&sparse{id: 0}, &sparse{id: 1}}
+				opts := Options{Rounds: rounds, FutureWindow: window, PhaseDeadline: 100 * time.Millisecond,
+					Faults: Faults{Stragglers: Stragglers{Dist: Dist{Kind: DistFixed, Mean: 2 * time.Millisecond}, Agents: []int{0}}}}
+				res, err := runObserved(t, newTestTransport(t, kind, 2), agents, opts, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var dropouts, ahead int64
+				for _, s := range res.terminal {
+					dropouts += s.Traffic.Dropouts
+					ahead += s.Traffic.Ahead
+				}
+				if window == 0 {
+					if dropouts != 0 || ahead != 0 || agents[0].(*sparse).got != rounds/10 {
+						t.Errorf("%d dropouts, %d frames ahead, agent 0 got %d of %d messages", dropouts, ahead, agents[0].(*sparse).got, rounds/10)
+					}
+					return
+				}
+				if kind == TransportChan {
+					// The channel path reads the queue only while it waits,
+					// so the frame is first seen in its own round.
+					if dropouts != 0 {
+						t.Errorf("window 2 on channels: %d dropouts, want none", dropouts)
+					}
+					return
+				}
+				if ahead == 0 || dropouts == 0 {
+					t.Errorf("window 2: %d frames ahead, %d dropouts; want some of each", ahead, dropouts)
+				}
+			})
+		}
+	}
+}
