@@ -83,8 +83,9 @@ type Traffic struct {
 	EvalRetries int64 `json:"eval_retries,omitempty"`
 	EvalMissing int64 `json:"eval_missing,omitempty"`
 	// Ahead counts frames for rounds more than Options.FutureWindow ahead
-	// of the agent's round; Overflow, frames of later phases beyond the
-	// round loop's buffer. Both are dropped.
+	// of the agent's round, or beyond Options.FutureFrames buffered for
+	// their sender; Overflow, frames of later phases beyond the round
+	// loop's whole buffer. Both are dropped.
 	Ahead    int64 `json:"ahead,omitempty"`
 	Overflow int64 `json:"overflow,omitempty"`
 	// Refused counts the NATS messages of the agent's process that failed
