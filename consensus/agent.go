@@ -97,18 +97,6 @@ type Report struct {
 	Round int
 	// X is a copy of the agent's primal block x_i.
 	X []float64
-	// KKTSq is the agent's block of the squared KKT residual,
-	// ||dist(0, grad_i f(x) + (A^T y)_i + N_X(x_i))||^2, with the full local
-	// gradient and the expected constraint matrix.
-	KKTSq float64
-	// DualSq is the agent's share of ||y||^2: half the squared norm of the
-	// duals it holds for its incident edges (each edge dual is held by both
-	// endpoints), plus the full squared norm of duals it alone holds.
-	DualSq float64
-	// Resets is the agent's share of the dual safeguard resets so far,
-	// so that the sum over agents is the run's count: a global reset adds
-	// 1/N at every agent, a per-edge reset 1/2 at each endpoint.
-	Resets float64
 	// GradEvals counts the first-order oracle calls made so far, in the
 	// algorithm's own unit: stochastic gradient samples for the ALM and the
 	// linearized ADMM, queries of g_j, dg_j and grad f_i (the paper's

@@ -13,6 +13,22 @@ type Measure struct {
 	Doc string
 }
 
+// Names of the primal-dual measures that several algorithms declare (each
+// in its own Measures, with its own formula in the doc).
+const (
+	// MeasureKKT is the norm of the KKT residual: each agent reports the
+	// squared norm of its block, reduced by ReduceNorm.
+	MeasureKKT = "kkt"
+	// MeasureDualNorm is ||y||: each agent reports its share of ||y||^2
+	// (half of a dual it holds with a peer, all of one it holds alone),
+	// reduced by ReduceNorm.
+	MeasureDualNorm = "dual_norm"
+	// MeasureResets counts dual safeguard resets: each agent reports its
+	// share (1/N of a global reset, 1/2 of a per-edge one), reduced by
+	// ReduceSum.
+	MeasureResets = "resets"
+)
+
 // Reduction is how the agents' values v_i of a Measure combine over the
 // agents present in a round.
 type Reduction string

@@ -44,9 +44,6 @@ var columns = []column{
 	{"opt_gap", func(r *Row) float64 { return r.OptGap }, func(r *Row, v float64) { r.OptGap = v }, false},
 	{"dist_to_opt", func(r *Row) float64 { return r.DistToOpt }, func(r *Row, v float64) { r.DistToOpt = v }, false},
 	{"feasibility", func(r *Row) float64 { return r.Feasibility }, func(r *Row, v float64) { r.Feasibility = v }, false},
-	{"kkt", func(r *Row) float64 { return r.KKT }, func(r *Row, v float64) { r.KKT = v }, false},
-	{"dual_norm", func(r *Row) float64 { return r.DualNorm }, func(r *Row, v float64) { r.DualNorm = v }, false},
-	{"resets", func(r *Row) float64 { return r.Resets }, func(r *Row, v float64) { r.Resets = v }, false},
 	{"grad_evals", func(r *Row) float64 { return float64(r.GradEvals) }, func(r *Row, v float64) { r.GradEvals = int64(v) }, true},
 	{"dual_drift", func(r *Row) float64 { return r.DualDrift }, func(r *Row, v float64) { r.DualDrift = v }, false},
 	{"msgs", func(r *Row) float64 { return float64(r.Msgs) }, func(r *Row, v float64) { r.Msgs = int64(v) }, true},
@@ -86,8 +83,10 @@ func extraKeys(data []byte) ([]string, error) {
 // each metrics.jsonl object, in order:
 //
 //	round, elapsed_s, consensus_err, consensus_err_rel, obj_value, opt_gap,
-//	dist_to_opt, feasibility, kkt, dual_norm, resets, grad_evals,
-//	dual_drift, msgs, bytes
+//	dist_to_opt, feasibility, grad_evals, dual_drift, msgs, bytes
+//
+// followed by the algorithm's declared measures (Row.Extra), e.g. the
+// ALM's kkt, dual_norm and resets
 //
 // round is Metrics.Round (completed rounds), elapsed_s the seconds from
 // Start, msgs and bytes Row.Msgs and Row.Bytes; the others are the fields

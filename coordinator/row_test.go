@@ -14,16 +14,16 @@ import (
 func TestRowJSON(t *testing.T) {
 	in := Row{Elapsed: 1500 * time.Millisecond, Metrics: metrics.Metrics{
 		Round: 40, ConsensusErr: 1e-7, ConsensusErrRel: 0.5, ObjValue: 2, OptGap: math.NaN(),
-		DistToOpt: math.Inf(1), Feasibility: 3, KKT: 4, DualNorm: 5, Resets: 0.5, GradEvals: 1 << 40,
-		DualDrift: 0.25,
+		DistToOpt: math.Inf(1), Feasibility: 3, GradEvals: 1 << 40,
+		DualDrift: 0.25, Extra: []metrics.Named{{Name: "kkt", Value: 4}, {Name: "dual_norm", Value: math.NaN()}, {Name: "resets", Value: 0.5}},
 	}, Msgs: 1<<53 - 1, Bytes: 123456789012}
 	data, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"round":40,"elapsed_s":1.5,"consensus_err":1e-07,"consensus_err_rel":0.5,"obj_value":2,"opt_gap":null,` +
-		`"dist_to_opt":null,"feasibility":3,"kkt":4,"dual_norm":5,"resets":0.5,"grad_evals":1099511627776,"dual_drift":0.25,` +
-		`"msgs":9007199254740991,"bytes":123456789012}`
+		`"dist_to_opt":null,"feasibility":3,"grad_evals":1099511627776,"dual_drift":0.25,` +
+		`"msgs":9007199254740991,"bytes":123456789012,"kkt":4,"dual_norm":null,"resets":0.5}`
 	if string(data) != want {
 		t.Fatalf("json\n got %s\nwant %s", data, want)
 	}
@@ -38,7 +38,7 @@ func TestRowJSON(t *testing.T) {
 	if out.Msgs != in.Msgs || out.Bytes != in.Bytes {
 		t.Errorf("round trip msgs %d bytes %d, want %d %d", out.Msgs, out.Bytes, in.Msgs, in.Bytes)
 	}
-	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,NaN,NaN,3,4,5,0.5,1099511627776,0.25,9007199254740991,123456789012" {
+	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,NaN,NaN,3,1099511627776,0.25,9007199254740991,123456789012,4,NaN,0.5" {
 		t.Errorf("csv record %s", got)
 	}
 }

@@ -130,7 +130,7 @@ func TestRunHappyPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := []string{"round", "elapsed_s", "consensus_err", "consensus_err_rel", "obj_value", "opt_gap",
-		"dist_to_opt", "feasibility", "kkt", "dual_norm", "resets", "grad_evals", "dual_drift",
+		"dist_to_opt", "feasibility", "grad_evals", "dual_drift",
 		"msgs", "bytes"}
 	if !reflect.DeepEqual(recs[0], header) {
 		t.Fatalf("csv header %v, want %v", recs[0], header)

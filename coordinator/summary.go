@@ -146,8 +146,10 @@ type Reduction struct {
 	ConsensusErr *float64 `json:"consensus_err,omitempty"`
 	OptGap       *float64 `json:"opt_gap,omitempty"`
 	Feasibility  *float64 `json:"feasibility,omitempty"`
-	KKT          *float64 `json:"kkt,omitempty"`
 	DistToOpt    *float64 `json:"dist_to_opt,omitempty"`
+	// Measures holds the ratios of the algorithm's declared measures
+	// (Row.Extra) by name, for those with a ratio.
+	Measures map[string]float64 `json:"measures,omitempty"`
 }
 
 // TrafficTotals sums the agents' latest traffic counters (see
@@ -248,13 +250,24 @@ func reduction(initial, final *Row) Reduction {
 	if initial == nil || final == nil {
 		return Reduction{}
 	}
-	return Reduction{
+	red := Reduction{
 		ConsensusErr: ratio(initial.ConsensusErr, final.ConsensusErr),
 		OptGap:       ratio(initial.OptGap, final.OptGap),
 		Feasibility:  ratio(initial.Feasibility, final.Feasibility),
-		KKT:          ratio(initial.KKT, final.KKT),
 		DistToOpt:    ratio(initial.DistToOpt, final.DistToOpt),
 	}
+	for k, e := range final.Extra {
+		if k >= len(initial.Extra) || initial.Extra[k].Name != e.Name {
+			break
+		}
+		if r := ratio(initial.Extra[k].Value, e.Value); r != nil {
+			if red.Measures == nil {
+				red.Measures = make(map[string]float64)
+			}
+			red.Measures[e.Name] = *r
+		}
+	}
+	return red
 }
 
 // ratio returns a/b when both are finite and positive, else nil.

@@ -72,8 +72,14 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 		}
 		fmt.Fprintf(w, "  %-22s %.4e\n", "distance to optimum", f.DistToOpt)
 		fmt.Fprintf(w, "  %-22s %.4e -> %.4e\n", "feasibility ||E[A]x||", i.Feasibility, f.Feasibility)
-		fmt.Fprintf(w, "  %-22s %.4e\n", "KKT residual", f.KKT)
-		fmt.Fprintf(w, "  %-22s %.4e, resets %.0f\n", "dual norm ||y||", f.DualNorm, f.Resets)
+		// The algorithm's own measures (the ALM's kkt, dual_norm, resets).
+		for k, e := range f.Extra {
+			if k < len(i.Extra) && i.Extra[k].Name == e.Name {
+				fmt.Fprintf(w, "  %-22s %.4e -> %.4e\n", e.Name, i.Extra[k].Value, e.Value)
+			} else {
+				fmt.Fprintf(w, "  %-22s %.4e\n", e.Name, e.Value)
+			}
+		}
 	}
 	t := s.Traffic
 	fmt.Fprintf(w, "  %-22s %d messages, %s, %d dropouts, %d late, %d malformed\n",

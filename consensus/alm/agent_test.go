@@ -65,7 +65,7 @@ func TestSingleAgent(t *testing.T) {
 			if d := dist(x, inst.xstar); d > 1e-12 {
 				t.Errorf("exact gradients: ||x - x*|| = %.3g", d)
 			}
-			if kkt := ls.agents[0].Report().KKTSq; kkt > 1e-24 {
+			if kkt := ls.agents[0].Report().Measures[0]; kkt > 1e-24 {
 				t.Errorf("exact gradients: KKT^2 = %.3g", kkt)
 			}
 		}
@@ -331,11 +331,11 @@ func TestScaleReportsInUnitsOfF(t *testing.T) {
 	// it is -2/sigma, so ||y||^2 shares scale by 1/sigma^2.
 	one, seven := reports(1), reports(7)
 	for i := range one {
-		if got, want := seven[i].DualSq, one[i].DualSq/49; math.Abs(got-want) > 1e-15 {
+		if got, want := seven[i].Measures[1], one[i].Measures[1]/49; math.Abs(got-want) > 1e-15 {
 			t.Errorf("agent %d: DualSq at sigma = 7 is %v, want %v (sigma = 1 value / 49)", i, got, want)
 		}
 	}
-	if one[0].DualSq != 2 { // half of y_01^2 = 4
-		t.Errorf("DualSq share at sigma = 1 is %v, want 2", one[0].DualSq)
+	if one[0].Measures[1] != 2 { // half of y_01^2 = 4
+		t.Errorf("DualSq share at sigma = 1 is %v, want 2", one[0].Measures[1])
 	}
 }

@@ -60,7 +60,7 @@ func TestAlgorithm1Static(t *testing.T) {
 			gap := inst.value(xbar) - inst.value(inst.xstar)
 			var kkt float64
 			for _, a := range ls.agents {
-				kkt += a.Report().KKTSq
+				kkt += a.Report().Measures[0]
 			}
 			active := 0
 			for _, v := range inst.xstar {

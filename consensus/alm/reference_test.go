@@ -90,8 +90,8 @@ func TestAgentsMatchReference(t *testing.T) {
 			var evals int64
 			for _, a := range ls.agents {
 				rep := a.Report()
-				resets += rep.Resets
-				dualSq += rep.DualSq
+				resets += rep.Measures[2]
+				dualSq += rep.Measures[1]
 				evals += rep.GradEvals
 				if rep.Round != rounds {
 					t.Errorf("agent %d reports %d rounds, want %d", a.ID(), rep.Round, rounds)

@@ -205,6 +205,9 @@ func (r *run) Resolved() []registry.Value {
 	}
 }
 
+// Measures are the ALM's own measures (see the package-level Measures).
+func (r *run) Measures() []consensus.Measure { return Measures() }
+
 // Reference runs the matrix-form Algorithm 2 on the same draws for rounds
 // rounds and returns every agent's x_i.
 func (r *run) Reference(rounds int) ([][]float64, error) {

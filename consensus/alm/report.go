@@ -6,7 +6,7 @@ import (
 
 // Report implements consensus.Agent, in the units of f: the agents run on
 // sigma f (Config.Scale) with duals y, so the duals of f are y / sigma.
-// KKTSq is the squared norm of agent i's block of
+// Its Measures are those of Measures: the squared norm of agent i's block of
 // dist(0, grad f(x) + E[A]^T y/sigma + N_X(x)), computed from the full
 // local gradient
 //
@@ -19,10 +19,8 @@ func (a *Agent) Report() consensus.Report {
 		ID:        a.id,
 		Round:     a.round,
 		X:         a.X(),
-		KKTSq:     a.kktSq(),
-		DualSq:    a.dualSq() / (a.cfg.Scale * a.cfg.Scale),
-		Resets:    a.resets,
 		GradEvals: a.gradEvals,
+		Measures:  []float64{a.kktSq(), a.dualSq() / (a.cfg.Scale * a.cfg.Scale), a.resets},
 	}
 	if a.cfg.ReportDuals {
 		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
@@ -35,6 +33,21 @@ func (a *Agent) Report() consensus.Report {
 		}
 	}
 	return rep
+}
+
+// Measures declares what the agents report in consensus.Report.Measures,
+// in this order:
+//
+//	kkt       sqrt(sum_i ||dist(0, grad_i f(x) + (E[A]^T y)_i + N_X(x_i))||^2)
+//	dual_norm ||y|| = sqrt(sum_i share_i), half of ||y_ij||^2 per incident edge
+//	resets    the dual safeguard resets: 1/N per global reset at every
+//	          agent, 1/2 per edge reset at each endpoint
+func Measures() []consensus.Measure {
+	return []consensus.Measure{
+		{Name: consensus.MeasureKKT, Reduce: consensus.ReduceNorm, Doc: "norm of the box-KKT residual with the expected constraint matrix"},
+		{Name: consensus.MeasureDualNorm, Reduce: consensus.ReduceNorm, Doc: "||y||, the duals of f"},
+		{Name: consensus.MeasureResets, Reduce: consensus.ReduceSum, Doc: "dual safeguard resets"},
+	}
 }
 
 // kktSq returns the agent's block of the squared box-KKT residual.

@@ -210,9 +210,10 @@ func (ag *CompositionAgent) Receive(t, ph int, in consensus.Inbox) error {
 	return nil
 }
 
-// Report implements consensus.Agent: X = x_i, DualSq = ||a_i||^2,
+// Report implements consensus.Agent: X = x_i, Measures as Measures
+// declares them: the dual share ||a_i||^2,
 // GradEvals the oracle queries so far (admm.OracleCounter.Total), and
-// KKTSq the agent's block of the squared KKT residual of the split problem,
+// and the agent's block of the squared KKT residual of the split problem,
 //
 //	||(1/N) grad F_i(x_i) + lambda_i + a_i||^2          stationarity in x
 //	+ ||w_i - prox_{R/(N rho)}(w_i + lambda_i/rho)||^2  lambda_i in (1/N) dR(w_i)
@@ -238,8 +239,7 @@ func (ag *CompositionAgent) Report() consensus.Report {
 		ID:        ag.id,
 		Round:     ag.round,
 		X:         ag.X(),
-		KKTSq:     kkt,
-		DualSq:    sq(ag.a),
+		Measures:  []float64{kkt, sq(ag.a)},
 		GradEvals: ag.orc.Total(),
 	}
 }

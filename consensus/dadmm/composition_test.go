@@ -224,7 +224,7 @@ func TestCompositionConverges(t *testing.T) {
 		}
 		var kkt float64
 		for _, a := range nw.agents {
-			kkt += a.Report().KKTSq
+			kkt += a.Report().Measures[0]
 		}
 		k6 := firstBelow(errs, 1e-6)
 		t.Logf("p = %g: max_i ||x_i - x*||: %.3g at start, %.3g after 50 outer iterations, below 1e-6 from outer iteration %d, %.3g at %d; sum KKTSq %.3g",

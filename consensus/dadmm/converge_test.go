@@ -49,7 +49,7 @@ func TestExactConvergesLinearly(t *testing.T) {
 			}
 			var kkt, dsum float64
 			for _, a := range nw.agents {
-				kkt += a.Report().KKTSq
+				kkt += a.Report().Measures[0]
 			}
 			dsum = norm(nw.dualSum())
 			if kkt > 1e-14 || dsum > 1e-10 {

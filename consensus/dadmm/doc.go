@@ -101,9 +101,9 @@
 // x* solves the consensus problem iff x_i = x* for all i and there are a_i
 // with (1/N) grad f_i(x*) + a_i = 0 and sum_i a_i = 0 (the a_i are the
 // multipliers of the consensus constraints, aggregated per agent). An
-// agent's Report gives X = x_i, KKTSq = ||(1/N) grad f_i(x_i) + a_i||^2
+// agent's Report gives X = x_i, its kkt share ||(1/N) grad f_i(x_i) + a_i||^2
 // (its block of the stationarity residual; the consensus part is measured
-// from the X of all agents), DualSq = ||a_i||^2 (a_i is held by agent i
+// from the X of all agents), its dual share ||a_i||^2 (a_i is held by agent i
 // alone), and GradEvals, the stochastic gradient samples drawn (0 for
 // MethodExact, which uses the prox oracle only).
 //

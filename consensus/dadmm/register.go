@@ -147,6 +147,8 @@ func (r *admmRun) Resolved() []registry.Value {
 	return v
 }
 
+func (r *admmRun) Measures() []consensus.Measure { return Measures() }
+
 func (r *admmRun) Reference(rounds int) ([][]float64, error) {
 	x0 := make([][]float64, r.env.N)
 	for i := range x0 {
@@ -278,6 +280,8 @@ func (r *compositionRun) Resolved() []registry.Value {
 		{Name: "mu", Value: r.cfg.Reg.(admm.Ridge).Mu, Note: "ridge weight of R"},
 	}
 }
+
+func (r *compositionRun) Measures() []consensus.Measure { return Measures() }
 
 func (r *compositionRun) Reference(rounds int) ([][]float64, error) {
 	x0 := make([][]float64, r.env.N)

@@ -1,7 +1,8 @@
 // Package metrics computes the global measures of a decentralized run from
 // the agents' reports of one round: consensus error, objective value and
 // optimality gap at the average iterate, the expected constraint violation
-// (feasibility), and the sums of the per-agent KKT, dual and counter terms.
+// (feasibility), and the algorithms' own declared measures reduced over
+// the agents (ReduceMeasures).
 //
 // metrics is pure math: no I/O, no goroutines, no clocks. It may import
 // consensus, consensus/problem and graph; it must not import node,
@@ -37,12 +38,6 @@ type Metrics struct {
 	// Feasibility is ||E[A] x|| = sqrt(sum_{edges {i,j}} p_ij^2 ||x_i - x_j||^2),
 	// the violation of the expected consensus constraint.
 	Feasibility float64
-	// KKT is sqrt(sum_i KKTSq_i), the norm of the KKT residual.
-	KKT float64
-	// DualNorm is ||y|| = sqrt(sum_i DualSq_i).
-	DualNorm float64
-	// Resets is sum_i Resets_i, the dual safeguard resets of the run.
-	Resets float64
 	// GradEvals is sum_i GradEvals_i, the first-order oracle calls in the
 	// algorithm's own unit (see consensus.Report).
 	GradEvals int64
@@ -89,7 +84,7 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 	}
 
 	m := Metrics{Round: reps[first].Round, ObjValue: math.NaN(), OptGap: math.NaN(), DistToOpt: math.NaN(), DualDrift: math.NaN()}
-	var spread, mass, kkt, dual float64
+	var spread, mass float64
 	for _, r := range reps {
 		if r.X == nil {
 			continue
@@ -99,17 +94,12 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 			spread += float64(d * d)
 			mass += float64(v * v)
 		}
-		kkt += r.KKTSq
-		dual += r.DualSq
-		m.Resets += r.Resets
 		m.GradEvals += r.GradEvals
 	}
 	m.ConsensusErr = spread * inv
 	if mass != 0 {
 		m.ConsensusErrRel = spread / mass
 	}
-	m.KKT = math.Sqrt(kkt)
-	m.DualNorm = math.Sqrt(dual)
 
 	var feas float64
 	for _, e := range g.Edges {
@@ -164,8 +154,6 @@ func check(p *problem.Problem, g *graph.Graph, reps []consensus.Report) error {
 			return fmt.Errorf("metrics: agent %d reports round %d, agent %d round %d: reports must be of one round", i, r.Round, first, round)
 		case len(r.X) != dim:
 			return fmt.Errorf("metrics: agent %d reports x of length %d, agent %d of length %d", i, len(r.X), first, dim)
-		case r.KKTSq < 0 || r.DualSq < 0:
-			return fmt.Errorf("metrics: agent %d reports negative squared norms (KKTSq %v, DualSq %v)", i, r.KKTSq, r.DualSq)
 		}
 	}
 	for _, e := range g.Edges {

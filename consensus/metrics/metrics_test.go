@@ -58,9 +58,9 @@ func path(t *testing.T) *graph.Graph {
 // x_2 = (1,3): xbar = (1,1).
 func reports() []consensus.Report {
 	return []consensus.Report{
-		{ID: 0, Round: 7, X: []float64{0, 0}, KKTSq: 1, DualSq: 0.25, Resets: 1.0 / 3, GradEvals: 10},
-		{ID: 1, Round: 7, X: []float64{2, 0}, KKTSq: 4, DualSq: 0, Resets: 1.0 / 3, GradEvals: 20},
-		{ID: 2, Round: 7, X: []float64{1, 3}, KKTSq: 4, DualSq: 2, Resets: 1.0/3 + 0.5, GradEvals: 30},
+		{ID: 0, Round: 7, X: []float64{0, 0}, GradEvals: 10},
+		{ID: 1, Round: 7, X: []float64{2, 0}, GradEvals: 20},
+		{ID: 2, Round: 7, X: []float64{1, 3}, GradEvals: 30},
 	}
 }
 
@@ -70,11 +70,11 @@ func TestMeasure(t *testing.T) {
 	// consensus error is 8/3; ||x_i||^2 = 0, 4, 10, so the relative error
 	// is 8/14. ||x_0 - x_1||^2 = 4 and ||x_1 - x_2||^2 = 10, so the
 	// feasibility is sqrt(1/4 * 4 + 1 * 10) = sqrt(11). f(xbar) = 1,
-	// ||xbar|| = sqrt(2); KKT = sqrt(9) = 3; ||y|| = sqrt(2.25) = 1.5.
+	// ||xbar|| = sqrt(2).
 	want := Metrics{
 		Round: 7, ConsensusErr: 8.0 / 3, ConsensusErrRel: 8.0 / 14,
 		ObjValue: 1, OptGap: 1, DistToOpt: math.Sqrt2,
-		Feasibility: math.Sqrt(11), KKT: 3, DualNorm: 1.5, Resets: 1.5, GradEvals: 60,
+		Feasibility: math.Sqrt(11), GradEvals: 60,
 	}
 	noOpt := want
 	noOpt.OptGap = nan
@@ -100,7 +100,7 @@ func TestMeasure(t *testing.T) {
 		{"shifted optimum", shifted, reports(), func() Metrics { m := want; m.OptGap = 1.5; m.DistToOpt = 1; return m }()},
 		{"unknown optimum", func() *problem.Problem { p := origin(); p.FStar = nan; p.XStar = nil; return p }(), reports(), noOpt},
 		{"no problem", nil, reports(), noProblem},
-		{"all at zero", origin(), zero, Metrics{Round: 7, KKT: 3, DualNorm: 1.5, Resets: 1.5, GradEvals: 60}},
+		{"all at zero", origin(), zero, Metrics{Round: 7, GradEvals: 60}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,9 +121,6 @@ func TestMeasure(t *testing.T) {
 				{"OptGap", got.OptGap, tc.want.OptGap},
 				{"DistToOpt", got.DistToOpt, tc.want.DistToOpt},
 				{"Feasibility", got.Feasibility, tc.want.Feasibility},
-				{"KKT", got.KKT, tc.want.KKT},
-				{"DualNorm", got.DualNorm, tc.want.DualNorm},
-				{"Resets", got.Resets, tc.want.Resets},
 			} {
 				if !same(f.got, f.want) {
 					t.Errorf("%s = %v, want %v", f.name, f.got, f.want)
@@ -145,8 +142,8 @@ func TestMeasureNaNPropagates(t *testing.T) {
 			t.Errorf("%s = %v with a NaN iterate, want NaN", name, v)
 		}
 	}
-	if got.KKT != 3 {
-		t.Errorf("KKT = %v, want 3 (it does not depend on x)", got.KKT)
+	if got.GradEvals != 60 {
+		t.Errorf("GradEvals = %v, want 60 (it does not depend on x)", got.GradEvals)
 	}
 }
 
@@ -176,7 +173,6 @@ func TestMeasureRejects(t *testing.T) {
 			}
 			return r
 		}, "every agent has departed"},
-		{"negative square", path, origin(), func(r []consensus.Report) []consensus.Report { r[1].KKTSq = -1; return r }, "negative"},
 		{"x* of wrong length", path, func() *problem.Problem { p := origin(); p.XStar = []float64{0}; return p }(), nil, "x* has length 1"},
 	}
 	for _, tc := range tests {

@@ -65,7 +65,7 @@ func TestConvergesToOptimum(t *testing.T) {
 			}
 			var kkt float64
 			for _, a := range nw.agents {
-				kkt += a.Report().KKTSq
+				kkt += a.Report().Measures[0]
 			}
 			if kkt > 1e-14 {
 				t.Errorf("sum_i KKTSq = %.3g at the end, want ~0", kkt)

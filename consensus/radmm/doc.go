@@ -103,9 +103,9 @@
 //
 // # Reports
 //
-// X = x_i; KKTSq = ||(1/N) grad f_i(x_i) + Lambda_i^(i)||^2 with the full
+// X = x_i; Measures (see Measures): ||(1/N) grad f_i(x_i) + Lambda_i^(i)||^2 with the full
 // local gradient (agent i's block of the stationarity residual; consensus
-// is measured from the X of all agents); DualSq = sum_{e at i} ||y_e^(i)||^2,
+// is measured from the X of all agents) and sum_{e at i} ||y_e^(i)||^2,
 // agent i's half of ||lambda||^2 = sum_e ||lambda_{e,i}||^2 +
 // ||lambda_{e,j}||^2 = 2 sum_e ||y_e||^2; GradEvals the stochastic gradient
 // samples drawn (0 for the exact method); EdgeDuals, when Config.ReportDuals

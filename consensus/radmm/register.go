@@ -72,6 +72,9 @@ type run struct {
 	locals []problem.Local
 }
 
+// Measures are the radmm measures (see the package-level Measures).
+func (r *run) Measures() []consensus.Measure { return Measures() }
+
 func build(name string, s *Settings, env *registry.Env) (registry.Run, error) {
 	inst, ok := env.Problem.(registry.Locals)
 	if !ok {

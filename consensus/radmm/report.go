@@ -2,19 +2,18 @@ package radmm
 
 import "github.com/consim/consim/consensus"
 
-// Report implements consensus.Agent: X = x_i, KKTSq = ||(1/N) grad f_i(x_i)
-// + Lambda_i||^2 with the full local gradient, DualSq = sum_{e at i}
+// Report implements consensus.Agent: X = x_i, the Measures ||(1/N) grad
+// f_i(x_i) + Lambda_i||^2 (with the full local gradient) and sum_{e at i}
 // ||y_e^(i)||^2 (agent i's half of ||lambda||^2), GradEvals the stochastic
 // gradient samples drawn so far, and with Config.ReportDuals the replicas
-// y_e^(i) ascending by peer. Resets is always 0.
+// y_e^(i) ascending by peer.
 func (a *Agent) Report() consensus.Report {
 	rep := consensus.Report{
 		ID:        a.id,
 		Round:     a.round,
 		X:         a.X(),
-		KKTSq:     a.kktSq(),
-		DualSq:    sq(a.y),
 		GradEvals: a.gradEvals,
+		Measures:  []float64{a.kktSq(), sq(a.y)},
 	}
 	if a.cfg.ReportDuals {
 		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
@@ -23,6 +22,16 @@ func (a *Agent) Report() consensus.Report {
 		}
 	}
 	return rep
+}
+
+// Measures declares what the agents report in consensus.Report.Measures:
+// kkt = sqrt(sum_i ||(1/N) grad f_i(x_i) + Lambda_i||^2) and dual_norm =
+// ||lambda|| / sqrt(2) = sqrt(sum_e ||y_e||^2).
+func Measures() []consensus.Measure {
+	return []consensus.Measure{
+		{Name: consensus.MeasureKKT, Reduce: consensus.ReduceNorm, Doc: "norm of the stationarity residual"},
+		{Name: consensus.MeasureDualNorm, Reduce: consensus.ReduceNorm, Doc: "sqrt(sum_e ||y_e||^2)"},
+	}
 }
 
 // kktSq returns ||(1/N) grad f_i(x_i) + Lambda_i||^2.

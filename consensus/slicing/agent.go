@@ -302,16 +302,24 @@ func (a *Agent) Rejoin(t int) error {
 	return nil
 }
 
-// Report implements consensus.Agent: X is w_i, DualSq = ||y_i||^2 (the
-// agent alone holds its rows' duals) and KKTSq the squared norm of the
-// gradient mapping (w_t - w_{t+1}) / tau of its block in the last round
-// (0 before the first), the stationarity measure of the linearized
-// step.
+// Report implements consensus.Agent: X is w_i, and the Measures (see
+// Measures) are the squared norm of the gradient mapping (w_t -
+// w_{t+1}) / tau of its block in the last round (0 before the first), the
+// stationarity measure of the linearized step, and ||y_i||^2 (the agent
+// alone holds its rows' duals).
 func (a *Agent) Report() consensus.Report {
 	return consensus.Report{
 		ID: a.id, Round: a.round, X: a.W(),
-		KKTSq:  a.kktSq,
-		DualSq: dot(a.y, a.y),
+		Measures: []float64{a.kktSq, dot(a.y, a.y)},
+	}
+}
+
+// AgentMeasures declares what the agents report in consensus.Report.Measures:
+// kkt, the norm of the gradient mapping, and dual_norm = ||y||.
+func AgentMeasures() []consensus.Measure {
+	return []consensus.Measure{
+		{Name: consensus.MeasureKKT, Reduce: consensus.ReduceNorm, Doc: "norm of the gradient mapping of the linearized step"},
+		{Name: consensus.MeasureDualNorm, Reduce: consensus.ReduceNorm, Doc: "||y||"},
 	}
 }
 

@@ -134,15 +134,22 @@ func (c *core) Receive(t, ph int, in consensus.Inbox) error {
 }
 
 // Report implements consensus.Agent: X, the round count, the oracle calls
-// (in GradEvals: function-value calls, k + 1 per iteration) and ||y||^2.
-// KKT measures need exact gradients and are computed by the measurement
+// (in GradEvals: function-value calls, k + 1 per iteration) and, for the
+// methods with a multiplier, the Measure ||y||^2 (see AgentMeasures). KKT
+// measures need exact gradients and are computed by the measurement
 // (QCQP.Measure), not by the agent.
 func (c *core) Report() consensus.Report {
 	r := consensus.Report{ID: c.id, Round: c.rounds, X: append([]float64(nil), c.meth.point()...), GradEvals: c.evals}
 	if c.dualSq != nil {
-		r.DualSq = c.dualSq()
+		r.Measures = []float64{c.dualSq()}
 	}
 	return r
+}
+
+// AgentMeasures declares what the agents of the methods with a multiplier
+// report in consensus.Report.Measures: dual_norm = ||y||.
+func AgentMeasures() []consensus.Measure {
+	return []consensus.Measure{{Name: consensus.MeasureDualNorm, Reduce: consensus.ReduceNorm, Doc: "||y||, the multiplier"}}
 }
 
 // project writes proj_X(x) into x.
