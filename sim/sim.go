@@ -133,11 +133,7 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 	agentCtx, cancelAgents := context.WithCancel(ctx)
 	defer cancelAgents()
 	agentsDone := make(chan error, 1)
-	nopts := NodeOptions(s, logger)
-	nopts.Faults.Rebuild = st.Agent // a crash that loses state restarts from the initial agent
-	if o, ok := st.Run.(registry.Oracles); ok {
-		nopts.Oracle = o.Oracle
-	}
+	nopts := NodeOptions(st, logger)
 	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, nopts) }()
 	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
 
@@ -225,9 +221,13 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 	return cfg, ev, nil
 }
 
-// NodeOptions are the runtime options of every agent of s.
-func NodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
-	return node.Options{
+// NodeOptions are the runtime options of every agent of st: the
+// scenario's rounds, deadlines and faults, the rebuild of an agent that
+// crashes and loses its state, and the algorithm's oracles when its agents
+// fan evaluations out.
+func NodeOptions(st *scenarios.Setup, logger hclog.Logger) node.Options {
+	s := st.Scenario
+	o := node.Options{
 		N:             s.Agents,
 		Rounds:        s.Rounds,
 		ReportEvery:   s.Metrics.Every,
@@ -236,6 +236,11 @@ func NodeOptions(s *scenarios.Scenario, logger hclog.Logger) node.Options {
 		Faults:        s.Faults.Node(s.Seed),
 		Workers:       s.Runtime.Workers,
 	}
+	o.Faults.Rebuild = st.Agent
+	if or, ok := st.Run.(registry.Oracles); ok {
+		o.Oracle = or.Oracle
+	}
+	return o
 }
 
 // idRE is what a run id may contain: it names NATS subjects and a

@@ -124,6 +124,9 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if err != nil {
 		return nil, err
 	}
+	if s.Runtime.Workers > 0 {
+		return nil, usagef("runtime.workers = %d: oracle worker processes are not launched yet; use runtime.workers: 0 (each agent process evaluates its own requests) or consim run", s.Runtime.Workers)
+	}
 	path, err := filepath.Abs(o.path)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("scenario path: %w", err)}

@@ -112,7 +112,7 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 	if err != nil {
 		return fmt.Errorf("agent %d: %w", id, err)
 	}
-	opts := sim.NodeOptions(s, logger)
+	opts := sim.NodeOptions(st, logger)
 	// The coordinator may subscribe after this process starts (agents on
 	// several hosts): repeat ready until its start arrives.
 	opts.ReadyRepeat = readyRepeat
