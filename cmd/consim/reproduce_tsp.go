@@ -53,8 +53,9 @@ clean-sample detection x_i >= 0. It writes tsp.csv, plots (PNG and SVG) of
 both measures against rounds (means over the seeds) and table.md (peak and
 final accuracy and F1, mean ± std over the seeds, next to the paper's),
 which it also prints with the wall time, into a new directory: --out must
-not exist. --parallel runs that many seeds at once; the seconds in
-tsp.csv are then wall time of the method's steps, not CPU time.`,
+not exist. The seconds in tsp.csv are the process CPU time of the
+method's steps; --parallel runs that many seeds at once, and the seconds
+are then wall time.`,
 		Example: `  consim reproduce tsp
   consim reproduce tsp --seeds 2 --parallel 2
   consim reproduce tsp --mnist /data/mnist --rounds 300 --seeds 1`,
@@ -156,10 +157,14 @@ func (f *tspFlags) run(stdout, stderr io.Writer) error {
 					mu.Unlock()
 				}
 			}
-			// Each run reads the wall clock from its own start: with
-			// --parallel 1 only this run is working.
-			t0 := time.Now()
-			results[i], errs[i] = e.Run(train, test, func() time.Duration { return time.Since(t0) })
+			// One run at a time reads the process CPU time; parallel runs
+			// read the wall clock, since they share the process.
+			clock := cpuTime
+			if f.parallel > 1 {
+				t0 := time.Now()
+				clock = func() time.Duration { return time.Since(t0) }
+			}
+			results[i], errs[i] = e.Run(train, test, clock)
 		}()
 	}
 	wg.Wait()
@@ -295,10 +300,10 @@ func tspTable(f *tspFlags, results []*tsp.Result) string {
 		paper[r.Method] = r
 	}
 	pm := func(s tsp.Stat) string { return fmt.Sprintf("%.2f ± %.2f", 100*s.Mean, 100*s.Std) }
-	b.WriteString("Percent, mean ± std over the seeds (std 0 with one seed). The paper reports peak values; for TSP it gives variances (shown as ± sqrt). Step time is the mean wall time of a run's steps, measurements excluded.\n\n")
+	b.WriteString("Percent, mean ± std over the seeds (std 0 with one seed). The paper reports peak values; for TSP it gives variances (shown as ± sqrt). Step time is the mean time of a run's steps, measurements excluded (process CPU time; wall time with --parallel above 1).\n\n")
 	b.WriteString("| method | peak accuracy | paper accuracy | peak F1 | paper F1 | final accuracy | final F1 | diverged | step time (s) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	// Mean wall time of a run's steps (measurements excluded).
+	// Mean time of a run's steps (measurements excluded).
 	steps := map[string][]float64{}
 	for _, r := range results {
 		for _, t := range r.Traces {

@@ -449,8 +449,8 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // logTicks marks every power of ten on a log axis and labels about six of
-// them as plain numbers (0.001, 1, 1000); beyond 1e-6 and 1e6 the labels
-// are 1e-k and 1ek. An axis spanning less than three decades also gets
+// them as plain numbers (0.001, 1, 10000000); beyond 1e-6 and 1e9 the
+// labels are 1e-k and 1ek. An axis spanning less than three decades also gets
 // labelled ticks at 2 and 5 times each power of ten.
 type logTicks struct{}
 
@@ -462,8 +462,8 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
 	every := max(1, (b-a+5)/6)
 	label := func(e int, v float64) string {
-		if e < -6 || e > 6 {
-			return strconv.FormatFloat(v, 'g', -1, 64)
+		if e < -6 || e > 9 {
+			return fmt.Sprintf("%.0fe%d", v/math.Pow(10, float64(e)), e)
 		}
 		return plainNumber(v)
 	}

@@ -169,6 +169,8 @@ func TestLogTicksLabels(t *testing.T) {
 		{0.001, 1000, []string{"0.001", "1", "1000"}},
 		{0.7, 20, []string{"1", "2", "5", "10", "20"}},
 		{1e-12, 1, []string{"1e-12", "1e-10", "0.01"}},
+		{1e4, 3e7, []string{"10000", "100000", "10000000"}},
+		{1, 1e12, []string{"1", "100", "1e10", "1e12"}},
 	} {
 		var got []string
 		for _, tk := range (logTicks{}).Ticks(tc.lo, tc.hi) {
