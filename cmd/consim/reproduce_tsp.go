@@ -229,6 +229,9 @@ func plotTSP(dir string, f *tspFlags, results []*tsp.Result) error {
 	} {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("MNIST data hyper-cleaning, %d training samples, mean over %d seeds", f.train, len(results))
+		if len(results) == 1 {
+			p.Title.Text = fmt.Sprintf("MNIST data hyper-cleaning, %d training samples, seed %d", f.train, results[0].Seed)
+		}
 		p.X.Label.Text = "round"
 		p.Y.Label.Text = m.label
 		p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
@@ -259,9 +262,10 @@ func plotTSP(dir string, f *tspFlags, results []*tsp.Result) error {
 		if err := plotutil.AddLines(p, lines...); err != nil {
 			return fmt.Errorf("plotting: %w", err)
 		}
-		// The curves rise from the bottom left and stay high: the legend
-		// goes bottom right.
+		// The legend goes bottom right, below the data on an axis
+		// extended downwards.
 		p.Legend.Top = false
+		p.Y.Min -= 0.45 * (p.Y.Max - p.Y.Min)
 		if err := savePlot(p, filepath.Join(dir, "tsp_"+m.name)); err != nil {
 			return err
 		}
