@@ -3,6 +3,7 @@ package coordinator
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +18,9 @@ import (
 const (
 	DefaultReadyTimeout = 30 * time.Second
 	DefaultAgentTimeout = 30 * time.Second
+	// DefaultDivergeBound is far above any measure of a run that is
+	// converging on a problem of sane scale, and far below overflow.
+	DefaultDivergeBound = 1e50
 )
 
 // Config describes one run for the coordinator.
@@ -63,6 +67,11 @@ type Config struct {
 	// follow the fixed ones in metrics.csv and metrics.jsonl; the
 	// Evaluator returns their values in Metrics.Extra in this order.
 	Measures []string
+	// DivergeBound ends the run as diverged once the consensus error, the
+	// feasibility or |f(xbar)| of a measured round exceeds it (default
+	// DefaultDivergeBound; the run also ends as diverged when one of them is
+	// NaN or Inf while the iterates are finite-valued measures).
+	DivergeBound float64
 	// Params are the algorithm's resolved parameters and constants,
 	// copied to summary.json.
 	Params []registry.Value
@@ -85,6 +94,35 @@ type Progress struct {
 	Elapsed time.Duration
 	// RoundsPerSec is Metrics.Round / Elapsed.
 	RoundsPerSec float64
+}
+
+// diverged reports, as an error naming the measure, whether m shows a
+// diverged run: a non-finite consensus error or feasibility (the iterates
+// hold NaN or Inf), an infinite objective, or one of them beyond
+// DivergeBound. An unknown objective (NaN without a problem) is not
+// divergence.
+func (c Config) diverged(m metrics.Metrics) error {
+	bound := c.DivergeBound
+	if bound == 0 {
+		bound = DefaultDivergeBound
+	}
+	for _, q := range []struct {
+		name string
+		v    float64
+		nan  bool // NaN means divergence
+	}{
+		{"consensus_err", m.ConsensusErr, true},
+		{"feasibility", m.Feasibility, true},
+		{"obj_value", m.ObjValue, false},
+	} {
+		switch {
+		case math.IsNaN(q.v) && q.nan:
+			return fmt.Errorf("%s is NaN", q.name)
+		case math.IsInf(q.v, 0) || math.Abs(q.v) > bound:
+			return fmt.Errorf("%s = %g is beyond %g", q.name, q.v, bound)
+		}
+	}
+	return nil
 }
 
 // withDefaults fills the zero values that have defaults.

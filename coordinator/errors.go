@@ -27,6 +27,9 @@ var (
 	// ErrStoppedElsewhere: agents stopped early on a stop control this
 	// coordinator did not send (Summary.Status StatusStopped).
 	ErrStoppedElsewhere = errors.New("run stopped by a control the coordinator did not send")
+	// ErrDiverged: the iterates of a measured round became NaN or Inf, or
+	// a measure passed Config.DivergeBound (Summary.Status StatusDiverged).
+	ErrDiverged = errors.New("run diverged")
 )
 
 // AgentError names the agent that ended a run. It unwraps to

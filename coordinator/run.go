@@ -419,6 +419,10 @@ func (r *run) measure(t int, pr *pendingRound) {
 		r.initial = &first
 	}
 	r.final = &row
+	if err := r.cfg.diverged(m); err != nil {
+		r.fail(StopDiverged, fmt.Errorf("%w at round %d: %v", ErrDiverged, t, err))
+		return
+	}
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(Progress{Metrics: m, Rounds: r.cfg.Rounds, Elapsed: row.Elapsed, RoundsPerSec: perSecond(t, row.Elapsed)})
 	}
@@ -532,8 +536,11 @@ func (r *run) summary(end time.Time) *Summary {
 	}
 	if r.failure != nil {
 		s.Status, s.Reason = StatusFailed, r.failure.Error()
-		if errors.Is(r.failure, ErrStoppedElsewhere) {
+		switch {
+		case errors.Is(r.failure, ErrStoppedElsewhere):
 			s.Status = StatusStopped
+		case errors.Is(r.failure, ErrDiverged):
+			s.Status = StatusDiverged
 		}
 	}
 	rounds, counted := -1, false

@@ -504,3 +504,35 @@ func TestRunAgentIgnoresStop(t *testing.T) {
 		t.Errorf("status %q cause %q measured %d", sum.Status, sum.StopCause, sum.MeasuredRounds)
 	}
 }
+
+// TestRunDiverged: a measured round whose consensus error is NaN, or
+// beyond the bound, ends the run as diverged, naming the round and the
+// measure, with the row written.
+func TestRunDiverged(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    float64
+		want string
+	}{{"nan", math.NaN(), "consensus_err is NaN"}, {"blow-up", 1e60, "consensus_err = 1e+60 is beyond 1e+50"}} {
+		t.Run(c.name, func(t *testing.T) {
+			obs := newFakeObserver()
+			s := sim{n: 2, rounds: 100000, every: 1, interval: time.Millisecond}
+			cfg := testConfig(t, 2)
+			defer s.start(t, obs)()
+			ev := fakeEvaluator{consensus: func(r int) float64 {
+				if r >= 3 {
+					return c.v
+				}
+				return 1
+			}}
+			_, err := Run(context.Background(), cfg, obs, ev)
+			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "round 3") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want ErrDiverged at round 3: %s", err, c.want)
+			}
+			got := readSummary(t, cfg)
+			if got.Status != StatusDiverged || got.StopCause != StopDiverged || got.Final == nil || got.Final.Round != 3 {
+				t.Errorf("summary status %q cause %q final %+v; want diverged at round 3", got.Status, got.StopCause, got.Final)
+			}
+		})
+	}
+}

@@ -18,6 +18,10 @@ const (
 	// coordinator did not send; Reason names the agent and the control's
 	// reason (its origin), and Run returns ErrStoppedElsewhere.
 	StatusStopped = "stopped"
+	// StatusDiverged: a measured round's iterates became NaN or Inf, or a
+	// measure passed Config.DivergeBound; Reason names the round and the
+	// measure, and Run returns ErrDiverged.
+	StatusDiverged = "diverged"
 )
 
 // Stop causes (Summary.StopCause).
@@ -32,6 +36,7 @@ const (
 	StopInterrupted  = "interrupted"       // the context was cancelled
 	StopError        = "error"             // any other error (evaluation, files, transport)
 	StopElsewhere    = "stopped_elsewhere" // ErrStoppedElsewhere
+	StopDiverged     = "diverged"          // ErrDiverged
 )
 
 // Param is one resolved parameter or constant of the algorithm in

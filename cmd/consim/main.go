@@ -18,7 +18,9 @@
 //     CONSIM_LOG_LEVEL); a flag given on the command line wins;
 //   - exit 0 on success, 1 when the run itself failed, 2 on usage and
 //     input errors (unknown flags and commands, wrong argument counts, bad
-//     scenario files).
+//     scenario files), 3 when the run diverged (NaN, Inf or a blow-up in a
+//     measured round), 4 when it was stopped by a control its coordinator
+//     did not send.
 package main
 
 import (
@@ -32,6 +34,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
 )
 
@@ -40,6 +43,12 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the run itself failed (agent error, unresponsive agent, timeout)
 	exitUsage   = 2 // bad flags, bad scenario, bad input files
+	// exitDiverged: the run's iterates became NaN or Inf or blew up
+	// (coordinator.ErrDiverged, status "diverged").
+	exitDiverged = 3
+	// exitStopped: the run was stopped early by a control its coordinator
+	// did not send (coordinator.ErrStoppedElsewhere, status "stopped").
+	exitStopped = 4
 )
 
 // Environment variables that give connection flags their defaults; a flag
@@ -85,7 +94,12 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), err)
-	if !isUsage(err) {
+	switch {
+	case errors.Is(err, coordinator.ErrDiverged):
+		return exitDiverged
+	case errors.Is(err, coordinator.ErrStoppedElsewhere):
+		return exitStopped
+	case !isUsage(err):
 		return exitFailure
 	}
 	if !a.ran {
