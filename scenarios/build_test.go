@@ -156,7 +156,7 @@ func TestBuildKeepsEdgeListP(t *testing.T) {
 // the other algorithms, named with the keys those accept.
 func TestADMMRejectsALMOnlyKeys(t *testing.T) {
 	base := "agents: 4\ngraph: {topology: ring}\nproblem: {kind: least_squares, dim: 3}\nrounds: 10\n"
-	for _, kv := range []string{"preset: theory", "safeguard: edge", "safeguard_every: 3", "tau_schedule: sqrt"} {
+	for _, kv := range []string{"preset: theory_steps", "safeguard: edge", "safeguard_every: 3", "tau_schedule: sqrt"} {
 		_, err := Parse([]byte(base+"algorithm: {name: dadmm, "+kv+"}\n"), "x.yaml")
 		key := strings.SplitN(kv, ":", 2)[0]
 		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "name dadmm") || !strings.Contains(err.Error(), "params") {

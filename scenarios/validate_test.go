@@ -202,7 +202,7 @@ edges: {model: markov}
 runtime: {transport: tcp}
 `
 	tests[8].want = []string{
-		`x.yaml:4:32: algorithm.preset: "fast" is not one of practical, theory`,
+		`x.yaml:4:32: algorithm.preset: "fast" is not one of practical, theory_steps`,
 		`x.yaml:4:49: algorithm.safeguard: "local" is not one of global, edge, none`,
 		`x.yaml:6:16: edges.model: "markov" is not one of bernoulli, gilbert_elliott`,
 		`x.yaml:7:22: runtime.transport: "tcp" is not one of chan, nats, nats-tcp`,

@@ -14,8 +14,13 @@ const (
 	// PresetPractical is PracticalWith on the agents' f scaled by
 	// sigma = 1/L_f (the notes: "scale f so L_f ~ 1").
 	PresetPractical = "practical"
-	// PresetTheory is Theory on f itself (sigma = 1).
-	PresetTheory = "theory"
+	// PresetTheory is Theory on f itself (sigma = 1): the step rules of the
+	// paper's (A.1). Two of its constants have no closed form, so the
+	// preset takes placeholders, which its name says: sigma-bar = 1 (the
+	// dual error-bound constant of Lemma A.9) and M_y = DefaultMy (Remark
+	// 4.1), far above any dual norm here, so that the safeguard does not
+	// fire.
+	PresetTheory = "theory_steps"
 )
 
 // Settings is the algorithm block of a scenario that runs the ALM
@@ -24,7 +29,7 @@ const (
 type Settings struct {
 	// Preset is the rule that derives the parameters from the problem and
 	// graph constants: PresetPractical or PresetTheory.
-	Preset string `yaml:"preset" doc:"parameter rule: practical|theory"`
+	Preset string `yaml:"preset" doc:"parameter rule: practical|theory_steps (the step rules of (A.1) with placeholders sigma-bar = 1, M_y = 1e6)"`
 	// Params override single values of the preset.
 	Params Overrides `yaml:"params"`
 	// TauSchedule is TauConstant or TauSqrt.
@@ -48,7 +53,7 @@ type Overrides struct {
 	MY    *float64 `yaml:"m_y,omitempty" doc:"dual safeguard radius M_y > 0 on the duals of f, the reported dual_norm (.inf disables resets)" default:"preset"`
 	CTau  *float64 `yaml:"c_tau,omitempty" doc:"c_tau > 0 in tau = min{1/(2 L_K), c_tau/(L_K sqrt T)}" default:"10"`
 	CBeta *float64 `yaml:"c_beta,omitempty" doc:"c_beta > 0 in beta = c_beta tau mu" default:"1"`
-	Scale *float64 `yaml:"scale,omitempty" doc:"sigma > 0, the agents minimise sigma f (practical: 1/L_f; theory: 1)" default:"preset"`
+	Scale *float64 `yaml:"scale,omitempty" doc:"sigma > 0, the agents minimise sigma f (practical: 1/L_f; theory_steps: 1)" default:"preset"`
 }
 
 // NewSettings returns the defaults: the practical preset, constant tau,
