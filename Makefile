@@ -3,10 +3,12 @@ GO       ?= go
 SCENARIO ?= scenarios/quickstart.yaml
 STATICCHECK ?= staticcheck
 
-# Packages that start goroutines run under the race detector; the pure
-# numeric packages run without it (same code paths, 5-10x faster).
-RACE_PKGS = ./node/... ./coordinator ./cmd/... ./sim/...
-PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /cmd/ -e /sim)
+# The runtime packages run under the race detector in make test; the pure
+# numeric packages and the command run without it (same code paths, 5-10x
+# faster; the command's race build links the whole NATS server). make
+# test-long runs the command under the race detector too.
+RACE_PKGS = ./node/... ./coordinator ./sim/...
+PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /sim)
 
 .PHONY: all build run test test-long fuzz check vet lint tidy bench clean
 
@@ -30,6 +32,7 @@ test: vet
 ## to the papers' figures, process-mode drills, the fused-multiply-add scan.
 test-long:
 	CONSIM_LONG=1 $(GO) test -count=1 -timeout 60m ./...
+	$(GO) test -count=1 -race -timeout 30m ./cmd/...
 
 ## fuzz: each fuzz target for FUZZTIME (default 20s).
 FUZZTIME ?= 20s
