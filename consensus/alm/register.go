@@ -216,22 +216,10 @@ func (r *run) Measures() []consensus.Measure { return Measures() }
 // Reference runs the matrix-form Algorithm 2 on the same draws for rounds
 // rounds and returns every agent's x_i.
 func (r *run) Reference(rounds int) ([][]float64, error) {
-	x0 := make([][]float64, r.env.N)
-	for i := range x0 {
-		x0[i] = r.env.Init(i)
-	}
+	x0 := r.env.InitialPoints()
 	ref, err := NewReference(r.cfg, r.env.Graph, r.env.Process, r.locals, r.box, x0)
 	if err != nil {
 		return nil, err
 	}
-	for t := range rounds {
-		if err := ref.Step(t); err != nil {
-			return nil, err
-		}
-	}
-	xs := make([][]float64, r.env.N)
-	for i := range xs {
-		xs[i] = ref.X(i)
-	}
-	return xs, nil
+	return registry.StepReference(r.env.N, rounds, ref.Step, ref.X)
 }

@@ -80,9 +80,8 @@ func build(name string, s *Settings, env *registry.Env) (registry.Run, error) {
 	if !ok {
 		return nil, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i", Capability: registry.CapLocals}
 	}
-	if b := inst.Box(); !math.IsInf(b.Lo, -1) || !math.IsInf(b.Hi, 1) {
-		return nil, registry.FieldErrors{{Key: "problem.box", Msg: fmt.Sprintf(
-			"%s is unconstrained (it does not project onto X): need [-.inf, .inf], got [%s, %s]", name, registry.Num(b.Lo), registry.Num(b.Hi))}}
+	if err := registry.Unconstrained(name, inst.Box()); err != nil {
+		return nil, err
 	}
 	cfg := Config{Method: s.method, Rho: s.Params.Rho, Seed: env.Seed, ReportDuals: env.Faulty}
 	if s.Params.Tau != nil {
@@ -129,22 +128,10 @@ func (r *run) Resolved() []registry.Value {
 }
 
 func (r *run) Reference(rounds int) ([][]float64, error) {
-	x0 := make([][]float64, r.env.N)
-	for i := range x0 {
-		x0[i] = r.env.Init(i)
-	}
+	x0 := r.env.InitialPoints()
 	ref, err := NewReference(r.cfg, r.env.Graph, r.env.Process, r.locals, x0)
 	if err != nil {
 		return nil, err
 	}
-	for t := range rounds {
-		if err := ref.Step(t); err != nil {
-			return nil, err
-		}
-	}
-	xs := make([][]float64, r.env.N)
-	for i := range xs {
-		xs[i] = ref.X(i)
-	}
-	return xs, nil
+	return registry.StepReference(r.env.N, rounds, ref.Step, ref.X)
 }

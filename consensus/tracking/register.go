@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 )
 
@@ -49,21 +48,10 @@ func (r *run) Resolved() []registry.Value {
 
 // Reference runs the matrix-form DIGing on the same draws.
 func (r *run) Reference(rounds int) ([][]float64, error) {
-	locals := make([]problem.Local, r.env.N)
-	x0 := make([][]float64, r.env.N)
-	for i := range locals {
-		locals[i], x0[i] = r.inst.Local(i), r.env.Init(i)
-	}
-	ref, err := NewReference(r.p, r.env.Graph, r.env.Process, locals, x0)
+	ref, err := NewReference(r.p, r.env.Graph, r.env.Process, registry.AllLocals(r.inst, r.env.N), r.env.InitialPoints())
 	if err != nil {
 		return nil, err
 	}
-	for t := range rounds {
-		ref.Step(t)
-	}
-	xs := make([][]float64, r.env.N)
-	for i := range xs {
-		xs[i] = ref.X(i)
-	}
-	return xs, nil
+	step := func(t int) error { ref.Step(t); return nil }
+	return registry.StepReference(r.env.N, rounds, step, ref.X)
 }

@@ -1,0 +1,53 @@
+package registry
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/consim/consim/consensus/problem"
+)
+
+// Helpers shared by the registrations of the consensus algorithms.
+
+// InitialPoints returns every agent's x_0 (new slices).
+func (e *Env) InitialPoints() [][]float64 {
+	x0 := make([][]float64, e.N)
+	for i := range x0 {
+		x0[i] = e.Init(i)
+	}
+	return x0
+}
+
+// AllLocals returns f_i of agents 0..n-1 of inst.
+func AllLocals(inst Locals, n int) []problem.Local {
+	fs := make([]problem.Local, n)
+	for i := range fs {
+		fs[i] = inst.Local(i)
+	}
+	return fs
+}
+
+// Unconstrained is the error of algorithm name, which does not project
+// onto X, on a problem whose box b is not R^n; nil when it is.
+func Unconstrained(name string, b problem.Box) error {
+	if math.IsInf(b.Lo, -1) && math.IsInf(b.Hi, 1) {
+		return nil
+	}
+	return FieldErrors{{Key: "problem.box", Msg: fmt.Sprintf(
+		"%s is unconstrained (it does not project onto X): need [-.inf, .inf], got [%s, %s]", name, Num(b.Lo), Num(b.Hi))}}
+}
+
+// StepReference steps a matrix-form reference through rounds 0..rounds-1
+// and returns x_i of its n agents: what a Run's Reference returns.
+func StepReference(n, rounds int, step func(t int) error, x func(i int) []float64) ([][]float64, error) {
+	for t := range rounds {
+		if err := step(t); err != nil {
+			return nil, err
+		}
+	}
+	xs := make([][]float64, n)
+	for i := range xs {
+		xs[i] = x(i)
+	}
+	return xs, nil
+}
