@@ -83,7 +83,7 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		tr, obs, err := dialObserver(s, f.natsURL, f.runID, logger)
+		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, logger)
 		if err != nil {
 			return err
 		}
@@ -99,10 +99,12 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 }
 
 // dialObserver connects the coordinator of run runID of s to the NATS
-// server at url. Connection failures are usage errors: the URL is input.
-func dialObserver(s *scenarios.Scenario, url, runID string, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
+// server at url, authenticating frames with key (nil: the run key of the
+// environment, see node.EnvRunKeyFile). Connection failures are usage errors: the URL is input.
+func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
 	tr, err := node.NewNATSTransport(node.NATSOptions{
 		RunID:            runID,
+		Key:              key,
 		URL:              url,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),

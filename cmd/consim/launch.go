@@ -157,8 +157,24 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		}()
 		url = srv.ClientURL()
 	}
+	// A fresh run key authenticates every frame; it reaches the agent
+	// processes in a file only this user can read, named in their
+	// environment (never in argv).
+	key, err := node.NewRunKey()
+	if err != nil {
+		return nil, err
+	}
+	keyDir, err := os.MkdirTemp("", "consim-key-")
+	if err != nil {
+		return nil, fmt.Errorf("run key: %w", err)
+	}
+	defer os.RemoveAll(keyDir)
+	keyFile := filepath.Join(keyDir, "run.key")
+	if err := node.WriteRunKeyFile(keyFile, key); err != nil {
+		return nil, fmt.Errorf("run key: %w", err)
+	}
 	// The observer subscribes before any agent starts: no ready is lost.
-	tr, obs, err := dialObserver(s, url, runID, logger)
+	tr, obs, err := dialObserver(s, url, runID, key, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +182,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 
 	coordCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sup := &supervisor{out: out, onExit: func(c *child) {
+	sup := &supervisor{out: out, env: append(os.Environ(), node.EnvRunKeyFile+"="+keyFile), onExit: func(c *child) {
 		err := c.failure()
 		var ce *childError
 		if !errors.As(err, &ce) {

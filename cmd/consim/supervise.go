@@ -17,6 +17,8 @@ import (
 // parent-death signal, so none outlives the supervising process. Every
 // child is waited for.
 type supervisor struct {
+	// env is the children's environment; nil inherits this process's.
+	env []string
 	out *lockedWriter // children's stderr lines, prefixed; nil discards
 	// onExit, if set, is called once per child, from the goroutine that
 	// waited for it, after it exited and before wait sees it exited.
@@ -47,6 +49,7 @@ func (s *supervisor) start(name, path string, args ...string) (*child, error) {
 	c := &child{name: name, done: make(chan struct{})}
 	c.tail = newTailWriter(tailLines, name+"| ", s.out)
 	c.cmd = exec.Command(path, args...)
+	c.cmd.Env = s.env
 	c.cmd.Stderr = c.tail
 	c.cmd.SysProcAttr = childProcAttr()
 	if err := c.cmd.Start(); err != nil {
