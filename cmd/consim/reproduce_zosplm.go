@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -341,16 +340,6 @@ func zosplmPaper(n int, method string) (zosplm.PaperRow, bool) {
 }
 
 // The helpers below are shared by the reproduce commands.
-
-// cpuTime is the process's user + system CPU time, so that times per
-// iteration hold on a machine shared with other jobs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // wallLine is the last line of a table.md: the command's wall time.
 func wallLine(d time.Duration) string {
