@@ -72,6 +72,12 @@ type Config struct {
 	// DefaultDivergeBound; the run also ends as diverged when one of them is
 	// NaN or Inf while the iterates are finite-valued measures).
 	DivergeBound float64
+	// Artefacts, if set, makes the run's own files of the bundle (a
+	// picture of the final state, say) from the last report of every agent
+	// (a zero Report with a nil X for one that never reported); they are
+	// written after final.json, under plain names that are not the
+	// bundle's own. An error fails the run.
+	Artefacts artefactsFunc
 	// Params are the algorithm's resolved parameters and constants,
 	// copied to summary.json.
 	Params []registry.Value

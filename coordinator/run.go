@@ -61,6 +61,9 @@ func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Sum
 	if err := b.writeFinal(r.finalIterates()); err != nil {
 		r.fail(StopError, err)
 	}
+	if err := b.writeArtefacts(cfg, r.lastReports()); err != nil {
+		r.fail(StopError, err)
+	}
 	if err := b.close(); err != nil {
 		r.fail(StopError, err)
 	}

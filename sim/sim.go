@@ -18,7 +18,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -162,10 +164,11 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 
 // CoordinatorConfig builds the coordinator's configuration and evaluator
 // for a run of st: the central problem (with its optimum) is solved here,
-// and the algorithm's resolved parameters go into the summary.
+// or the run's registry.Evaluator gives f* (see measurement), and the
+// algorithm's resolved parameters go into the summary.
 func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, observe func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
 	s := st.Scenario
-	prob, err := st.Problem()
+	meas, err := measurement(st)
 	if err != nil {
 		return coordinator.Config{}, nil, err
 	}
@@ -177,19 +180,21 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 	if m, ok := st.Run.(registry.Measurer); ok {
 		decls = m.Measures()
 	}
-	if err := metrics.CheckMeasures(decls, coordinator.Columns()); err != nil {
+	all := slices.Concat(decls, meas.columns)
+	if err := metrics.CheckMeasures(all, coordinator.Columns()); err != nil {
 		return coordinator.Config{}, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
 	}
-	names := make([]string, len(decls))
-	for k, d := range decls {
-		names[k] = d.Name
+	names := make([]string, 0, len(all))
+	for _, d := range all {
+		names = append(names, d.Name)
 	}
 	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
-		m, err := metrics.Measure(prob, st.Graph, reps)
+		m, err := meas.measure(reps)
 		if err != nil {
 			return m, err
 		}
-		m.Extra, err = metrics.ReduceMeasures(decls, reps)
+		extra, err := metrics.ReduceMeasures(decls, reps)
+		m.Extra = append(extra, m.Extra...)
 		return m, err
 	})
 	cfg := coordinator.Config{
@@ -211,14 +216,77 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 			"seed":      s.Seed,
 			"algorithm": s.Algorithm.Name,
 			"problem":   s.Problem.Kind,
-			"f_star":    prob.FStar,
-			"convex":    prob.Convex,
+			"f_star":    meas.fstar,
+			"convex":    meas.convex,
 		},
 		Logger:   logger.Named("coordinator"),
 		Progress: observe,
 	}
 	cfg.ContinueOnDeparture = s.Faults.ContinueOnDeparture()
+	if a, ok := st.Run.(registry.Artefacter); ok {
+		cfg.Artefacts = a.Artefacts
+	}
 	return cfg, ev, nil
+}
+
+// measurer is how the coordinator measures a run: through the instance's
+// Central problem (the consensus measures of metrics.Measure), or through
+// the run's registry.Evaluator when its agents hold different blocks or
+// roles.
+type measurer struct {
+	fstar   float64
+	convex  bool
+	columns []consensus.Measure // the Evaluator's own columns
+	measure func(reps []consensus.Report) (metrics.Metrics, error)
+}
+
+// measurement returns the measurer of st. A run that implements
+// registry.Evaluator gets its Evaluation in the metric columns of the
+// same names (GradEvals summed over the agents, DualDrift NaN, the
+// consensus error NaN when a report holds a non-finite value, which the
+// coordinator counts as divergence) and its own Values after the agents'
+// declared measures; the instance's Central is not called. Any other run
+// is measured by metrics.Measure against Central.
+func measurement(st *scenarios.Setup) (measurer, error) {
+	ev, ok := st.Run.(registry.Evaluator)
+	if !ok {
+		prob, err := st.Problem()
+		if err != nil {
+			return measurer{}, err
+		}
+		return measurer{fstar: prob.FStar, convex: prob.Convex, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
+			return metrics.Measure(prob, st.Graph, reps)
+		}}, nil
+	}
+	fstar, convex, err := ev.Optimum()
+	if err != nil {
+		return measurer{}, fmt.Errorf("algorithm %s: optimum of problem %s: %w", st.Scenario.Algorithm.Name, st.Scenario.Problem.Kind, err)
+	}
+	cols := ev.Columns()
+	return measurer{fstar: fstar, convex: convex, columns: cols, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
+		e, err := ev.Evaluate(reps)
+		if err != nil {
+			return metrics.Metrics{}, err
+		}
+		if len(e.Values) != len(cols) {
+			return metrics.Metrics{}, fmt.Errorf("algorithm %s: evaluation has %d values, its columns %d", st.Scenario.Algorithm.Name, len(e.Values), len(cols))
+		}
+		m := metrics.Metrics{ConsensusErr: e.ConsensusErr, ObjValue: e.ObjValue, OptGap: e.OptGap,
+			DistToOpt: e.DistToOpt, Feasibility: e.Feasibility, DualDrift: math.NaN()}
+		if !registry.Finite(reps) {
+			m.ConsensusErr = math.NaN()
+		}
+		for _, r := range reps {
+			if r.X != nil {
+				m.Round = r.Round
+			}
+			m.GradEvals += r.GradEvals
+		}
+		for k, c := range cols {
+			m.Extra = append(m.Extra, metrics.Named{Name: c.Name, Value: e.Values[k]})
+		}
+		return m, nil
+	}}, nil
 }
 
 // NodeOptions are the runtime options of every agent of st: the

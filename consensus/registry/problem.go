@@ -29,11 +29,15 @@ type ProblemEnv struct {
 
 // Instance is a problem made concrete for one run.
 type Instance interface {
-	// Dim is n, the length of every agent's block x_i.
+	// Dim is n, the length of every agent's block x_i; 0 when the agents
+	// hold blocks of different lengths (the algorithm then builds its own
+	// initial points and does not use Env.Init).
 	Dim() int
 	// Central returns the full problem f = (1/N) sum_i f_i with its
 	// optimum (solved here, possibly at some cost), for the coordinator's
-	// measures.
+	// measures. An instance without that consensus form returns an error
+	// wrapping ErrNoCentral; the algorithms that run on it implement
+	// Evaluator, and the coordinator does not call Central for them.
 	Central() (*problem.Problem, error)
 }
 
