@@ -49,10 +49,15 @@ func (g *Graph) Spectrum(weight Weight) ([]float64, error) {
 
 // Lambda2 returns the algebraic connectivity lambda_2(L_w), the second
 // smallest Laplacian eigenvalue; it is positive iff the graph is
-// connected (for positive weights). A single agent gives 0.
+// connected (for positive weights). A single agent gives 0. Graphs of
+// more than DenseSpectrumMaxN agents take it from Lanczos
+// (LanczosLambda2).
 func (g *Graph) Lambda2(weight Weight) (float64, error) {
 	if g.N < 2 {
 		return 0, nil
+	}
+	if g.N > DenseSpectrumMaxN {
+		return clampZero(g.LanczosLambda2(weight).Value), nil
 	}
 	l, err := SymEigenvalue(g.Laplacian(weight), 1)
 	if err != nil {
@@ -61,8 +66,14 @@ func (g *Graph) Lambda2(weight Weight) (float64, error) {
 	return clampZero(l), nil
 }
 
-// LambdaMax returns lambda_N(L_w), the largest Laplacian eigenvalue.
+// LambdaMax returns lambda_N(L_w), the largest Laplacian eigenvalue: by
+// the dense eigensolver for at most DenseSpectrumMaxN agents, else by
+// Lanczos on the sparse Laplacian (LanczosLambdaMax, relative residual
+// LanczosTol).
 func (g *Graph) LambdaMax(weight Weight) (float64, error) {
+	if g.N > DenseSpectrumMaxN {
+		return g.LanczosLambdaMax(weight).Value, nil
+	}
 	l, err := SymEigenvalue(g.Laplacian(weight), g.N-1)
 	if err != nil {
 		return 0, err
