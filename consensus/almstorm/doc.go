@@ -11,9 +11,11 @@
 //     with ONE fresh sample xi_{t+1} evaluated at both x_{t+1} and x_t
 //     (Estimator), registered as alm_storm with a practical preset and the
 //     step rule (5.5) of Theorem 5.6 (Theory);
+//
 //   - the ALM with its dual steps switched off (eta = 0), registered as
 //     alm_nodual: the smoothed linearized penalty method that the dual
 //     updates are meant to improve on;
+//
 //   - the measures of section 3 that need the whole network: the
 //     Moreau-envelope stationarity ||grad Psi(z)|| of the consensus problem
 //     (Stationarity) and the output certificate of eq. (3.2) (Certify).

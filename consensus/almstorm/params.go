@@ -35,7 +35,7 @@ func (c Constants) Scaled(sigma float64) Constants {
 // E||G_i(x; xi) - G_i(y; xi)||^2 <= L0_i^2 ||x - y||^2 for f_i's minibatch
 // gradient G_i. For a generalized linear model of package problem with
 // rows a_k, f_i = (1/m) sum_k ell(a_k^T x) + R(x), a minibatch difference
-// is bounded by c max_k ||a_k||^2 + Lip(grad R) (c = max |ell''|), and since
+// is bounded by c max_k ||a_k||^2 + Lip(grad R) (c = max |ell”|), and since
 // L_i = c lambda_max(A^T A/m) + Lip(grad R) with lambda_max(A^T A/m) <=
 // max_k ||a_k||^2,
 //
