@@ -128,6 +128,7 @@ type run struct {
 	lastRow  int // round of the last row, -1 if none
 	initial  *Row
 	final    *Row
+	peak     *Peak // largest finite consensus error measured, nil before one
 
 	statusMalformed int64
 	faults          []Fault
@@ -422,6 +423,7 @@ func (r *run) measure(t int, pr *pendingRound) {
 		r.initial = &first
 	}
 	r.final = &row
+	r.peak = peakOf(r.peak, t, m.ConsensusErr)
 	if err := r.cfg.diverged(m); err != nil {
 		r.fail(StopDiverged, fmt.Errorf("%w at round %d: %v", ErrDiverged, t, err))
 		return
@@ -527,7 +529,7 @@ func (r *run) summary(end time.Time) *Summary {
 		MeasuredRounds: r.measured,
 		Initial:        r.initial,
 		Final:          r.final,
-		Reduction:      reduction(r.initial, r.final),
+		Reduction:      reduction(r.initial, r.final, r.peak),
 		Faults:         r.faults,
 		StartedAt:      r.begin,
 		Params:         params(r.cfg.Params),

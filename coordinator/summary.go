@@ -37,6 +37,7 @@ const (
 	StopError        = "error"             // any other error (evaluation, files, transport)
 	StopElsewhere    = "stopped_elsewhere" // ErrStoppedElsewhere
 	StopDiverged     = "diverged"          // ErrDiverged
+	StopLost         = "agent_lost"        // ErrAgentLost
 )
 
 // Param is one resolved parameter or constant of the algorithm in
@@ -144,10 +145,20 @@ type Summary struct {
 	Bundle string `json:"bundle"`
 }
 
-// Reduction holds initial/final ratios of measures: how many times a
-// measure shrank over the run. A ratio is present only when both values
-// are finite and positive.
+// Reduction holds how many times measures shrank over the run, counted
+// from the first measured row (round 0: the run's documented starting
+// point, scenarios' problem.init) to the last: initial/final. A ratio is
+// present only when both values are finite and positive, so a run that
+// starts at zero consensus error (the zero start, where every agent holds
+// the same x_0) has no consensus ratio from round 0: its error first rises
+// as the agents pull towards their local models, and ConsensusPeak counts
+// the fall from the highest point instead.
 type Reduction struct {
+	// FromRound and ToRound are the rounds of the first and last measured
+	// rows, the ends every ratio below but ConsensusPeak's is counted
+	// between.
+	FromRound    int      `json:"from_round"`
+	ToRound      int      `json:"to_round"`
 	ConsensusErr *float64 `json:"consensus_err,omitempty"`
 	OptGap       *float64 `json:"opt_gap,omitempty"`
 	Feasibility  *float64 `json:"feasibility,omitempty"`
@@ -155,6 +166,31 @@ type Reduction struct {
 	// Measures holds the ratios of the algorithm's declared measures
 	// (Row.Extra) by name, for those with a ratio.
 	Measures map[string]float64 `json:"measures,omitempty"`
+	// ConsensusPeak is the largest consensus error measured, when it lies
+	// above the first row's (the error rose before it fell): its round,
+	// its value and the fall from it to the last row. Absent when the
+	// first row is the largest, where the fall from the peak is
+	// ConsensusErr.
+	ConsensusPeak *Peak `json:"consensus_peak,omitempty"`
+}
+
+// Peak is the largest value of a measure over a run's measured rows.
+type Peak struct {
+	// Round is the first measured round holding Value.
+	Round int     `json:"round"`
+	Value float64 `json:"value"`
+	// Reduction is Value/final, the fall from the peak to the last
+	// measured row; absent unless both are finite and positive.
+	Reduction *float64 `json:"reduction,omitempty"`
+}
+
+// peakOf returns the running peak after a measured value v at round t:
+// p, or {t, v} when v is finite and above p's value (or p is nil).
+func peakOf(p *Peak, t int, v float64) *Peak {
+	if math.IsNaN(v) || math.IsInf(v, 0) || p != nil && v <= p.Value {
+		return p
+	}
+	return &Peak{Round: t, Value: v}
 }
 
 // TrafficTotals sums the agents' latest traffic counters (see
@@ -217,7 +253,7 @@ func (t *TrafficTotals) addDrops(refused map[string]int64, busMalformed, inboxOv
 // Fault is an agent that ended a run.
 type Fault struct {
 	Agent int    `json:"agent"`
-	Kind  string `json:"kind"` // "failed", "unresponsive" or "departed"
+	Kind  string `json:"kind"` // "failed", "unresponsive", "departed" or "lost"
 	// Round is the last round the agent reported, -1 if none.
 	Round   int    `json:"round"`
 	Message string `json:"message"`
@@ -250,12 +286,16 @@ func (t *TrafficTotals) addTraffic(id int, a node.Traffic) {
 	}
 }
 
-// reduction returns the Reduction from initial to final.
-func reduction(initial, final *Row) Reduction {
+// reduction returns the Reduction from initial to final, with the fall
+// from peak, the largest consensus error measured, when peak lies above
+// the initial one.
+func reduction(initial, final *Row, peak *Peak) Reduction {
 	if initial == nil || final == nil {
 		return Reduction{}
 	}
 	red := Reduction{
+		FromRound:    initial.Round,
+		ToRound:      final.Round,
 		ConsensusErr: ratio(initial.ConsensusErr, final.ConsensusErr),
 		OptGap:       ratio(initial.OptGap, final.OptGap),
 		Feasibility:  ratio(initial.Feasibility, final.Feasibility),
@@ -271,6 +311,9 @@ func reduction(initial, final *Row) Reduction {
 			}
 			red.Measures[e.Name] = *r
 		}
+	}
+	if peak != nil && peak.Round > initial.Round && !(peak.Value <= initial.ConsensusErr) {
+		red.ConsensusPeak = &Peak{Round: peak.Round, Value: peak.Value, Reduction: ratio(peak.Value, final.ConsensusErr)}
 	}
 	return red
 }

@@ -213,7 +213,9 @@ func TestRunADMMOnChan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := scenarioWith(t, tt.src, tt.sets...)
+			// A random spread, so that the consensus error has something
+			// to remove (from the zero default it starts at 0).
+			s := scenarioWith(t, tt.src, append([]string{"problem.init.kind=random"}, tt.sets...)...)
 			st, err := s.Build()
 			if err != nil {
 				t.Fatal(err)

@@ -41,9 +41,37 @@ func TestBuildShipped(t *testing.T) {
 	}
 }
 
+// TestBuildZeroInitialPointByDefault: a scenario without problem.init
+// starts every agent at x_0 = 0.
+func TestBuildZeroInitialPointByDefault(t *testing.T) {
+	s, err := LoadShipped("quickstart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Problem.Init.Kind != InitZero {
+		t.Fatalf("quickstart problem.init.kind = %q, want the default %q", s.Problem.Init.Kind, InitZero)
+	}
+	st, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Agents {
+		for k, v := range st.InitialPoint(i) {
+			if v != 0 {
+				t.Fatalf("agent %d: x_0[%d] = %v, want 0", i, k, v)
+			}
+		}
+	}
+}
+
+// TestBuildDeterministicInitialPoints: a random start is the same in every
+// build of a scenario and differs between agents.
 func TestBuildDeterministicInitialPoints(t *testing.T) {
 	s, err := LoadShipped("quickstart")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("problem.init.kind=random"); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := s.Build()

@@ -27,7 +27,11 @@ func Default() *Scenario {
 			SameDraw: false,
 		},
 		Problem: Problem{
-			Init: Init{Kind: InitRandom, Scale: 1},
+			// Every run starts from x_0 = z_0 = 0 unless the file asks
+			// for a random spread (problem.init: {kind: random, scale: s}):
+			// a measure's fall is then counted from a start that holds no
+			// disagreement of its own making.
+			Init: Init{Kind: InitZero, Scale: 1},
 		},
 		Metrics: Metrics{
 			Every:     10,
@@ -80,8 +84,8 @@ var keyDocs = map[string]keyDoc{
 	"edges.replay":                 {"-", "edge recording (Setup.RecordEdges) replacing the draws, relative to the scenario file"},
 
 	"problem.kind":       {"required", "a registered problem kind (below, and `consim list`)"},
-	"problem.init.kind":  {"", "x_0 = z_0: " + strings.Join(InitKinds(), "|")},
-	"problem.init.scale": {"", "standard deviation of a random x_0, >= 0"},
+	"problem.init.kind":  {"", "x_0 = z_0 of every agent: zero (x_0 = 0, projected onto X) or random (i.i.d. N(0, scale^2) entries from the run seed, projected onto X); " + strings.Join(InitKinds(), "|")},
+	"problem.init.scale": {"", "random only: standard deviation of x_0's entries, >= 0"},
 
 	"algorithm.name": {"required", "a registered algorithm (below, and `consim list`)"},
 

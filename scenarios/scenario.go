@@ -140,11 +140,14 @@ type Problem struct {
 	of       string
 }
 
-// Init sets the starting point x_0 = z_0.
+// Init sets the starting point x_0 = z_0 of every agent: zero by default
+// (InitZero), or a random spread (InitRandom) whose entries are i.i.d.
+// N(0, Scale^2) from the run seed; either is projected onto X.
 type Init struct {
-	// Kind is one of InitKinds.
+	// Kind is one of InitKinds; InitZero by default.
 	Kind string `yaml:"kind"`
-	// Scale is the standard deviation of a random start.
+	// Scale is the standard deviation of a random start (1 by default);
+	// a zero start ignores it.
 	Scale float64 `yaml:"scale"`
 }
 

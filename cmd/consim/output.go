@@ -61,8 +61,11 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 		"run", s.Agents, s.Rounds, s.RoundsPlanned, s.WallSeconds, s.RoundsPerSec, s.StopCause)
 	if s.Initial != nil && s.Final != nil {
 		i, f := s.Initial.Metrics, s.Final.Metrics
-		fmt.Fprintf(w, "  %-22s %.4e -> %.4e (round %d -> %d)%s\n", "consensus error", i.ConsensusErr, f.ConsensusErr, i.Round, f.Round, ratio(s.Reduction.ConsensusErr))
-		fmt.Fprintf(w, "  %-22s %.4e -> %.4e%s\n", "optimality gap", i.OptGap, f.OptGap, ratio(s.Reduction.OptGap))
+		fmt.Fprintf(w, "  %-22s %.4e -> %.4e (round %d -> %d)%s\n", "consensus error", i.ConsensusErr, f.ConsensusErr, i.Round, f.Round, ratio(s.Reduction.ConsensusErr, i.Round))
+		if pk := s.Reduction.ConsensusPeak; pk != nil {
+			fmt.Fprintf(w, "  %-22s %.4e at round %d -> %.4e%s\n", "consensus error peak", pk.Value, pk.Round, f.ConsensusErr, peakRatio(pk))
+		}
+		fmt.Fprintf(w, "  %-22s %.4e -> %.4e%s\n", "optimality gap", i.OptGap, f.OptGap, ratio(s.Reduction.OptGap, i.Round))
 		if fs, ok := s.Meta["f_star"].(float64); ok {
 			kind := "optimum"
 			if c, _ := s.Meta["convex"].(bool); !c {
@@ -90,11 +93,24 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 	fmt.Fprintf(w, "  %-22s %s\n", "results", s.Bundle)
 }
 
-func ratio(r *float64) string {
-	if r == nil || math.IsNaN(*r) {
+// ratio labels a reduction initial/final counted from round from: a
+// fall when >= 1, else the rise final/initial.
+func ratio(r *float64, from int) string {
+	switch {
+	case r == nil || math.IsNaN(*r):
+		return ""
+	case *r >= 1:
+		return fmt.Sprintf("  [falls %.3g-fold from round %d]", *r, from)
+	}
+	return fmt.Sprintf("  [rises %.3g-fold from round %d]", 1 / *r, from)
+}
+
+// peakRatio labels the fall from a peak to the last measured row.
+func peakRatio(p *coordinator.Peak) string {
+	if p.Reduction == nil || math.IsNaN(*p.Reduction) {
 		return ""
 	}
-	return fmt.Sprintf("  [%.3g-fold]", *r)
+	return fmt.Sprintf("  [falls %.3g-fold from the peak at round %d]", *p.Reduction, p.Round)
 }
 
 func bytesString(n int64) string {
