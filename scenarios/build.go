@@ -162,7 +162,8 @@ func (st *Setup) Resolved() []registry.Value { return st.Run.Resolved() }
 
 // SpectralRatio is metrics.SpectralRatio of the expected graph: lambda_2
 // of its p^2-weighted Laplacian over lambda_max of its unit-weight one,
-// the quantity a sweep compares observed consensus rates with.
+// the fraction of the slowest disagreement removed per round by a p^2
+// heuristic (not a contraction factor, and no prediction of a rate).
 func (st *Setup) SpectralRatio() (float64, error) {
 	l2, err := st.Graph.Lambda2(graph.ByP2)
 	if err != nil {

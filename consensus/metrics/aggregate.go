@@ -156,17 +156,20 @@ func LinearRate(rounds []int, errs []float64) (RateFit, error) {
 	return RateFit{Rate: math.Exp(s), LogIntercept: vbar - float64(s*ubar), Points: len(us)}, nil
 }
 
-// SpectralRatio is the heuristic consensus speed of a graph,
+// SpectralRatio is a heuristic consensus speed of a graph,
 //
 //	s = lambda_2(L_{p^2}) / lambda_max(L_1),
 //
 // where L_{p^2} is the Laplacian of the expected graph with edge weights
 // p_ij^2 (the weights under which the penalty rho ||A x||^2 of two
 // independent draws couples the agents, E[A^T A] ~ L_{p^2}) and L_1 the
-// unit-weight Laplacian of the topology. It is the contraction per round
-// of the slowest disagreement mode of the gossip iteration
-// x <- x - L_{p^2} x / lambda_max(L_1), whose step is fixed by the
-// topology, so that s falls like p^2 as links drop out. It is 0 when
+// unit-weight Laplacian of the topology. s is not a contraction factor:
+// it is the fraction of the slowest disagreement mode removed per round
+// by the deterministic iteration x <- x - L_{p^2} x / lambda_max(L_1),
+// which contracts that mode by 1 - s per round. That iteration is a
+// heuristic stand-in (the p^2 weights and the topology-fixed step), not
+// the random iteration of any algorithm here, so s is no prediction of an
+// observed rate; it falls like p^2 as links drop out. It is 0 when
 // lambdaMax1 <= 0.
 func SpectralRatio(lambda2P2, lambdaMax1 float64) float64 {
 	if !(lambdaMax1 > 0) {
