@@ -14,6 +14,7 @@ import (
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/consensus/slicing"
 	"github.com/consim/consim/consensus/tracking"
 	"github.com/consim/consim/problems"
 )
@@ -30,6 +31,7 @@ func Algorithms() []registry.Algorithm {
 		tracking.Algorithm(),
 		radmm.Exact(),
 		radmm.Linearized(),
+		slicing.Algorithm(),
 	}
 }
 
@@ -40,6 +42,7 @@ func Problems() []registry.Problem {
 		problems.Logistic(),
 		problems.Nonconvex(),
 		problems.PortfolioProblem(),
+		problems.Slicing(),
 	}
 }
 

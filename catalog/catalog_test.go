@@ -78,6 +78,12 @@ problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
 algorithm: {name: radmm_linearized, params: {rho: 0.5, tau: 0.2}}
 rounds: 60
 `,
+	"slicing_alm": `agents: 6
+graph: {topology: complete}
+problem: {kind: slicing, example: true}
+algorithm: {name: slicing_alm, eps: 0.05}
+rounds: 60
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}
