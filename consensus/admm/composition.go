@@ -30,6 +30,21 @@ type Composition interface {
 	OuterGrad(i int, y, dst []float64)
 }
 
+// IdentityStackedJacobian is implemented by compositions whose inner
+// Jacobians are the identity with rows below it,
+//
+//	dg_j(x) = [ I_d ; B_j(x) ],   B_j(x) of size (r - d) x d,
+//
+// (r >= d). Methods that keep a Jacobian use this structure instead of
+// the dense r x d matrix: the mean (1/m) sum_j dg_j(x) is [I_d; (1/m)
+// sum_j B_j(x)] and its transpose product is u_{1..d} + B^T u_{d+1..r},
+// O((r - d) d) where the dense form costs O(r d) per query and per
+// product.
+type IdentityStackedJacobian interface {
+	// InnerJacobianTail writes B_j(x), row-major, (r - d) x d, into dst.
+	InnerJacobianTail(j int, x, dst []float64)
+}
+
 // OracleCounter routes queries to a Composition and counts them the way the
 // paper does: every call of Inner, InnerJacT, InnerJacobian or OuterGrad is
 // one query. Outer (function values of f_i) is never queried by the methods;
@@ -72,6 +87,14 @@ func (c *OracleCounter) InnerJacT(j int, x, u, dst []float64) {
 func (c *OracleCounter) InnerJacobian(j int, x, dst []float64) {
 	c.DG++
 	c.P.InnerJacobian(j, x, dst)
+}
+
+// InnerJacobianTail writes B_j(x) of dg_j(x) = [I; B_j(x)] into dst (one
+// Jacobian query, as InnerJacobian). c.P must implement
+// IdentityStackedJacobian.
+func (c *OracleCounter) InnerJacobianTail(j int, x, dst []float64) {
+	c.DG++
+	c.P.(IdentityStackedJacobian).InnerJacobianTail(j, x, dst)
 }
 
 // OuterGrad writes grad f_i(y) into dst (one query).

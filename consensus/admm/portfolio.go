@@ -95,6 +95,12 @@ func (p *Portfolio) InnerJacobian(j int, x, dst []float64) {
 	copy(dst[a*a:], p.rets[j])
 }
 
+// InnerJacobianTail implements IdentityStackedJacobian: dg_j(x) =
+// [I; r_j^T], so B_j(x) = r_j^T (1 x N) is written into dst.
+func (p *Portfolio) InnerJacobianTail(j int, x, dst []float64) {
+	copy(dst[:len(x)], p.rets[j])
+}
+
 // Outer returns f_i(y) = -<r_i, y_x> + (<r_i, y_x> - y_last)^2.
 func (p *Portfolio) Outer(i int, y []float64) float64 {
 	a := len(p.mean)

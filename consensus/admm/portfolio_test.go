@@ -100,6 +100,23 @@ func TestInnerJacobianMatchesProducts(t *testing.T) {
 				t.Fatalf("j=%d: g_j(x)[%d] = %v, dg_j x = %v", j, k, gj[k], lin.AtVec(k))
 			}
 		}
+		// The stacked form: dg_j = [I; B_j] with B_j the tail rows.
+		tail := make([]float64, (d.R-d.D)*d.D)
+		p.InnerJacobianTail(j, x, tail)
+		for row := range d.R {
+			for k := range d.D {
+				want := 0.0
+				switch {
+				case row >= d.D:
+					want = tail[(row-d.D)*d.D+k]
+				case row == k:
+					want = 1
+				}
+				if jac[row*d.D+k] != want {
+					t.Fatalf("j=%d: dg_j[%d][%d] = %v, stacked form gives %v", j, row, k, jac[row*d.D+k], want)
+				}
+			}
+		}
 	}
 }
 
