@@ -119,7 +119,7 @@ var keyDocs = map[string]keyDoc{
 
 	"output.dir": {"", "parent directory of results/<run-id>/"},
 
-	"sweep": {"-", "consim sweep only: {grid: {dotted.key: [values]}, seeds: 1, parallel: 0 (= CPUs), tolerance: 0 (= metrics.tolerance, else 1e-3 of the first value)}; consim run ignores it"},
+	"sweep": {"-", "consim sweep only: {grid: {dotted.key: [values]}, seeds: 1, parallel: 0 (= CPUs), tolerance: 0 (= metrics.tolerance, else 1e-3 of the consensus error at round 0, or at its peak after a zero start)}; consim run ignores it"},
 }
 
 // DefaultsDoc renders every scenario key with its default and allowed

@@ -41,7 +41,8 @@ type Sweep struct {
 	// Tolerance is the consensus error that "rounds to tolerance" of the
 	// sweep tables counts up to, without stopping the runs. 0 means
 	// metrics.tolerance when that is set (the runs then stop there), else
-	// DefaultSweepRelTolerance times each run's first measured value.
+	// DefaultSweepRelTolerance times each run's consensus error at round 0
+	// (at its peak when it is 0 at round 0, the zero start).
 	Tolerance float64 `yaml:"tolerance"`
 }
 

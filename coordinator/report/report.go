@@ -8,7 +8,8 @@ import (
 )
 
 // Tolerance says what "rounds to tolerance" counts up to: Abs when > 0,
-// else Rel times a run's first measured consensus error.
+// else Rel times a run's consensus error at round 0, or at its peak when
+// it is 0 at round 0 (the zero start; see RunStats.RoundsToTol).
 type Tolerance struct {
 	Abs, Rel float64
 }
@@ -18,7 +19,7 @@ func (t Tolerance) String() string {
 	if t.Abs > 0 {
 		return fmt.Sprintf("consensus error <= %g", t.Abs)
 	}
-	return fmt.Sprintf("consensus error <= %g x its first measured value", t.Rel)
+	return fmt.Sprintf("consensus error <= %g x its value at round 0 (at its peak when it is 0 at round 0)", t.Rel)
 }
 
 // WriteSweep writes the tables and plots of a finished sweep into dir:

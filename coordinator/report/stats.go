@@ -14,10 +14,13 @@ type RunStats struct {
 	// FinalConsensusErr is the consensus error of the last measured round.
 	FinalConsensusErr float64
 	// Tolerance is the threshold RoundsToTol counts up to (see
-	// metrics.ToleranceFor).
+	// metrics.ToleranceFor); a relative one is taken of the consensus
+	// error of the row counting starts from (see RoundsToTol).
 	Tolerance float64
 	// RoundsToTol is the first measured round whose consensus error is
-	// <= Tolerance.
+	// <= Tolerance, counting from round 0 when its consensus error is
+	// positive (a random spread) and from the peak of the consensus error
+	// when it is 0 (the zero start, where the error first rises).
 	RoundsToTol float64
 	// Rate is the linear rate of the consensus error fitted over
 	// metrics.DecayWindow (see metrics.LinearRate).
@@ -30,7 +33,8 @@ type RunStats struct {
 }
 
 // StatsOf measures a run: its tolerance is absTol when > 0, else relTol
-// times the first measured consensus error.
+// times the consensus error of the row counting starts from (round 0, or
+// the peak after a zero start; see RunStats.RoundsToTol).
 func StatsOf(r *Run, absTol, relTol float64) RunStats {
 	s := r.Summary
 	st := RunStats{
@@ -46,6 +50,12 @@ func StatsOf(r *Run, absTol, relTol float64) RunStats {
 		WallSeconds:       s.WallSeconds,
 	}
 	rounds, errs := consensusSeries(r)
+	// The tolerance, the rounds to it and the decay window are counted
+	// from the first row, or from the peak when the first row holds no
+	// disagreement (the zero start: 0 at round 0, which no tolerance
+	// should count as reached).
+	k0 := countFrom(errs)
+	rounds, errs = rounds[k0:], errs[k0:]
 	st.Tolerance = metrics.ToleranceFor(errs, absTol, relTol)
 	if len(r.Rows) == 0 {
 		return st
@@ -63,6 +73,22 @@ func StatsOf(r *Run, absTol, relTol float64) RunStats {
 		st.Rate = fit.Rate
 	}
 	return st
+}
+
+// countFrom returns the row a consensus series is measured from: 0 when
+// errs[0] is positive and finite, else the index of the largest finite
+// value (the first of equal ones), 0 when there is none.
+func countFrom(errs []float64) int {
+	k0 := 0
+	if len(errs) == 0 || errs[0] > 0 && !math.IsInf(errs[0], 0) {
+		return 0
+	}
+	for k, e := range errs {
+		if !math.IsNaN(e) && !math.IsInf(e, 0) && (math.IsNaN(errs[k0]) || math.IsInf(errs[k0], 0) || e > errs[k0]) {
+			k0 = k
+		}
+	}
+	return k0
 }
 
 // consensusSeries returns the measured rounds and consensus errors of r.
