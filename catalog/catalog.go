@@ -16,6 +16,7 @@ import (
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
 	"github.com/consim/consim/consensus/tracking"
+	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems"
 )
 
@@ -32,6 +33,7 @@ func Algorithms() []registry.Algorithm {
 		radmm.Exact(),
 		radmm.Linearized(),
 		slicing.Algorithm(),
+		zosplm.Algorithm(),
 	}
 }
 
@@ -43,6 +45,7 @@ func Problems() []registry.Problem {
 		problems.Nonconvex(),
 		problems.PortfolioProblem(),
 		problems.Slicing(),
+		zosplm.Problem(),
 	}
 }
 

@@ -84,6 +84,12 @@ problem: {kind: slicing, example: true}
 algorithm: {name: slicing_alm, eps: 0.05}
 rounds: 60
 `,
+	"zo_splm": `agents: 1
+graph: {topology: complete}
+problem: {kind: qcqp, n: 8, m: 2}
+algorithm: {name: zo_splm, k: 40, chunk: 7, r: 0.01}
+rounds: 30
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}
@@ -118,7 +124,11 @@ func TestAgentsReproduceReferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := lockstep.New(agents)
+			var opts []lockstep.Option
+			if or, ok := st.Run.(registry.Oracles); ok {
+				opts = append(opts, lockstep.WithOracle(or.Oracle(0)))
+			}
+			d, err := lockstep.New(agents, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

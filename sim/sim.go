@@ -216,7 +216,7 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 			"seed":      s.Seed,
 			"algorithm": s.Algorithm.Name,
 			"problem":   s.Problem.Kind,
-			"f_star":    meas.fstar,
+			"f_star":    jsonNum(meas.fstar),
 			"convex":    meas.convex,
 		},
 		Logger:   logger.Named("coordinator"),
@@ -287,6 +287,15 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 		}
 		return m, nil
 	}}, nil
+}
+
+// jsonNum is v, or nil (JSON null) when v is NaN or infinite, which
+// JSON cannot encode: an unknown optimum.
+func jsonNum(v float64) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return v
 }
 
 // NodeOptions are the runtime options of every agent of st: the
