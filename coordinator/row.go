@@ -100,8 +100,9 @@ func Columns() []string {
 }
 
 // appendValue appends c's value of r to b: counts in plain decimals,
-// other finite values in the shortest exact form, non-finite ones as
-// nonFinite ("NaN" in the CSV, "null" in JSON).
+// other finite values in the shortest exact form, non-finite ones (a
+// missing value: an unknown optimum, a measure without data) as
+// nonFinite: an empty field in the CSV, null in JSON.
 func (c column) appendValue(b []byte, r *Row, nonFinite string) []byte {
 	v := c.get(r)
 	switch {
@@ -115,14 +116,14 @@ func (c column) appendValue(b []byte, r *Row, nonFinite string) []byte {
 }
 
 // csvRecord returns the fields of r for metrics.csv; non-finite values
-// are written NaN.
+// are written as empty fields, as null in metrics.jsonl.
 func (r *Row) csvRecord() []string {
 	rec := make([]string, len(columns), len(columns)+len(r.Extra))
 	for k, c := range columns {
-		rec[k] = string(c.appendValue(nil, r, "NaN"))
+		rec[k] = string(c.appendValue(nil, r, ""))
 	}
 	for _, e := range r.Extra {
-		rec = append(rec, string(appendFloat(nil, e.Value, "NaN")))
+		rec = append(rec, string(appendFloat(nil, e.Value, "")))
 	}
 	return rec
 }

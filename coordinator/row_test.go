@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func TestRowJSON(t *testing.T) {
 	if out.Msgs != in.Msgs || out.Bytes != in.Bytes {
 		t.Errorf("round trip msgs %d bytes %d, want %d %d", out.Msgs, out.Bytes, in.Msgs, in.Bytes)
 	}
-	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,NaN,NaN,3,1099511627776,0.25,9007199254740991,123456789012,4,NaN,0.5" {
+	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,,,3,1099511627776,0.25,9007199254740991,123456789012,4,,0.5" {
 		t.Errorf("csv record %s", got)
 	}
 }
@@ -70,5 +71,52 @@ func TestRowJSONWithoutTraffic(t *testing.T) {
 	}
 	if r.Round != 20 || r.GradEvals != 80 || r.OptGap != 0.2 || r.Msgs != 0 || r.Bytes != 0 {
 		t.Errorf("read round %d grad evals %d opt gap %v msgs %d bytes %d; want 20 80 0.2 0 0", r.Round, r.GradEvals, r.OptGap, r.Msgs, r.Bytes)
+	}
+}
+
+// TestMissingValuesAgree: a missing value (NaN or infinite) is null in
+// metrics.jsonl and an empty field in metrics.csv, at the same columns,
+// and a present one is the same number in both.
+func TestMissingValuesAgree(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	in := Row{Metrics: metrics.Metrics{
+		Round: 7, ConsensusErr: 0, ConsensusErrRel: nan, ObjValue: -inf, OptGap: nan,
+		DistToOpt: 2.5, Feasibility: inf, DualDrift: nan,
+		Extra: []metrics.Named{{Name: "kkt", Value: nan}, {Name: "dual_norm", Value: 1e-300}},
+	}}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]*float64
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	names := append(Columns(), "kkt", "dual_norm")
+	rec := in.csvRecord()
+	if len(rec) != len(names) {
+		t.Fatalf("csv record has %d fields, want %d", len(rec), len(names))
+	}
+	missing := 0
+	for k, name := range names {
+		v, ok := obj[name]
+		if !ok {
+			t.Fatalf("json lacks %q: %s", name, data)
+		}
+		switch {
+		case v == nil && rec[k] != "":
+			t.Errorf("%s: null in JSON, %q in CSV; want an empty field", name, rec[k])
+		case v != nil && rec[k] == "":
+			t.Errorf("%s: %v in JSON, empty in CSV", name, *v)
+		case v != nil:
+			if got, err := strconv.ParseFloat(rec[k], 64); err != nil || got != *v {
+				t.Errorf("%s: %v in JSON, %q in CSV", name, *v, rec[k])
+			}
+		default:
+			missing++
+		}
+	}
+	if missing != 6 {
+		t.Errorf("%d missing values, want the 6 non-finite ones", missing)
 	}
 }

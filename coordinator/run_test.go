@@ -143,8 +143,8 @@ func TestRunHappyPath(t *testing.T) {
 			t.Errorf("csv row %d = %v, jsonl row gives %v", k, rec, want)
 		}
 	}
-	if recs[1][5] != "NaN" {
-		t.Errorf("round 0 opt_gap in csv = %q, want NaN", recs[1][5])
+	if recs[1][5] != "" {
+		t.Errorf("round 0 opt_gap in csv = %q, want an empty field (missing)", recs[1][5])
 	}
 
 	if got, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err != nil || string(got) != "name: test\n" {

@@ -145,7 +145,7 @@ func (t *SweepTable) parseRow(rec []string, seedCol int) (SweepRow, error) {
 	nums := append([]string{rec[c+3]}, rec[c+4:c+4+len(quantities)]...)
 	vals := make([]float64, len(nums))
 	for k, s := range nums {
-		if vals[k], err = strconv.ParseFloat(s, 64); err != nil {
+		if vals[k], err = parseFloat(s); err != nil {
 			return r, fmt.Errorf("column %d: %w", c+3+k+1, err)
 		}
 	}
@@ -154,7 +154,7 @@ func (t *SweepTable) parseRow(rec []string, seedCol int) (SweepRow, error) {
 		q.set(&r.Stats, vals[k+1])
 	}
 	end := c + 4 + len(quantities)
-	if r.SpectralRatio, err = strconv.ParseFloat(rec[end], 64); err != nil {
+	if r.SpectralRatio, err = parseFloat(rec[end]); err != nil {
 		return r, fmt.Errorf("spectral_ratio: %w", err)
 	}
 	r.Error = rec[end+1]
@@ -291,5 +291,20 @@ func writeCSV(path string, recs [][]string, fresh bool) error {
 	return nil
 }
 
-// formatFloat writes x in the shortest exact form; NaN as "NaN".
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// formatFloat writes x in the shortest exact form, and a missing value
+// (NaN or infinite) as an empty field, as metrics.csv does.
+func formatFloat(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// parseFloat reads what formatFloat writes: an empty field is a missing
+// value, NaN ("NaN", as tables written before were, also reads as NaN).
+func parseFloat(s string) (float64, error) {
+	if s == "" {
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(s, 64)
+}
