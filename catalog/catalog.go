@@ -16,6 +16,7 @@ import (
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
 	"github.com/consim/consim/consensus/tracking"
+	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems"
 )
@@ -34,6 +35,7 @@ func Algorithms() []registry.Algorithm {
 		radmm.Linearized(),
 		slicing.Algorithm(),
 		zosplm.Algorithm(),
+		tsp.Algorithm(),
 	}
 }
 
@@ -46,6 +48,8 @@ func Problems() []registry.Problem {
 		problems.PortfolioProblem(),
 		problems.Slicing(),
 		zosplm.Problem(),
+		problems.Hyperclean(),
+		tsp.QuadProblem(),
 	}
 }
 

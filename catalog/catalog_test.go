@@ -90,6 +90,12 @@ problem: {kind: qcqp, n: 8, m: 2}
 algorithm: {name: zo_splm, k: 40, chunk: 7, r: 0.01}
 rounds: 30
 `,
+	"tsp": `agents: 4
+graph: {topology: star}
+problem: {kind: bilevel_quad, dim: 3}
+algorithm: {name: tsp}
+rounds: 60
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}

@@ -1,0 +1,362 @@
+package tsp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/graph"
+)
+
+// CapSplitBilevel is the capability of the bilevel problems whose lower
+// level is a sum over task blocks (Provider).
+const CapSplitBilevel = "split_bilevel"
+
+// Provider is the capability CapSplitBilevel: a bilevel problem with the
+// structure of Split, to be cut over K task agents, and its measures. Dim
+// is 0 and Central fails with registry.ErrNoCentral: the star of an
+// upper-level agent and task agents measures itself (Evaluator).
+type Provider interface {
+	registry.Instance
+	// Split returns the problem cut into k task blocks, with fresh
+	// oracles on every call.
+	Split(k int) (*Split, error)
+	// LowerTerms is m, the number of terms of the lower-level sum in the
+	// units of the algorithm's steps (the training samples of
+	// hyper-cleaning; 1 for a problem whose lower level is not a sum of
+	// samples): tsp's units: mean converts its steps by m.
+	LowerTerms() int
+	// Optimum is f*, NaN when unknown, and whether the problem is
+	// convex.
+	Optimum() (float64, bool)
+	// Columns declares the problem's own measures, Measure computes them
+	// at (x, y) (x the blocks concatenated); DistToOpt is ||(x, y) - the
+	// optimum|| in the coordinates the problem knows it, NaN otherwise.
+	Columns() []consensus.Measure
+	Measure(x, y []float64) (values []float64, distToOpt float64, err error)
+}
+
+// Settings is the algorithm block of tsp: the constants of Algorithm 1 in
+// the units the scenario chooses.
+type Settings struct {
+	Units string `yaml:"units" doc:"units of the steps: mean (for the lower level as a mean over its m terms, converted to the sum as Experiment.Convert does: eta/m, tau/m^2, gamma/m, delta m) or sum (as given)"`
+	// The constants of Params, in Units.
+	Alpha   float64 `yaml:"alpha" doc:"x step alpha > 0"`
+	Beta    float64 `yaml:"beta" doc:"y step beta > 0"`
+	Eta     float64 `yaml:"eta" doc:"z step eta > 0"`
+	Tau     float64 `yaml:"tau" doc:"dual step tau > 0"`
+	Mu      float64 `yaml:"mu" doc:"dual damping mu in (0, 1]"`
+	Theta   float64 `yaml:"theta" doc:"constraint averaging theta in (0, 1]"`
+	Omega   float64 `yaml:"omega" doc:"anchor smoothing omega in (0, 1)"`
+	P       float64 `yaml:"p" doc:"proximal weight p >= 0"`
+	Gamma   float64 `yaml:"gamma" doc:"Moreau parameter gamma > 0"`
+	Delta   float64 `yaml:"delta" doc:"constraint slack delta >= 0"`
+	Lambda0 float64 `yaml:"lambda0" doc:"initial dual lambda >= 0"`
+	ZNew    bool    `yaml:"z_new" doc:"the appendix's updates with z^{r+1} instead of the main text's z^r"`
+}
+
+// DefaultSettings are DefaultMeanUnits' TSP constants in mean units.
+func DefaultSettings() Settings {
+	u := DefaultMeanUnits()
+	return Settings{Units: "mean", Alpha: u.Alpha, Beta: u.Beta, Eta: u.Eta, Tau: u.Tau, Mu: u.Mu, Theta: u.Theta,
+		Omega: u.Omega, P: u.P, Gamma: u.Gamma, Delta: u.Delta}
+}
+
+// Validate checks the ranges.
+func (s *Settings) Validate() error {
+	var errs registry.FieldErrors
+	errs.OneOf("units", s.Units, "mean", "sum")
+	if err := s.params(1).Validate(); err != nil {
+		// Params.Validate names the constant first: "tsp: alpha = ...".
+		key, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "tsp: "), " ")
+		errs.Add(key, "%v", err)
+	}
+	return errs.Err()
+}
+
+// params converts s for a lower level of m terms.
+func (s *Settings) params(m int) Params {
+	p := Params{Alpha: s.Alpha, Beta: s.Beta, Eta: s.Eta, Tau: s.Tau, Mu: s.Mu, Theta: s.Theta, Omega: s.Omega,
+		P: s.P, Gamma: s.Gamma, Delta: s.Delta, Lambda0: s.Lambda0, ZNew: s.ZNew}
+	if s.Units == "mean" {
+		fm := float64(m)
+		p.Eta, p.Tau, p.Gamma, p.Delta = p.Eta/fm, p.Tau/(fm*fm), p.Gamma/fm, p.Delta*fm
+	}
+	return p
+}
+
+// Algorithm describes tsp to the registry: the star of Algorithm 1's
+// distributed form, agent 0 the upper-level agent (y, z, lambda) and
+// agents 1..N-1 task agents, each holding a block of x and its share of
+// the lower level (Star).
+func Algorithm() registry.Algorithm {
+	return registry.Algorithm{
+		Name:    "tsp",
+		Summary: "TSP (Lu, ICML 2025): two-sided smoothed primal-dual bilevel method, an upper-level agent (agent 0) and N-1 task agents in a star",
+		New:     func() registry.Params { s := DefaultSettings(); return &s },
+		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
+			inst, ok := env.Problem.(Provider)
+			if !ok {
+				return nil, &registry.ProblemMismatch{Algorithm: "tsp", Needs: "a bilevel problem whose lower level is a sum over task blocks", Capability: CapSplitBilevel}
+			}
+			if env.N < 2 {
+				return nil, fmt.Errorf("tsp runs an upper-level agent and at least one task agent: set agents >= 2, got %d", env.N)
+			}
+			prm := p.(*Settings).params(inst.LowerTerms())
+			if err := prm.Validate(); err != nil {
+				return nil, registry.FieldErrors{{Key: "units", Msg: fmt.Sprintf("after conversion: %v", err)}}
+			}
+			meas, err := inst.Split(1)
+			if err != nil {
+				return nil, err
+			}
+			return &StarRun{inst: inst, prm: prm, n: env.N, meas: meas, given: make([]bool, env.N)}, nil
+		},
+	}
+}
+
+// StarRun is tsp resolved against one problem.
+type StarRun struct {
+	inst  Provider
+	prm   Params
+	n     int
+	meas  *Split // oracles of the measurement
+	star  *Star
+	given []bool // agents of star handed out
+}
+
+// newStar builds the agents of a fresh star from x = 0, y = 0.
+func (r *StarRun) newStar() (*Star, error) {
+	s, err := r.inst.Split(r.n - 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Tasks) != r.n-1 {
+		return nil, fmt.Errorf("tsp: the problem splits into %d task blocks, the run has %d task agents", len(s.Tasks), r.n-1)
+	}
+	_, nx := s.offsets()
+	return NewStar(s, make([]float64, nx), make([]float64, s.NY), r.prm)
+}
+
+// Agent returns agent i of the star: each agent of one star is handed out
+// once; asking again for an agent (a rebuild) takes it from a new star.
+func (r *StarRun) Agent(i int) (consensus.Agent, error) {
+	if i < 0 || i >= r.n {
+		return nil, fmt.Errorf("tsp: agent id %d is outside [0, %d)", i, r.n)
+	}
+	if r.star == nil || r.given[i] {
+		st, err := r.newStar()
+		if err != nil {
+			return nil, err
+		}
+		r.star = st
+		clear(r.given)
+	}
+	r.given[i] = true
+	if i == 0 {
+		return upperReporter{r.star.Upper}, nil
+	}
+	return taskReporter{r.star.Tasks[i-1]}, nil
+}
+
+// upperReporter is the upper-level agent with its measures h^r and
+// lambda^r in the report.
+type upperReporter struct{ *UpperAgent }
+
+func (u upperReporter) Report() consensus.Report {
+	rep := u.UpperAgent.Report()
+	rep.Measures = []float64{u.H, u.Lambda}
+	return rep
+}
+
+// taskReporter is a task agent; it reports 0 for the upper agent's
+// measures.
+type taskReporter struct{ *TaskAgent }
+
+func (a taskReporter) Report() consensus.Report {
+	rep := a.TaskAgent.Report()
+	rep.Measures = []float64{0, 0}
+	return rep
+}
+
+// Measures declares h_est and lambda, which only the upper-level agent
+// holds (the task agents report 0).
+func (r *StarRun) Measures() []consensus.Measure {
+	return []consensus.Measure{
+		{Name: "h_est", Reduce: consensus.ReduceSum, Doc: "h^r, the averaged estimate of g(x, y) - g*_gamma(x, y) - delta (7a)"},
+		{Name: "lambda", Reduce: consensus.ReduceSum, Doc: "lambda^r, the multiplier of the lower-level constraint"},
+	}
+}
+
+// Resolved lists the constants after the unit conversion.
+func (r *StarRun) Resolved() []registry.Value {
+	p := r.prm
+	return []registry.Value{
+		{Name: "m", Value: float64(r.inst.LowerTerms()), Note: "terms of the lower-level sum"},
+		{Name: "alpha", Value: p.Alpha}, {Name: "beta", Value: p.Beta}, {Name: "eta", Value: p.Eta},
+		{Name: "tau", Value: p.Tau}, {Name: "mu", Value: p.Mu}, {Name: "theta", Value: p.Theta},
+		{Name: "omega", Value: p.Omega}, {Name: "p", Value: p.P}, {Name: "gamma", Value: p.Gamma},
+		{Name: "delta", Value: p.Delta}, {Name: "lambda0", Value: p.Lambda0},
+	}
+}
+
+// Reference runs the centralized TSP on the joined problem (Split.Join
+// sums the lower level in the agents' order) and returns y for agent 0
+// and block x_k for task agent k.
+func (r *StarRun) Reference(rounds int) ([][]float64, error) {
+	s, err := r.inst.Split(r.n - 1)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := s.Join()
+	if err != nil {
+		return nil, err
+	}
+	m, err := NewTSP(pb, make([]float64, pb.NX), make([]float64, pb.NY), r.prm)
+	if err != nil {
+		return nil, err
+	}
+	off, _ := s.offsets()
+	block := func(i int) []float64 {
+		if i == 0 {
+			return clone(m.Y)
+		}
+		return clone(m.X[off[i-1] : off[i-1]+s.NX[i-1]])
+	}
+	return registry.StepReference(r.n, rounds, func(int) error { m.Step(); return nil }, block)
+}
+
+// Optimum is the problem's.
+func (r *StarRun) Optimum() (float64, bool, error) {
+	f, convex := r.inst.Optimum()
+	return f, convex, nil
+}
+
+// Columns are the problem's own measures.
+func (r *StarRun) Columns() []consensus.Measure { return r.inst.Columns() }
+
+// Evaluate assembles (x, y) from the reports (PointFromReports) and
+// measures it: ObjValue is the upper objective f(x, y) = F0(y), OptGap
+// f - f*, Feasibility max(0, h^r) (the upper agent's estimate of the
+// lower-level constraint's violation), and the problem's columns.
+// ConsensusErr is 0: no two agents hold copies of the same variable.
+func (r *StarRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
+	for i, rep := range reps {
+		if rep.X == nil {
+			return registry.Evaluation{}, fmt.Errorf("tsp: agent %d has no report: the star cannot be measured without it", i)
+		}
+	}
+	x, y, err := PointFromReports(reps)
+	if err != nil {
+		return registry.Evaluation{}, err
+	}
+	vals, dist, err := r.inst.Measure(x, y)
+	if err != nil {
+		return registry.Evaluation{}, err
+	}
+	f := r.meas.F0.Value(nil, y)
+	fstar, _ := r.inst.Optimum()
+	h := 0.0
+	if len(reps[0].Measures) > 0 {
+		h = math.Max(0, reps[0].Measures[0])
+	}
+	return registry.Evaluation{ObjValue: f, OptGap: f - fstar, DistToOpt: dist, Feasibility: h, Values: vals}, nil
+}
+
+// QuadParams is the problem block of kind bilevel_quad.
+type QuadParams struct {
+	Dim int `yaml:"dim" doc:"dimension d >= 1 of y and of every block x_k"`
+}
+
+// Validate checks dim >= 1.
+func (p *QuadParams) Validate() error {
+	if p.Dim < 1 {
+		return registry.FieldErrors{{Key: "dim", Msg: fmt.Sprintf("must be >= 1, got %d", p.Dim)}}
+	}
+	return nil
+}
+
+// QuadProblem describes bilevel_quad, a tiny bilevel problem with a
+// closed-form solution, split over K task agents (N - 1 of the run):
+//
+//	min_{x, y} (1/2) ||y - b||^2  s.t.  y in argmin_{y'} sum_{k=1..K} (1/2) ||y' - x_k||^2,
+//
+// x_k, y, b in R^d, b drawn standard normal from the run seed. The lower
+// level gives y*(x) = (1/K) sum_k x_k, so the optimal value is f* = 0,
+// reached at y = b by every x with mean b. Its measure y_err = ||y - b||
+// is also the distance to the optimum in y.
+func QuadProblem() registry.Problem {
+	return registry.Problem{
+		Kind:    "bilevel_quad",
+		Summary: "tiny bilevel problem with a closed-form solution: min ||y - b||^2/2 s.t. y in argmin sum_k ||y - x_k||^2/2 (f* = 0 at y = b)",
+		New:     func() registry.Params { return &QuadParams{Dim: 2} },
+		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
+			d := p.(*QuadParams).Dim
+			rng := graph.NamedStream("consensus/tsp.bilevel-quad").Rand(env.Seed, 0, 0)
+			b := make([]float64, d)
+			for j := range b {
+				b[j] = rng.NormFloat64()
+			}
+			return &quadInstance{b: b}, nil
+		},
+		Offers: []string{CapSplitBilevel},
+	}
+}
+
+// quadInstance is bilevel_quad.
+type quadInstance struct{ b []float64 }
+
+func (q *quadInstance) Dim() int { return 0 }
+func (q *quadInstance) Central() (*problem.Problem, error) {
+	return nil, fmt.Errorf("bilevel_quad: %w", registry.ErrNoCentral)
+}
+func (q *quadInstance) LowerTerms() int          { return 1 }
+func (q *quadInstance) Optimum() (float64, bool) { return 0, true }
+func (q *quadInstance) Columns() []consensus.Measure {
+	return []consensus.Measure{{Name: "y_err", Reduce: consensus.ReduceMax, Doc: "||y - b||, the distance of y to the solution b"}}
+}
+func (q *quadInstance) Measure(_, y []float64) ([]float64, float64, error) {
+	if len(y) != len(q.b) {
+		return nil, 0, fmt.Errorf("bilevel_quad: y has %d values, want %d", len(y), len(q.b))
+	}
+	e := math.Sqrt(dist2(y, q.b))
+	return []float64{e}, e, nil
+}
+
+// Split cuts the lower level into k tasks (1/2) ||y - x_k||^2.
+func (q *quadInstance) Split(k int) (*Split, error) {
+	d := len(q.b)
+	s := &Split{NY: d, F0: quadUpper{b: q.b}}
+	for range k {
+		s.Tasks = append(s.Tasks, quadTask{})
+		s.NX = append(s.NX, d)
+	}
+	return s, nil
+}
+
+// quadUpper is F0(y) = (1/2) ||y - b||^2.
+type quadUpper struct{ b []float64 }
+
+func (f quadUpper) Value(_, y []float64) float64 { return dist2(y, f.b) / 2 }
+func (f quadUpper) Grad(_, y, gx, gy []float64) {
+	clear(gx)
+	for j := range gy {
+		gy[j] = y[j] - f.b[j]
+	}
+}
+
+// quadTask is G_k(x_k, y) = (1/2) ||y - x_k||^2.
+type quadTask struct{}
+
+func (quadTask) Value(x, y []float64) float64 { return dist2(y, x) / 2 }
+func (quadTask) Grad(x, y, gx, gy []float64) {
+	for j := range gx {
+		gx[j] = x[j] - y[j]
+	}
+	for j := range gy {
+		gy[j] = y[j] - x[j]
+	}
+}
