@@ -116,4 +116,10 @@ type Report struct {
 type EdgeDual struct {
 	Peer int
 	Y    []float64
+	// Version identifies the value of a dual with a single writer: the
+	// round after whose update the writer last wrote it (t+1 for a write
+	// in round t; 0 before any write, and always 0 for duals updated at
+	// both endpoints). A reader's copy at an older Version is a delayed
+	// copy, not a fork; metrics.DualDrift compares equal Versions only.
+	Version int64 `json:",omitempty"`
 }

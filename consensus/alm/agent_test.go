@@ -72,52 +72,6 @@ func TestSingleAgent(t *testing.T) {
 	}
 }
 
-// TestDropouts drops messages at random: the agents keep running, skip the
-// dropped edges' terms, and the two replicas of some y_ij drift apart.
-func TestDropouts(t *testing.T) {
-	const N, n, rounds = 6, 3, 300
-	g, err := randomGraph(N, 0.5, 0.8, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst := newQuadInstance(N, n, N, 0.5, 3, problem.Box{Lo: -5, Hi: 5}, 6)
-	consts, err := ConstantsFor(g, inst.locals)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rate := range []float64{0, 0.2} {
-		cfg := Config{Params: Practical(consts, rounds), Seed: 3}
-		ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g, Seed: 5}, inst)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls.drop = func(t, from, to int) bool {
-			return graph.StreamLoss.Uniform(77, uint64(t), uint64(from), uint64(to)) < rate
-		}
-		runRounds(t, ls, 0, rounds)
-		var drift float64
-		for _, e := range g.Edges {
-			yi, _ := ls.agents[e.I].Dual(e.J)
-			yj, _ := ls.agents[e.J].Dual(e.I)
-			drift = math.Max(drift, dist(yi, yj))
-		}
-		for _, a := range ls.agents {
-			for _, v := range a.X() {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					t.Fatalf("rate %v: agent %d has a non-finite iterate", rate, a.ID())
-				}
-			}
-		}
-		t.Logf("drop rate %v: max replica drift %.3g", rate, drift)
-		if rate == 0 && drift != 0 {
-			t.Errorf("no dropouts: replicas differ by %.3g", drift)
-		}
-		if rate > 0 && drift == 0 {
-			t.Errorf("drop rate %v: replicas never drifted; dropped edges were not skipped", rate)
-		}
-	}
-}
-
 func TestNewAgentErrors(t *testing.T) {
 	g, err := graph.New(3, []graph.Edge{{I: 0, J: 1, P: 1}, {I: 1, J: 2, P: 0.5}})
 	if err != nil {
@@ -230,8 +184,13 @@ func TestReceiveErrors(t *testing.T) {
 		if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1, 1), msg(2, 0, 1, 1)}}); err != nil {
 			t.Fatal(err)
 		}
-		if out := a.Send(0, 1); len(out.Reduce) != 1 || len(out.Msgs) != 0 {
-			t.Fatalf("reduce phase outbox %+v", out)
+		// Agent 1 reads {0,1} (it sends its copy's version to 0 and
+		// expects y_01 back) and owns {1,2} (it sends y_12 and its
+		// version to 2 and expects 2's version back).
+		out := a.Send(0, 1)
+		if len(out.Reduce) != 1 || len(out.Msgs) != 2 || out.Msgs[0].To != 0 || len(out.Msgs[0].Data) != 1 ||
+			out.Msgs[1].To != 2 || len(out.Msgs[1].Data) != 3 || len(out.Expect) != 2 || out.Expect[0] != 0 || out.Expect[1] != 2 {
+			t.Fatalf("dual phase outbox %+v", out)
 		}
 		if err := a.Receive(0, 1, consensus.Inbox{}); err == nil || !strings.Contains(err.Error(), "reduce") {
 			t.Fatalf("error %v, want a reduce length error", err)
@@ -243,29 +202,87 @@ func TestReceiveErrors(t *testing.T) {
 		if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1, 1), msg(2, 0, 1, 1)}}); err != nil {
 			t.Fatal(err)
 		}
+		a.Send(0, 1)
+		if err := a.Receive(0, 1, consensus.Inbox{Missing: []int{0, 2}}); err != nil {
+			t.Fatal(err)
+		}
 		a.Send(1, 0)
 		if err := a.Receive(1, 0, consensus.Inbox{}); err == nil || !strings.Contains(err.Error(), "horizon") {
 			t.Fatalf("error %v, want a horizon error", err)
 		}
 	})
+	dual := func(from, round int, data ...float64) consensus.Msg {
+		return consensus.Msg{From: from, To: 1, Round: round, Phase: 1, Data: data}
+	}
+	dualCases := []struct {
+		name string
+		in   consensus.Inbox
+		want string
+	}{
+		{name: "ok", in: consensus.Inbox{Msgs: []consensus.Msg{dual(0, 0, 0.5, -0.5, 1), dual(2, 0, 0)}}},
+		{name: "copy lost", in: consensus.Inbox{Msgs: []consensus.Msg{dual(2, 0, 0)}, Missing: []int{0}}},
+		{name: "reader sends a dual", in: consensus.Inbox{Msgs: []consensus.Msg{dual(2, 0, 0.5, -0.5, 1)}}, want: "values"},
+		{name: "out of order", in: consensus.Inbox{Msgs: []consensus.Msg{dual(2, 0, 0), dual(0, 0, 0.5, -0.5, 1)}}, want: "not expected"},
+		{name: "reader's version in the future", in: consensus.Inbox{Msgs: []consensus.Msg{dual(2, 0, 3)}}, want: "version"},
+		{name: "wrong round", in: consensus.Inbox{Msgs: []consensus.Msg{dual(0, 3, 0.5, -0.5, 1)}}, want: "round 3"},
+		{name: "no version", in: consensus.Inbox{Msgs: []consensus.Msg{dual(0, 0, 0.5, -0.5)}}, want: "values"},
+		{name: "future version", in: consensus.Inbox{Msgs: []consensus.Msg{dual(0, 0, 0.5, -0.5, 2)}}, want: "version"},
+		{name: "fractional version", in: consensus.Inbox{Msgs: []consensus.Msg{dual(0, 0, 0.5, -0.5, 0.5)}}, want: "version"},
+		{name: "NaN version", in: consensus.Inbox{Msgs: []consensus.Msg{dual(0, 0, 0.5, -0.5, math.NaN())}}, want: "version"},
+	}
+	for _, tc := range dualCases {
+		t.Run("dual phase, "+tc.name, func(t *testing.T) {
+			a := newAgent(t, SafeguardNone)
+			a.Send(0, 0)
+			if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, 1, 1), msg(2, 0, 1, 1)}}); err != nil {
+				t.Fatal(err)
+			}
+			a.Send(0, 1)
+			err := a.Receive(0, 1, tc.in)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+			if tc.name == "ok" {
+				if y, _ := a.Dual(0); y[0] != 0.5 || y[1] != -0.5 || a.ver[0] != 1 {
+					t.Errorf("copy of y_01 = %v version %d, want the owner's [0.5 -0.5] version 1", y, a.ver[0])
+				}
+			}
+		})
+	}
 }
 
+// TestPhases: with an edge in the graph every round has the dual phase;
+// without one (N = 1) only the rounds that check the global safeguard
+// have a second phase.
 func TestPhases(t *testing.T) {
-	g, err := graph.New(2, []graph.Edge{{I: 0, J: 1, P: 1}})
+	pair, err := graph.New(2, []graph.Edge{{I: 0, J: 1, P: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, err := graph.New(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
+		g     *graph.Graph
 		sg    string
 		every int
 		want  []int // Phases(0..5)
 	}{
-		{SafeguardGlobal, 0, []int{2, 2, 2, 2, 2, 2}},
-		{SafeguardGlobal, 3, []int{2, 1, 1, 2, 1, 1}},
-		{SafeguardEdge, 1, []int{1, 1, 1, 1, 1, 1}},
-		{SafeguardNone, 1, []int{1, 1, 1, 1, 1, 1}},
+		{pair, SafeguardGlobal, 0, []int{2, 2, 2, 2, 2, 2}},
+		{pair, SafeguardGlobal, 3, []int{2, 2, 2, 2, 2, 2}},
+		{pair, SafeguardEdge, 1, []int{2, 2, 2, 2, 2, 2}},
+		{pair, SafeguardNone, 1, []int{2, 2, 2, 2, 2, 2}},
+		{single, SafeguardGlobal, 0, []int{2, 2, 2, 2, 2, 2}},
+		{single, SafeguardGlobal, 3, []int{2, 1, 1, 2, 1, 1}},
+		{single, SafeguardEdge, 1, []int{1, 1, 1, 1, 1, 1}},
+		{single, SafeguardNone, 1, []int{1, 1, 1, 1, 1, 1}},
 	}
 	for _, tc := range cases {
+		g := tc.g
 		cfg := Config{Params: Params{Tau: 0.1, My: 1}, Safeguard: tc.sg, SafeguardEvery: tc.every}
 		a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, quad(1, []float64{0}, 0), problem.Box{Lo: -1, Hi: 1}, []float64{0})
 		if err != nil {
@@ -273,7 +290,7 @@ func TestPhases(t *testing.T) {
 		}
 		for r, w := range tc.want {
 			if got := a.Phases(r); got != w {
-				t.Errorf("%s every %d: Phases(%d) = %d, want %d", tc.sg, tc.every, r, got, w)
+				t.Errorf("N = %d, %s every %d: Phases(%d) = %d, want %d", g.N, tc.sg, tc.every, r, got, w)
 			}
 		}
 	}
@@ -335,7 +352,8 @@ func TestScaleReportsInUnitsOfF(t *testing.T) {
 			t.Errorf("agent %d: DualSq at sigma = 7 is %v, want %v (sigma = 1 value / 49)", i, got, want)
 		}
 	}
-	if one[0].Measures[1] != 2 { // half of y_01^2 = 4
-		t.Errorf("DualSq share at sigma = 1 is %v, want 2", one[0].Measures[1])
+	// The owner (agent 0) counts y_01^2 = 4, the reader nothing.
+	if one[0].Measures[1] != 4 || one[1].Measures[1] != 0 {
+		t.Errorf("DualSq shares at sigma = 1 are %v and %v, want 4 and 0", one[0].Measures[1], one[1].Measures[1])
 	}
 }

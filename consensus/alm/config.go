@@ -41,8 +41,9 @@ type Config struct {
 	Seed uint64
 	// Rounds is the horizon T; rounds t >= T are rejected. 0 means no limit.
 	Rounds int
-	// ReportDuals adds the agent's edge dual replicas to its reports
-	// (consensus.Report.EdgeDuals), to measure their drift under loss.
+	// ReportDuals adds the agent's edge duals to its reports
+	// (consensus.Report.EdgeDuals): the owner's value and the reader's
+	// copy, each with its version, to measure forks and delays under loss.
 	ReportDuals bool
 	// Scale is sigma > 0: the agents minimise sigma f, which has the
 	// minimizers of f, so that a preset sized for L_f ~ 1 fits any f (the

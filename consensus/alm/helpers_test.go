@@ -82,11 +82,11 @@ func randomGraph(N int, q, p float64, seed uint64) (*graph.Graph, error) {
 }
 
 // lockstep drives agents in-process with the shared synchronous driver,
-// which also checks that the exchange sets are symmetric and drops the
-// messages drop selects.
+// which also checks that the exchange sets of both phases are symmetric,
+// and drops the messages drop selects (phase by phase).
 type lockstep struct {
 	agents []*Agent
-	drop   func(t, from, to int) bool
+	drop   func(t, ph, from, to int) bool
 }
 
 func newLockstep(cfg Config, g *graph.Graph, proc graph.EdgeProcess, inst quadInstance) (*lockstep, error) {
@@ -108,7 +108,7 @@ func (ls *lockstep) round(t int) error {
 	}
 	opts := []driver.Option{driver.Symmetric()}
 	if ls.drop != nil {
-		opts = append(opts, driver.WithDrop(func(t, _, from, to int) bool { return ls.drop(t, from, to) }))
+		opts = append(opts, driver.WithDrop(ls.drop))
 	}
 	return driver.Round(agents, t, opts...)
 }

@@ -29,7 +29,7 @@ func (a *Agent) Report() consensus.Report {
 			for l := range y {
 				y[l] /= a.cfg.Scale
 			}
-			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: y}
+			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: y, Version: a.ver[k]}
 		}
 	}
 	return rep
@@ -39,9 +39,10 @@ func (a *Agent) Report() consensus.Report {
 // in this order:
 //
 //	kkt       sqrt(sum_i ||dist(0, grad_i f(x) + (E[A]^T y)_i + N_X(x_i))||^2)
-//	dual_norm ||y|| = sqrt(sum_i share_i), half of ||y_ij||^2 per incident edge
+//	dual_norm ||y|| = sqrt(sum_i share_i), share_i = sum of ||y_ij||^2 over
+//	          the edges agent i owns (i < j), so each edge dual counts once
 //	resets    the dual safeguard resets: 1/N per global reset at every
-//	          agent, 1/2 per edge reset at each endpoint
+//	          agent, 1 per edge reset at the edge's owner
 func Measures() []consensus.Measure {
 	return []consensus.Measure{
 		{Name: consensus.MeasureKKT, Reduce: consensus.ReduceNorm, Doc: "norm of the box-KKT residual with the expected constraint matrix"},

@@ -2,15 +2,16 @@ package alm
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/graph"
 )
 
 // Send implements consensus.Agent. Phase 0 draws the round's edge sets and
-// sends x_i to the neighbours it exchanges with; phase 1 contributes the
-// agent's DualSq share to the all-reduce. The returned slices are owned by
+// sends x_i to the neighbours it exchanges with; phase 1 sends the owned
+// duals to their readers (sendDuals) and, on the rounds that check the
+// global safeguard, contributes the agent's DualSq share to the
+// all-reduce. The returned slices are owned by
 // the agent and stay valid until the next Send. A call for a round or
 // phase other than the one due returns an empty outbox, and the following
 // Receive fails.
@@ -21,8 +22,12 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 	}
 	a.sent = true
 	if ph == 1 {
-		a.reduce[0] = a.dualSq()
-		return consensus.Outbox{Reduce: a.reduce}
+		out := a.sendDuals(t)
+		if a.cfg.checksGlobal(t) {
+			a.reduce[0] = a.dualSq()
+			out.Reduce = a.reduce
+		}
+		return out
 	}
 	a.draw(t)
 	copy(a.xs, a.x)
@@ -60,8 +65,9 @@ func (a *Agent) draw(t int) {
 }
 
 // Receive implements consensus.Agent. Phase 0 stores the neighbours'
-// iterates and takes the dual step; the reduce phase applies the global
-// safeguard; the last phase of the round takes the primal step.
+// iterates and takes the owners' dual step; phase 1 copies the owners'
+// duals and applies the global safeguard on the rounds that check it; the
+// last phase of the round takes the primal step.
 func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 	if !a.sent || t != a.round || ph != a.phase {
 		return fmt.Errorf("alm: agent %d: receive of round %d phase %d: expected round %d phase %d after its send", a.id, t, ph, a.round, a.phase)
@@ -75,12 +81,17 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 		if err := a.collect(t, in); err != nil {
 			return fmt.Errorf("alm: agent %d: round %d: %w", a.id, t, err)
 		}
-		a.dualStep()
+		a.dualStep(t)
 	case 1:
-		if len(in.Reduce) != 1 {
-			return fmt.Errorf("alm: agent %d: round %d: reduce of length %d, want 1", a.id, t, len(in.Reduce))
+		if err := a.collectDuals(t, in); err != nil {
+			return fmt.Errorf("alm: agent %d: round %d: %w", a.id, t, err)
 		}
-		a.globalSafeguard(in.Reduce[0])
+		if a.cfg.checksGlobal(t) {
+			if len(in.Reduce) != 1 {
+				return fmt.Errorf("alm: agent %d: round %d: reduce of length %d, want 1", a.id, t, len(in.Reduce))
+			}
+			a.globalSafeguard(t, in.Reduce[0])
+		}
 	}
 	if ph+1 < a.Phases(t) {
 		a.phase++
@@ -123,56 +134,15 @@ func (a *Agent) collect(t int, in consensus.Inbox) error {
 	return nil
 }
 
-// dualStep computes y_ij <- y_ij + eta s_ij (x_i - x_j) for every {i,j} in
-// E0 whose x_j arrived and, under SafeguardEdge, resets y_ij = 0 when
-// ||y_ij|| >= M_y (adding 1/2 to the reset count: j does the same).
-func (a *Agent) dualStep() {
-	n := a.n
-	for k := range a.nb {
-		b := &a.nb[k]
-		if !b.e0 || b.drop {
-			continue
-		}
-		y, xj := a.y[k*n:(k+1)*n], a.xj[k*n:(k+1)*n]
-		c := a.cfg.Eta * b.s
-		var sq float64
-		for l := range y {
-			y[l] += float64(c * (a.x[l] - xj[l]))
-			sq += float64(y[l] * y[l])
-		}
-		if a.cfg.Safeguard == SafeguardEdge && math.Sqrt(sq) >= a.myScaled {
-			clear(y)
-			a.resets += 0.5
-		}
-	}
-}
-
-// dualSq returns the agent's share of ||y||^2: (1/2) sum_j ||y_ij||^2 over
-// its incident edges.
-func (a *Agent) dualSq() float64 {
-	var s float64
-	for _, v := range a.y {
-		s += float64(v * v)
-	}
-	return s / 2
-}
-
-// globalSafeguard resets every y_ij = 0 when ||y||^2 = ysq is at least
-// (sigma M_y)^2, adding 1/N to the reset count (every agent does the same).
-func (a *Agent) globalSafeguard(ysq float64) {
-	if math.Sqrt(ysq) >= a.myScaled {
-		clear(a.y)
-		a.resets += a.invN
-	}
-}
-
 // primalStep computes, with the sample xi_i of round t,
 //
 //	g_i = (sigma/N) G_i(x_i, xi_i) + sum_{j: {i,j} in E1} s_ij y_ij
 //	      + rho sum_{j: {i,j} in E1 and E2} (x_i - x_j) + mu (x_i - z_i),
 //	z_i <- z_i + beta (x_i - z_i),   x_i <- proj_X(x_i - tau_t g_i),
 //
-// skipping the terms of dropped edges; z uses the old x_i.
+// with y_ij the owner's value or the reader's latest copy of it (always at
+// hand: the y term of an edge in E1 is kept when a message is lost) and
+// the penalty term only when x_j arrived; z uses the old x_i.
 func (a *Agent) primalStep(t int) {
 	n := a.n
 	graph.SeedSample(a.pcg, a.cfg.Seed, t, a.id)
@@ -183,14 +153,14 @@ func (a *Agent) primalStep(t int) {
 	}
 	for k := range a.nb {
 		b := &a.nb[k]
-		if !b.e1 || b.drop {
+		if !b.e1 {
 			continue
 		}
 		y, xj := a.y[k*n:(k+1)*n], a.xj[k*n:(k+1)*n]
 		for l := range g {
 			g[l] += float64(b.s * y[l])
 		}
-		if b.e2 {
+		if b.e2 && !b.drop {
 			for l := range g {
 				g[l] += float64(a.cfg.Rho * (a.x[l] - xj[l]))
 			}

@@ -3,27 +3,38 @@ package metrics
 import "github.com/consim/consim/consensus"
 
 // Drift is the disagreement between the two replicas of the edge duals:
-// with y_ij^(i) agent i's replica of the dual of edge {i, j},
+// with y_ij^(i) agent i's replica of the dual of edge {i, j} and v_ij^(i)
+// its version (consensus.EdgeDual.Version),
 //
-//	Sum = sum_{edges {i,j}} ||y_ij^(i) - y_ij^(j)||^2,
-//	Max = max_{edges {i,j}} ||y_ij^(i) - y_ij^(j)||^2,
+//	Sum = sum_{edges {i,j}: v_ij^(i) = v_ij^(j)} ||y_ij^(i) - y_ij^(j)||^2,
+//	Max = max_{edges {i,j}: v_ij^(i) = v_ij^(j)} ||y_ij^(i) - y_ij^(j)||^2,
 //
 // over the edges both of whose endpoints report their replicas; Edges
-// counts them. A lossless run keeps the replicas equal (Sum = 0): both
-// endpoints apply the same update from the same x_i and x_j, and skip it
-// together when an exchange fails both ways. One-sided loss lets one
-// replica move without the other.
+// counts the edges compared. Two replicas that claim the same version of
+// the dual and differ are a fork: the run's duals no longer satisfy
+// sum_i (A^T y)_i = 0 and it solves a perturbed problem. Duals updated at
+// both endpoints report version 0 and are always compared: a lossless
+// run keeps them equal (both endpoints apply the same update from the
+// same x_i and x_j), one-sided loss lets one move without the other.
+//
+// A dual with a single writer (the ALM's owner endpoint) carries the
+// round of its last write; the reader's copy at an older version is the
+// writer's value delayed by lost messages, not a fork. Such edges are not
+// compared: Lagging counts them and MaxLag is the largest version gap
+// |v_ij^(i) - v_ij^(j)|, in rounds.
 type Drift struct {
 	Sum, Max float64
 	Edges    int
+	Lagging  int
+	MaxLag   int64
 }
 
 // DualDrift computes the Drift of the reports reps. Edges are matched by
 // Report.ID and EdgeDual.Peer, so any order of reps gives the same edges;
 // the sums run in the order of reps and of each report's EdgeDuals, which
 // for reports indexed by agent id (as Measure takes them) is ascending
-// (i, j). It reports ok = false when no edge has both replicas reported.
-// Replicas of different lengths are skipped.
+// (i, j). It reports ok = false when no edge has both replicas reported
+// (compared or lagging). Replicas of different lengths are skipped.
 func DualDrift(reps []consensus.Report) (d Drift, ok bool) {
 	byID := make(map[int]*consensus.Report, len(reps))
 	for k := range reps {
@@ -41,24 +52,29 @@ func DualDrift(reps []consensus.Report) (d Drift, ok bool) {
 			if rj == nil {
 				continue
 			}
-			yj := peerDual(rj, ri.ID)
-			if yj == nil || len(yj) != len(e.Y) {
+			ej := peerDual(rj, ri.ID)
+			if ej == nil || len(ej.Y) != len(e.Y) {
 				continue
 			}
-			sq := sqDist(e.Y, yj)
+			if e.Version != ej.Version {
+				d.Lagging++
+				d.MaxLag = max(d.MaxLag, e.Version-ej.Version, ej.Version-e.Version)
+				continue
+			}
+			sq := sqDist(e.Y, ej.Y)
 			d.Sum += sq
 			d.Max = max(d.Max, sq)
 			d.Edges++
 		}
 	}
-	return d, d.Edges > 0
+	return d, d.Edges+d.Lagging > 0
 }
 
 // peerDual returns r's replica of the dual of edge {r.ID, peer}, or nil.
-func peerDual(r *consensus.Report, peer int) []float64 {
-	for _, e := range r.EdgeDuals {
-		if e.Peer == peer {
-			return e.Y
+func peerDual(r *consensus.Report, peer int) *consensus.EdgeDual {
+	for k := range r.EdgeDuals {
+		if r.EdgeDuals[k].Peer == peer {
+			return &r.EdgeDuals[k]
 		}
 	}
 	return nil

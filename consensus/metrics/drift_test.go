@@ -41,6 +41,26 @@ func TestDualDrift(t *testing.T) {
 			return r
 		}(), Drift{Edges: 1}, true},
 		{"no duals", []consensus.Report{{ID: 0}, {ID: 1}}, Drift{}, false},
+		// Versioned (single-writer) duals: a copy at an older version is
+		// a lag, not compared; the same version with different values is
+		// a fork and is.
+		{"lagging copy", func() []consensus.Report {
+			r := reps()
+			r[1].EdgeDuals[1].Version = 7 // writer 1 wrote {1,2} in round 6
+			r[2].EdgeDuals[0].Version = 3 // reader 2 holds the value of round 2
+			return r
+		}(), Drift{Edges: 1, Lagging: 1, MaxLag: 4}, true},
+		{"fork at one version", func() []consensus.Report {
+			r := reps()
+			r[1].EdgeDuals[1].Version = 7
+			r[2].EdgeDuals[0].Version = 7
+			return r
+		}(), Drift{Sum: 25, Max: 25, Edges: 2}, true},
+		{"only lagging edges", func() []consensus.Report {
+			r := reps()[1:]
+			r[0].EdgeDuals[1].Version = 2
+			return r
+		}(), Drift{Lagging: 1, MaxLag: 2}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

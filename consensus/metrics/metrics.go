@@ -45,8 +45,8 @@ type Metrics struct {
 	// (ReduceMeasures), in declaration order.
 	Extra []Named
 	// DualDrift is sum_{edges {i,j}} ||y_ij^(i) - y_ij^(j)||^2, the
-	// disagreement of the two replicas of each edge dual (see Drift); NaN
-	// when the reports carry no edge duals.
+	// disagreement of the two replicas of each edge dual at the same
+	// version (see Drift); NaN when the reports carry no edge duals.
 	DualDrift float64
 }
 
