@@ -9,9 +9,12 @@ package catalog
 
 import (
 	"github.com/consim/consim/consensus/alm"
+	"github.com/consim/consim/consensus/almstorm"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/null"
+	"github.com/consim/consim/consensus/penalty"
+	"github.com/consim/consim/consensus/penaltycons"
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
@@ -25,6 +28,9 @@ import (
 func Algorithms() []registry.Algorithm {
 	return []registry.Algorithm{
 		alm.Algorithm(),
+		almstorm.Algorithm(),
+		almstorm.NoDual(),
+		penaltycons.Algorithm(),
 		dadmm.Exact(),
 		dadmm.Linearized(),
 		dadmm.Composition(),
@@ -36,6 +42,7 @@ func Algorithms() []registry.Algorithm {
 		slicing.Algorithm(),
 		zosplm.Algorithm(),
 		tsp.Algorithm(),
+		penalty.Algorithm(),
 	}
 }
 
@@ -50,6 +57,7 @@ func Problems() []registry.Problem {
 		zosplm.Problem(),
 		problems.Hyperclean(),
 		tsp.QuadProblem(),
+		problems.ConstrainedLogistic(),
 	}
 }
 

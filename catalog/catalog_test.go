@@ -36,6 +36,24 @@ problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4, box: [-2
 algorithm: {name: alm, safeguard_every: 1}
 rounds: 60
 `,
+	"alm_storm": `agents: 5
+graph: {topology: ring, p: 0.6}
+problem: {kind: nonconvex_regression, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1, box: [-2, 2]}
+algorithm: {name: alm_storm, safeguard_every: 1}
+rounds: 60
+`,
+	"alm_nodual": `agents: 5
+graph: {topology: ring, p: 0.6}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4}
+algorithm: {name: alm_nodual}
+rounds: 60
+`,
+	"penalty_asg": `agents: 6
+graph: {topology: ring, p: 0.5}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1, box: [-2, 2]}
+algorithm: {name: penalty_asg, rule: constant}
+rounds: 60
+`,
 	"dadmm": `agents: 5
 graph: {topology: ring, p: 0.6}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4}
@@ -95,6 +113,12 @@ graph: {topology: star}
 problem: {kind: bilevel_quad, dim: 3}
 algorithm: {name: tsp}
 rounds: 60
+`,
+	"penalty_vrasg": `agents: 3
+graph: {topology: complete}
+problem: {kind: constrained_logistic, dim: 5, samples: 60, core: 4}
+algorithm: {name: penalty_vrasg, rule: 4ii}
+rounds: 12
 `,
 	"exchange": `agents: 5
 graph: {topology: ring}
