@@ -1,0 +1,120 @@
+package problems
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/consensus/penalty"
+	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/dataset"
+)
+
+// ConstrainedLogisticParams is the problem block of kind
+// constrained_logistic: the constrained l1-regularized logistic
+// regression of Lu and Xiao, synthetic (Section 5.1's generator) or from
+// a LIBSVM file (Section 5.2's a9a).
+type ConstrainedLogisticParams struct {
+	File    registry.Path `yaml:"file,omitempty" doc:"LIBSVM data file, labels +-1 or 0/1 (e.g. a9a; relative to the scenario); empty: synthetic data from the seed"`
+	Rows    int           `yaml:"rows" doc:"file: use the first rows samples (0: all)"`
+	Dim     int           `yaml:"dim" doc:"synthetic: features n >= 1; file: LIBSVM feature count (0: the largest index)"`
+	Samples int           `yaml:"samples" doc:"synthetic: samples s >= core (the paper: 10000)"`
+	Core    int           `yaml:"core" doc:"core samples turned into constraints, >= 1 (the paper: 50)"`
+	Lambda  float64       `yaml:"lambda" doc:"l1 weight lambda >= 0 (the paper: 0.1 synthetic, 0.03 a9a)"`
+}
+
+// Validate checks the sizes.
+func (p *ConstrainedLogisticParams) Validate() error {
+	var errs registry.FieldErrors
+	if p.Core < 1 {
+		errs.Add("core", "must be >= 1, got %d", p.Core)
+	}
+	if !(p.Lambda >= 0) || math.IsInf(p.Lambda, 0) {
+		errs.Add("lambda", "must be a finite number >= 0, got %s", registry.Num(p.Lambda))
+	}
+	if p.Rows < 0 {
+		errs.Add("rows", "must be >= 0, got %d", p.Rows)
+	}
+	if p.File == "" {
+		if p.Dim < 1 {
+			errs.Add("dim", "must be >= 1, got %d", p.Dim)
+		}
+		if p.Samples < p.Core {
+			errs.Add("samples", "must be >= core = %d, got %d", p.Core, p.Samples)
+		}
+	}
+	return errs.Err()
+}
+
+// ConstrainedLogistic describes the problem kind constrained_logistic,
+// problems (42) and (43) of Lu and Xiao: min fbar(x) + lambda ||w||_1
+// over the box [-1, 1]^{n+1}, fbar the mean logistic loss over the
+// samples, subject to -y~_i (w^T a~_i + b) <= 0 for the core samples
+// nearest to the decision boundary (of the true model when synthetic, of
+// the unconstrained solution for a file). The run seed draws the
+// synthetic data and the start x^0. The defaults are small (n = 20, 400
+// samples, 10 core constraints).
+func ConstrainedLogistic() registry.Problem {
+	return registry.Problem{
+		Kind:    "constrained_logistic",
+		Summary: "constrained l1-regularized logistic regression of Lu and Xiao (core samples as linear constraints), synthetic or from a LIBSVM file",
+		New: func() registry.Params {
+			return &ConstrainedLogisticParams{Dim: 20, Samples: 400, Core: 10, Lambda: 0.1}
+		},
+		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
+			cp := p.(*ConstrainedLogisticParams)
+			if cp.File == "" {
+				syn, err := penalty.NewSynthetic(penalty.SyntheticSpec{N: cp.Dim, Samples: cp.Samples, Core: cp.Core, Lambda: cp.Lambda, Seed: env.Seed})
+				if err != nil {
+					return nil, err
+				}
+				return &clInstance{f: syn.Data, cons: syn.Cons, psi: syn.Psi, x0: syn.X1,
+					solve: func() (penalty.Optimum, error) { return syn.Optimum(penalty.SolveOptions{}) }}, nil
+			}
+			d, err := dataset.LoadLIBSVM(string(cp.File), dataset.LIBSVMOptions{Dim: cp.Dim})
+			if err != nil {
+				return nil, registry.FieldErrors{{Key: "file", Msg: err.Error()}}
+			}
+			rows := d.Rows()
+			if cp.Rows > 0 {
+				rows = min(rows, cp.Rows)
+			}
+			if cp.Core > rows {
+				return nil, registry.FieldErrors{{Key: "core", Msg: fmt.Sprintf("%d exceeds the %d rows of %s", cp.Core, rows, cp.File)}}
+			}
+			y, err := dataset.SignLabels(d.Y[:rows])
+			if err != nil {
+				return nil, registry.FieldErrors{{Key: "file", Msg: fmt.Sprintf("%s: %v", cp.File, err)}}
+			}
+			spec := penalty.FiniteSumSpec{Lambda: cp.Lambda, Core: cp.Core, Seed: env.Seed}
+			fp, err := penalty.NewFiniteSumProblem(mat.NewDense(rows, d.Dim, d.X[:rows*d.Dim]), y, spec)
+			if err != nil {
+				return nil, err
+			}
+			return &clInstance{f: fp.F, cons: fp.Cons, psi: fp.Psi, x0: fp.X0,
+				solve: func() (penalty.Optimum, error) { return fp.Opt, nil }}, nil
+		},
+		Offers: []string{penalty.CapConstrainedFiniteSum},
+	}
+}
+
+// clInstance is a constrained_logistic instance: penalty.Provider.
+type clInstance struct {
+	f     *penalty.Logistic
+	cons  *penalty.Linear
+	psi   penalty.L1Box
+	x0    []float64
+	solve func() (penalty.Optimum, error)
+}
+
+func (c *clInstance) Dim() int                          { return c.f.Dim() }
+func (c *clInstance) FiniteSum() *penalty.Logistic      { return c.f }
+func (c *clInstance) Linear() *penalty.Linear           { return c.cons }
+func (c *clInstance) Psi() penalty.L1Box                { return c.psi }
+func (c *clInstance) Start() []float64                  { return append([]float64(nil), c.x0...) }
+func (c *clInstance) Optimum() (penalty.Optimum, error) { return c.solve() }
+func (c *clInstance) Central() (*problem.Problem, error) {
+	return nil, fmt.Errorf("constrained_logistic: %w", registry.ErrNoCentral)
+}
