@@ -59,6 +59,17 @@ type Config struct {
 	// (their reports, the departed agents' entries with a nil X). When
 	// off, a departure ends the run with ErrAgentDeparted naming the agent.
 	ContinueOnDeparture bool
+	// Heartbeat, if positive, turns liveness on (see liveness.go): the
+	// coordinator publishes an alive control every Heartbeat, and an
+	// agent silent for AgentTimeout (agents publish alive statuses, see
+	// node.Options.Heartbeat) is lost rather than unresponsive: it is
+	// named with its process id and round, and ContinueOnDeparture
+	// decides whether the run ends. Zero: no heartbeats either way.
+	Heartbeat time.Duration
+	// Lost, if set, delivers agents known to be gone by other means than
+	// silence (a supervisor saw the agent's process exit); each is handled
+	// at once as a lost agent, Heartbeat or not.
+	Lost <-chan Lost
 	// OutDir is the results root; the bundle is OutDir/RunID.
 	OutDir string
 	// Scenario, if not empty, is written as scenario.yaml.
@@ -155,8 +166,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("run %s: number of agents %d: must be at least 1", c.RunID, c.N)
 	case c.OutDir == "":
 		return fmt.Errorf("run %s: empty results directory", c.RunID)
-	case c.Timeout < 0 || c.ReadyTimeout < 0 || c.AgentTimeout < 0:
-		return fmt.Errorf("run %s: negative timeout (timeout %v, ready %v, agent %v)", c.RunID, c.Timeout, c.ReadyTimeout, c.AgentTimeout)
+	case c.Timeout < 0 || c.ReadyTimeout < 0 || c.AgentTimeout < 0 || c.Heartbeat < 0:
+		return fmt.Errorf("run %s: negative timeout (timeout %v, ready %v, agent %v, heartbeat %v)", c.RunID, c.Timeout, c.ReadyTimeout, c.AgentTimeout, c.Heartbeat)
 	case !(c.ConsensusTol >= 0) || !(c.OptGapTol >= 0):
 		return fmt.Errorf("run %s: tolerances must be >= 0 (consensus %v, optimality gap %v)", c.RunID, c.ConsensusTol, c.OptGapTol)
 	case c.Rounds < 0 || c.ReportEvery < 0:

@@ -20,6 +20,10 @@ var (
 	// ErrAgentDeparted: an agent crashed for good (node.StatusDeparted)
 	// and Config.ContinueOnDeparture is off.
 	ErrAgentDeparted = errors.New("agent departed")
+	// ErrAgentLost: an agent's heartbeats stopped for AgentTimeout (with
+	// Config.Heartbeat set), or its process was reported gone
+	// (Config.Lost), and Config.ContinueOnDeparture is off.
+	ErrAgentLost = errors.New("agent lost")
 	// ErrTimeout: the run exceeded Config.Timeout.
 	ErrTimeout = errors.New("run timed out")
 	// ErrObserverClosed: the status channel closed before the run ended.
@@ -33,17 +37,21 @@ var (
 )
 
 // AgentError names the agent that ended a run. It unwraps to
-// ErrAgentFailed, ErrAgentDeparted or ErrUnresponsive.
+// ErrAgentFailed, ErrAgentDeparted, ErrAgentLost or ErrUnresponsive.
 type AgentError struct {
 	// ID is the agent's id.
 	ID int
-	// Round is the last round the agent reported, or -1 if none.
+	// Round is the last round the agent reported, or -1 if none; for a
+	// lost agent, the round its last heartbeat or report named.
 	Round int
 	// Silent is how long the agent had been silent (unresponsive only).
 	Silent time.Duration
-	// Msg is the agent's own error message (failed only).
+	// Msg is the agent's own error message (failed, departed), or how it
+	// was lost.
 	Msg string
-	// Kind is ErrAgentFailed, ErrAgentDeparted or ErrUnresponsive.
+	// PID is the agent's process id, when known (lost only).
+	PID int
+	// Kind is ErrAgentFailed, ErrAgentDeparted, ErrAgentLost or ErrUnresponsive.
 	Kind error
 }
 
@@ -51,6 +59,16 @@ func (e *AgentError) Error() string {
 	at := "no status since start"
 	if e.Round >= 0 {
 		at = fmt.Sprintf("last status at round %d", e.Round)
+	}
+	if errors.Is(e.Kind, ErrAgentLost) {
+		who := fmt.Sprintf("agent %d", e.ID)
+		if e.PID > 0 {
+			who += fmt.Sprintf(" (pid %d)", e.PID)
+		}
+		if e.Round < 0 {
+			return fmt.Sprintf("%s lost before its first round: %s", who, e.Msg)
+		}
+		return fmt.Sprintf("%s lost at round %d: %s", who, e.Round, e.Msg)
 	}
 	if errors.Is(e.Kind, ErrAgentDeparted) {
 		return fmt.Sprintf("agent %d departed (%s): %s", e.ID, at, e.Msg)

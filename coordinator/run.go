@@ -101,6 +101,8 @@ type agent struct {
 	state     agentState
 	lastSeen  time.Time
 	lastRound int // last round reported, -1 if none
+	at        int // round of the last heartbeat, -1 if none
+	pid       int // process id from the heartbeats, 0 if unknown
 	traffic   node.Traffic
 	last      *consensus.Report // latest report, for final.json
 }
@@ -151,6 +153,7 @@ func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle) *run {
 	}
 	for i := range r.agents {
 		r.agents[i].lastRound = -1
+		r.agents[i].at = -1
 	}
 	return r
 }
@@ -163,6 +166,7 @@ func (r *run) execute(ctx context.Context) {
 		defer t.Stop()
 		timeout = t.C
 	}
+	defer r.heartbeat()()
 	if !r.awaitReady(ctx, timeout) {
 		return
 	}
@@ -194,6 +198,11 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 		case <-t.C:
 			r.fail(StopNotReady, fmt.Errorf("%w within %v: missing %s", ErrNotReady, r.cfg.ReadyTimeout, ids(r.notReady())))
 			return false
+		case l := <-r.cfg.Lost:
+			r.lose(l)
+			if r.failure != nil {
+				return false
+			}
 		case f, ok := <-r.obs.Statuses():
 			if !ok {
 				r.fail(StopError, ErrObserverClosed)
@@ -236,6 +245,8 @@ func (r *run) observe(ctx context.Context, timeout <-chan time.Time) {
 			return
 		case now := <-tick.C:
 			r.checkSilence(now)
+		case l := <-r.cfg.Lost:
+			r.lose(l)
 		case f, ok := <-r.obs.Statuses():
 			if !ok {
 				r.fail(StopError, ErrObserverClosed)
@@ -269,6 +280,10 @@ func (r *run) ingest(frame []byte, now time.Time) {
 		return
 	}
 	a := &r.agents[s.ID]
+	if s.Kind == node.StatusAlive {
+		r.alive(a, s, now)
+		return
+	}
 	if a.state != agentLive {
 		r.log.Debug("status after the agent ended", "agent", s.ID, "kind", s.Kind)
 		return
@@ -386,6 +401,12 @@ func (r *run) depart(s node.Status) {
 		a.lastRound = max(a.lastRound, s.Report.Round)
 		r.collect(s.Report, s.Traffic)
 	}
+	r.measureCompleted()
+}
+
+// measureCompleted measures, in ascending order, the pending rounds a
+// departure has completed.
+func (r *run) measureCompleted() {
 	rounds := make([]int, 0, len(r.pending))
 	for t := range r.pending {
 		rounds = append(rounds, t)
@@ -444,6 +465,10 @@ func (r *run) checkSilence(now time.Time) {
 		a := &r.agents[id]
 		silent := now.Sub(a.lastSeen)
 		if a.state != agentLive || silent <= r.cfg.AgentTimeout {
+			continue
+		}
+		if r.cfg.Heartbeat > 0 {
+			r.lose(Lost{ID: id, Reason: fmt.Sprintf("no heartbeat for %v (deadline %v)", silent.Round(time.Millisecond), r.cfg.AgentTimeout)})
 			continue
 		}
 		a.state = agentSilent

@@ -77,6 +77,17 @@ type Options struct {
 	// per sender; more are dropped and counted (Traffic.Ahead). Default
 	// DefaultFutureFrames.
 	FutureFrames int
+	// Heartbeat, if positive, is the period of the agent's alive
+	// statuses, published from a goroutine of their own whatever the round
+	// rate and ReportEvery (see liveness.go). Zero (the default) publishes
+	// none. HeartbeatPeriod gives a period for a liveness deadline.
+	Heartbeat time.Duration
+	// CoordinatorTimeout, if positive, is how long the agent runs without
+	// any control from the coordinator (whose alive controls come every
+	// coordinator.Config.Heartbeat) once it heard the first: after that
+	// long the run fails with an error wrapping ErrCoordinatorLost. Zero
+	// (the default) never gives up on the coordinator.
+	CoordinatorTimeout time.Duration
 	// Logger receives the runtime's structured logs. Default: discard.
 	Logger hclog.Logger
 	// Faults are the injected fault models; the zero value injects none.
@@ -124,9 +135,9 @@ func (o Options) resolve() (Options, error) {
 	if o.ReportEvery < 0 {
 		return o, fmt.Errorf("node: options: ReportEvery = %d: must not be negative", o.ReportEvery)
 	}
-	if o.PhaseDeadline < 0 || o.StartTimeout < 0 || o.ReadyRepeat < 0 || o.EvalDeadline < 0 {
-		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v, ReadyRepeat %v and EvalDeadline %v must not be negative",
-			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat, o.EvalDeadline)
+	if o.PhaseDeadline < 0 || o.StartTimeout < 0 || o.ReadyRepeat < 0 || o.EvalDeadline < 0 || o.Heartbeat < 0 || o.CoordinatorTimeout < 0 {
+		return o, fmt.Errorf("node: options: PhaseDeadline %v, StartTimeout %v, ReadyRepeat %v, EvalDeadline %v, Heartbeat %v and CoordinatorTimeout %v must not be negative",
+			o.PhaseDeadline, o.StartTimeout, o.ReadyRepeat, o.EvalDeadline, o.Heartbeat, o.CoordinatorTimeout)
 	}
 	if o.FutureWindow < 0 || o.FutureFrames < 0 {
 		return o, fmt.Errorf("node: options: FutureWindow = %d, FutureFrames = %d: must not be negative", o.FutureWindow, o.FutureFrames)

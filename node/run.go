@@ -74,6 +74,10 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 	}
 	r := newRunner(a, ep, o)
 	defer r.ev.close()
+	if r.live = r.startLiveness(ctx); r.live != nil {
+		ctx = r.live.ctx
+		defer r.live.stop()
+	}
 	settleWait := time.Duration(0) // set once the last round is done
 	if r.faults != nil {
 		defer func() { r.faults.settle(settleWait) }()
@@ -128,6 +132,7 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		if r.rounds != nil {
 			r.rounds.setRound(t, o.FutureWindow)
 		}
+		r.live.setRound(t)
 		if err := r.straggle(ctx, t); err != nil {
 			return r.fail(err)
 		}
@@ -185,6 +190,9 @@ type runner struct {
 	taken    [][]byte      // frames of the last batch
 	control  <-chan []byte // nil once closed
 	timer    *time.Timer
+	// need is the count of frames the current wait is for (see wait); 0
+	// or 1: any frame.
+	need int
 	// fired is set when the timer fires (batch path), cancelled when ctx
 	// ends: a wake-up costs no clock read unless the timer fired.
 	fired, cancelled atomic.Bool
@@ -213,6 +221,8 @@ type runner struct {
 	// stopReason is the reason of the stop control that ended the run
 	// early, for the final status; empty if none did.
 	stopReason string
+	// live is the heartbeat and coordinator watchdog; nil without.
+	live *liveness
 
 	// State of the current phase.
 	cur       uint64
@@ -306,8 +316,12 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 				r.log.Warn("dropped control frame", "error", err)
 				continue
 			}
-			if c.Kind == ControlStop {
+			switch c.Kind {
+			case ControlStop:
 				r.stopReason = stopReason(c)
+			case ControlStart:
+			default:
+				continue // alive and lost controls do not start a run
 			}
 			return c.Kind == ControlStop, nil
 		case <-timer.C:
@@ -335,10 +349,13 @@ func (r *runner) stopRequested() bool {
 				r.log.Warn("dropped control frame", "error", err)
 				continue
 			}
-			if c.Kind == ControlStop {
+			switch c.Kind {
+			case ControlStop:
 				r.log.Debug("stop requested", "reason", c.Reason)
 				r.stopReason = stopReason(c)
 				stop = true
+			case ControlLost:
+				stop = r.peerLost(c.Agent) || stop
 			}
 		default:
 			return stop
@@ -356,6 +373,9 @@ func stopReason(c Control) string {
 
 // fail ends the run on err: leave, failed status, wrapped error.
 func (r *runner) fail(err error) error {
+	if lost := r.live.cause(); lost != nil && errors.Is(err, context.Canceled) {
+		err = lost
+	}
 	err = fmt.Errorf("node: agent %d: %w", r.id, err)
 	r.leave()
 	r.publish(StatusFailed, r.a.Report(), err)

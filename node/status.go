@@ -23,6 +23,10 @@ const (
 	// restart); Report is its last state and Err says where it stopped.
 	// Its peers see dropouts from then on.
 	StatusDeparted StatusKind = "departed"
+	// StatusAlive: a heartbeat (Options.Heartbeat), published whatever
+	// the round rate; Report holds only the agent's id and the round it
+	// is in, and PID its process.
+	StatusAlive StatusKind = "alive"
 )
 
 // Status is what an agent publishes to the coordinator.
@@ -35,6 +39,8 @@ type Status struct {
 	// Stop is set on a final status after a stop control: the control's
 	// reason ("stop control" if it gave none).
 	Stop string `json:"stop,omitempty"`
+	// PID is the agent's process id, on heartbeats (see StatusAlive).
+	PID int `json:"pid,omitempty"`
 }
 
 // Traffic counts what an agent's runtime moved and lost so far.
@@ -111,12 +117,21 @@ const (
 	ControlStart ControlKind = "start"
 	// ControlStop: finish the current round, send a final status, exit.
 	ControlStop ControlKind = "stop"
+	// ControlAlive: the coordinator's heartbeat; the round loop never
+	// sees it (see Options.CoordinatorTimeout).
+	ControlAlive ControlKind = "alive"
+	// ControlLost: the coordinator declared agent Agent lost and the run
+	// goes on without it; peers treat it as a leave of that agent from
+	// their next phase on.
+	ControlLost ControlKind = "lost"
 )
 
 // Control is what the coordinator publishes to all agents.
 type Control struct {
 	Kind   ControlKind `json:"kind"`
 	Reason string      `json:"reason,omitempty"`
+	// Agent is the agent a lost control names.
+	Agent int `json:"agent,omitempty"`
 }
 
 // EncodeStatus returns the frame of s.
@@ -135,9 +150,9 @@ func DecodeStatus(frame []byte) (Status, error) {
 		return Status{}, fmt.Errorf("node: malformed status frame: %w", err)
 	}
 	switch s.Kind {
-	case StatusReady, StatusProgress, StatusFinal, StatusFailed, StatusDeparted:
+	case StatusReady, StatusProgress, StatusFinal, StatusFailed, StatusDeparted, StatusAlive:
 	default:
-		return Status{}, fmt.Errorf("node: status frame of agent %d has kind %q: want ready, progress, final, failed or departed", s.ID, s.Kind)
+		return Status{}, fmt.Errorf("node: status frame of agent %d has kind %q: want ready, progress, final, failed, departed or alive", s.ID, s.Kind)
 	}
 	return s, nil
 }
@@ -154,8 +169,10 @@ func DecodeControl(frame []byte) (Control, error) {
 	if err := json.Unmarshal(frame, &c); err != nil {
 		return Control{}, fmt.Errorf("node: malformed control frame: %w", err)
 	}
-	if c.Kind != ControlStart && c.Kind != ControlStop {
-		return Control{}, fmt.Errorf("node: control frame has kind %q: want start or stop", c.Kind)
+	switch c.Kind {
+	case ControlStart, ControlStop, ControlAlive, ControlLost:
+	default:
+		return Control{}, fmt.Errorf("node: control frame has kind %q: want start, stop, alive or lost", c.Kind)
 	}
 	return c, nil
 }

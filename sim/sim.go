@@ -223,6 +223,8 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 		Progress: observe,
 	}
 	cfg.ContinueOnDeparture = s.Faults.ContinueOnDeparture()
+	// Liveness, both ways, within runtime.agent_timeout (see NodeOptions).
+	cfg.Heartbeat = node.HeartbeatPeriod(cfg.AgentTimeout)
 	if a, ok := st.Run.(registry.Artefacter); ok {
 		cfg.Artefacts = a.Artefacts
 	}
@@ -312,6 +314,11 @@ func NodeOptions(st *scenarios.Setup, logger hclog.Logger) node.Options {
 		Logger:        logger.Named("node"),
 		Faults:        s.Faults.Node(s.Seed),
 		Workers:       s.Runtime.Workers,
+		// Heartbeats keep a slow agent live whatever metrics.every is; an
+		// agent that hears nothing from its coordinator for
+		// runtime.agent_timeout gives up.
+		Heartbeat:          node.HeartbeatPeriod(s.Runtime.AgentTimeout.Std()),
+		CoordinatorTimeout: s.Runtime.AgentTimeout.Std(),
 	}
 	o.Faults.Rebuild = st.Agent
 	if or, ok := st.Run.(registry.Oracles); ok {
