@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -36,6 +37,7 @@ type stormFlags struct {
 	p           float64
 	points      int
 	stormCTau   float64
+	certBatch   int
 }
 
 // reproduceStormCmd is `consim reproduce storm`: ALM-STORM against the ALM
@@ -78,7 +80,8 @@ storm_runs.csv, storm.{png,svg} and table.md into a new directory.`,
 	fl.Float64Var(&f.p, "p", 1, "edge presence probability")
 	fl.IntVar(&f.points, "points", 50, "stationarity evaluations per run")
 	fl.Float64Var(&f.stormCTau, "storm-c-tau", almstorm.PracticalCTau, "ALM-STORM's c_tau")
-	for _, n := range []string{"seeds", "horizons", "fit-from", "agents", "dim", "batch", "p", "points", "storm-c-tau"} {
+	fl.IntVar(&f.certBatch, "cert-batch", 1000, "batch B of the certificate (3.2), per agent")
+	for _, n := range []string{"seeds", "horizons", "fit-from", "agents", "dim", "batch", "p", "points", "storm-c-tau", "cert-batch"} {
 		mustComplete(cmd, n, cobra.NoFileCompletions)
 	}
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
@@ -121,7 +124,11 @@ type stormRun struct {
 	// meanZ is the mean of ||grad Psi(z_t)|| over the evaluations,
 	// lastZ the last one, lastX the last at x.
 	meanZ, lastZ, lastX float64
-	wall                time.Duration
+	// tStar is the round of the certificate, drawn uniformly from 1..T
+	// before the run; cert is the certificate (3.2) there.
+	tStar int
+	cert  almstorm.Certificate
+	wall  time.Duration
 }
 
 // stormPoint is one evaluation inside a run.
@@ -223,8 +230,9 @@ func (f *stormFlags) run(stdout, stderr io.Writer) error {
 	switch {
 	case f.seeds < 2:
 		return usagef("reproduce storm: --seeds %d: want >= 2 (the interval needs two)", f.seeds)
-	case f.agents < 2 || f.dim < 1 || f.batch < 1 || f.points < 1:
-		return usagef("reproduce storm: --agents %d, --dim %d, --batch %d, --points %d: want >= 2, >= 1, >= 1, >= 1", f.agents, f.dim, f.batch, f.points)
+	case f.agents < 2 || f.dim < 1 || f.batch < 1 || f.points < 1 || f.certBatch < 1:
+		return usagef("reproduce storm: --agents %d, --dim %d, --batch %d, --points %d, --cert-batch %d: want >= 2, >= 1, >= 1, >= 1, >= 1",
+			f.agents, f.dim, f.batch, f.points, f.certBatch)
 	case !(f.p > 0 && f.p <= 1):
 		return usagef("reproduce storm: --p %v: want in (0, 1]", f.p)
 	case !(f.stormCTau > 0):
@@ -289,11 +297,25 @@ func (f *stormFlags) one(m stormMethod, seed uint64, T int) (stormRun, []stormPo
 		return stormRun{}, nil, err
 	}
 	every := max(1, T/f.points)
+	// t* uniform in 1..T, drawn before the run from the seed.
+	tStar := 1 + rand.New(rand.NewPCG(seed, uint64(T))).IntN(T)
+	var cert almstorm.Certificate
 	var pts []stormPoint
 	var sum float64
 	for t := 0; t < T; t += every {
 		k := min(every, T-t)
-		if err := d.Run(t, k); err != nil {
+		if t < tStar && tStar <= t+k {
+			// Freeze (x, y, z) after t* rounds for the certificate.
+			if err := d.Run(t, tStar-t); err != nil {
+				return stormRun{}, nil, err
+			}
+			if cert, err = certify(st, agents, f.certBatch, seed); err != nil {
+				return stormRun{}, nil, fmt.Errorf("certificate at round %d: %w", tStar, err)
+			}
+			if err := d.Run(tStar, t+k-tStar); err != nil {
+				return stormRun{}, nil, err
+			}
+		} else if err := d.Run(t, k); err != nil {
 			return stormRun{}, nil, err
 		}
 		sx, sz, samples, err := obs.measure(agents)
@@ -308,7 +330,46 @@ func (f *stormFlags) one(m stormMethod, seed uint64, T int) (stormRun, []stormPo
 	}
 	last := pts[len(pts)-1]
 	return stormRun{method: m.name, seed: seed, T: T, samples: last.samples, meanZ: sum / float64(len(pts)),
-		lastZ: last.statZ, lastX: last.statX, wall: time.Since(t0)}, pts, nil
+		lastZ: last.statZ, lastX: last.statX, tStar: tStar, cert: cert, wall: time.Since(t0)}, pts, nil
+}
+
+// dualAgent is an agent holding replicas of its edges' duals (the ALM's).
+type dualAgent interface {
+	zAgent
+	Dual(j int) ([]float64, bool)
+}
+
+// certify computes the output certificate of eq. (3.2) from the agents'
+// frozen state, with E[A], tau' = 1/L_K and a fresh batch of B samples per
+// agent; the parameters are the run's resolved eta, rho, mu, sigma and L_K.
+func certify(st *scenarios.Setup, agents []consensus.Agent, B int, seed uint64) (almstorm.Certificate, error) {
+	inst := st.Env.Problem.(registry.Locals)
+	vals := map[string]float64{}
+	for _, v := range st.Resolved() {
+		vals[v.Name] = v.Value
+	}
+	for _, k := range []string{"eta", "rho", "mu", "sigma", "L_K"} {
+		if _, ok := vals[k]; !ok {
+			return almstorm.Certificate{}, fmt.Errorf("the algorithm resolves no %s", k)
+		}
+	}
+	in := almstorm.CertifyInput{Graph: st.Graph, Locals: registry.AllLocals(inst, st.Env.N), Box: inst.Box(),
+		Scale: vals["sigma"], Eta: vals["eta"], Rho: vals["rho"], Mu: vals["mu"], TauOut: 1 / vals["L_K"], B: B, Seed: seed}
+	for _, a := range agents {
+		da, ok := a.(dualAgent)
+		if !ok {
+			return almstorm.Certificate{}, fmt.Errorf("agent %d holds no duals", a.ID())
+		}
+		in.X, in.Z = append(in.X, a.Report().X), append(in.Z, da.Z())
+	}
+	for _, e := range st.Graph.Edges {
+		y, ok := agents[e.I].(dualAgent).Dual(e.J)
+		if !ok {
+			return almstorm.Certificate{}, fmt.Errorf("agent %d has no dual of edge {%d, %d}", e.I, e.I, e.J)
+		}
+		in.Y = append(in.Y, y)
+	}
+	return almstorm.Certify(in)
 }
 
 // stormFit is one method's fitted slope.
@@ -376,9 +437,10 @@ func writeStormCSV(dir string, runs []stormRun, pts []stormPoint) error {
 	rows = rows[:0]
 	for _, r := range runs {
 		rows = append(rows, []string{r.method, strconv.FormatUint(r.seed, 10), strconv.Itoa(r.T), strconv.FormatInt(r.samples, 10),
-			fmtG(r.meanZ), fmtG(r.lastZ), fmtG(r.lastX), fmtG(r.wall.Seconds())})
+			fmtG(r.meanZ), fmtG(r.lastZ), fmtG(r.lastX), strconv.Itoa(r.tStar), fmtG(r.cert.KKT), fmtG(r.cert.Feasibility), fmtG(r.cert.GradMap), fmtG(r.wall.Seconds())})
 	}
-	return writeCSVFile(filepath.Join(dir, "storm_runs.csv"), []string{"method", "seed", "T", "samples", "mean_stationarity_z", "last_stationarity_z", "last_stationarity_x", "wall_s"}, rows)
+	return writeCSVFile(filepath.Join(dir, "storm_runs.csv"), []string{"method", "seed", "T", "samples", "mean_stationarity_z", "last_stationarity_z", "last_stationarity_x",
+		"t_star", "cert_kkt", "cert_feasibility", "cert_grad_map", "wall_s"}, rows)
 }
 
 // plot writes storm.{png,svg}: the geometric mean over seeds of the mean
@@ -449,7 +511,9 @@ func (f *stormFlags) table(runs []stormRun, fits []stormFit) string {
 	for _, ft := range fits {
 		fmt.Fprintf(&b, "| %s | %.3f ± %.3f | %.3f ± %.3f | %.3f | %s | T = %d..%d |\n", ft.method, ft.mean, ft.half, ft.lastMean, ft.lastHalf, ft.paper, yesNo(ft.agree), ft.window[0], ft.window[1])
 	}
-	fmt.Fprintf(&b, "\n| method | T | samples (mean) | mean stationarity (geometric mean over seeds) |\n|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\nCertificate (3.2) at t* uniform in 1..T: xhat = proj_X(x_t* - Ghat/L_K) with E[A] and a fresh batch of %d samples per agent; "+
+		"its box-KKT residual for f (full gradient) and ||E[A] xhat||. Geometric means over the seeds.\n\n", f.certBatch)
+	fmt.Fprintf(&b, "| method | T | samples (mean) | mean stationarity | certificate KKT | certificate feasibility |\n|---|---|---|---|---|---|\n")
 	for _, ft := range fits {
 		byT := map[int][]stormRun{}
 		var Ts []int
@@ -463,13 +527,15 @@ func (f *stormFlags) table(runs []stormRun, fits []stormFit) string {
 		}
 		sort.Ints(Ts)
 		for _, T := range Ts {
-			var ls, sm float64
+			var ls, sm, lk, lf float64
 			for _, r := range byT[T] {
 				ls += math.Log(r.meanZ)
 				sm += float64(r.samples)
+				lk += math.Log(r.cert.KKT)
+				lf += math.Log(r.cert.Feasibility)
 			}
 			n := float64(len(byT[T]))
-			fmt.Fprintf(&b, "| %s | %d | %.0f | %.4g |\n", ft.method, T, sm/n, math.Exp(ls/n))
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.4g | %.3g | %.3g |\n", ft.method, T, sm/n, math.Exp(ls/n), math.Exp(lk/n), math.Exp(lf/n))
 		}
 	}
 	return b.String()

@@ -230,6 +230,7 @@ func (r *run) Resolved() []registry.Value {
 		{Name: "beta", Value: p.Beta, Note: "smoothing step"},
 		{Name: "M_y", Value: p.My, Note: "dual safeguard radius, duals of f"},
 		{Name: "sigma", Value: r.cfg.Scale, Note: "agents minimise sigma f"},
+		{Name: "L_K", Value: float64(r.cfg.Scale*r.consts.Lf) + float64(p.Rho*r.consts.M2()) + p.Mu, Note: "sigma L_f + rho M_2 + mu"},
 	}
 	v = append(v, r.extra...)
 	return append(v,
