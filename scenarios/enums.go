@@ -22,6 +22,10 @@ const (
 	TransportChan    = "chan"
 	TransportNATS    = "nats"
 	TransportNATSTCP = "nats-tcp"
+	// TransportStepped steps the agents in lockstep on a pool of
+	// GOMAXPROCS workers (package stepped): no goroutine per agent, no
+	// faults or deadlines.
+	TransportStepped = "stepped"
 )
 
 // Topologies lists the values of graph.topology.
@@ -37,4 +41,6 @@ func EdgeModels() []string { return []string{EdgeModelBernoulli, EdgeModelGilber
 func InitKinds() []string { return []string{InitRandom, InitZero} }
 
 // Transports lists the values of runtime.transport.
-func Transports() []string { return []string{TransportChan, TransportNATS, TransportNATSTCP} }
+func Transports() []string {
+	return []string{TransportChan, TransportNATS, TransportNATSTCP, TransportStepped}
+}

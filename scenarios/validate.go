@@ -177,9 +177,12 @@ func (v *validator) runtime() {
 	}
 	r := v.s.Runtime
 	v.oneOf("runtime.transport", r.Transport, Transports())
+	if r.Transport == TransportStepped && v.s.Faults.Active() {
+		v.fail("runtime.transport", "stepped runs without loss, deadlines or faults: remove the faults block or use chan, nats or nats-tcp")
+	}
 	if r.NATSURL != "" {
-		if r.Transport == TransportChan {
-			v.fail("runtime.nats_url", "only used with transport nats or nats-tcp, not chan")
+		if r.Transport == TransportChan || r.Transport == TransportStepped {
+			v.fail("runtime.nats_url", "only used with transport nats or nats-tcp, not %s", r.Transport)
 		}
 		for _, u := range strings.Split(r.NATSURL, ",") {
 			if err := checkNATSURL(strings.TrimSpace(u)); err != nil {
