@@ -26,11 +26,13 @@ type runAxis struct {
 //
 // The plots against messages are left out for bundles whose rows lack
 // the msgs column (written before it existed) or whose agents sent no
-// message.
+// message. Axis units in brackets: [x^2] is the squared unit of the
+// iterates x, [f] the unit of the objective. Legends are drawn below the
+// axes (see saveAs).
 func PlotRun(r *Run, st RunStats, dir string) ([]string, error) {
-	axes := []runAxis{{label: "round", x: func(row *coordinator.Row) float64 { return float64(row.Round) }}}
+	axes := []runAxis{{label: "round t", x: func(row *coordinator.Row) float64 { return float64(row.Round) }}}
 	if hasMsgsAxis(r) {
-		axes = append(axes, runAxis{label: "messages sent", suffix: "_vs_msgs", x: func(row *coordinator.Row) float64 { return float64(row.Msgs) }})
+		axes = append(axes, runAxis{label: "messages sent by all agents through round t", suffix: "_vs_msgs", x: func(row *coordinator.Row) float64 { return float64(row.Msgs) }})
 	}
 	var paths []string
 	for _, ax := range axes {
@@ -63,10 +65,14 @@ func plotRunAgainst(r *Run, st RunStats, dir string, ax runAxis) ([]string, erro
 	ss := []series{{name: "consensus error", xys: ce}}
 	if len(r.Rows) > 0 && finite(st.Tolerance) && st.Tolerance > 0 {
 		first, last := ax.x(&r.Rows[0]), ax.x(&r.Rows[len(r.Rows)-1])
-		ss = append(ss, series{name: "tolerance", xys: plotter.XYs{{X: first, Y: st.Tolerance}, {X: last, Y: st.Tolerance}}, dashed: true})
+		ss = append(ss, series{name: "tolerance " + tickLabel(st.Tolerance), xys: plotter.XYs{{X: first, Y: st.Tolerance}, {X: last, Y: st.Tolerance}}, dashed: true})
+	}
+	title := "consensus error (1/N) sum_i ||x_i - xbar||^2 from round 0 — " + r.Summary.RunID
+	if len(r.Rows) > 0 && r.Rows[0].ConsensusErr == 0 {
+		title += " (0 at the first row: off the log axis)"
 	}
 	var paths []string
-	p, err := linePlot("consensus error (1/N) sum_i ||x_i - xbar||^2 — "+r.Summary.RunID, ax.label, "consensus error", true, ss)
+	p, err := linePlot(title, ax.label, "consensus error [x^2]", true, ss)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +81,7 @@ func plotRunAgainst(r *Run, st RunStats, dir string, ax runAxis) ([]string, erro
 	if err != nil {
 		return paths, err
 	}
-	p, err = linePlot("optimality gap and feasibility — "+r.Summary.RunID, ax.label, "value", true, []series{
+	p, err = linePlot("optimality gap and feasibility — "+r.Summary.RunID, ax.label, "gap [f], feasibility [x]", true, []series{
 		{name: "optimality gap f(xbar) - f*", xys: gap},
 		{name: "feasibility ||E[A] x||", xys: feas},
 	})

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/consim/consim/consensus/metrics"
 )
 
 // xAxis is how grid points are placed along a sweep plot's x axis: by the
@@ -84,7 +87,9 @@ type meanBars struct {
 //
 //	final_consensus_err.{png,svg}  mean final consensus error over seeds
 //	                               vs the swept parameter (semilog), bars
-//	                               from the least to the largest seed
+//	                               mean ± one sample standard deviation
+//	                               (cut at the axis bottom where
+//	                               mean - std <= 0 on a log axis)
 //	rate.{png,svg}                 observed 1 - r (mean over seeds, bars
 //	                               min to max) vs the predicted 1 - c s
 //	                               (log-log) with the line y = x
@@ -106,27 +111,48 @@ func PlotSweep(keys []string, aggs []PointAgg, c float64, dir string) ([]string,
 	return append(paths, out...), err
 }
 
+// finalErrPlot draws the mean final consensus error of each grid point
+// over its ok seeds with bars of one sample standard deviation, the
+// mean ± std of the README's tables. On a logarithmic axis a lower end
+// mean - std <= 0 cannot be drawn: such a bar is cut at the bottom of the
+// axis and the title says so.
 func finalErrPlot(ax xAxis, aggs []PointAgg) (*plot.Plot, error) {
 	groups, order := groupPoints(ax, aggs)
 	logY := false
 	for _, a := range aggs {
-		if s := a.Stat("final_consensus_err"); finite(s.Min) && s.Min > 0 {
+		if s := a.Stat("final_consensus_err"); finite(s.Mean) && s.Mean > 0 {
 			logY = true
 		}
 	}
-	p := newPlot("final consensus error over seeds (mean, bars min to max)", ax.label, "final consensus error", false, logY)
+	// floor is the bottom of a logarithmic axis: half the lowest end of
+	// a bar that can be drawn.
+	floor := math.Inf(1)
+	for _, a := range aggs {
+		s := a.Stat("final_consensus_err")
+		if finite(s.Mean) && s.Mean > 0 {
+			floor = math.Min(floor, s.Mean/2)
+			if lo := s.Mean - s.Std; lo > 0 {
+				floor = math.Min(floor, lo/2)
+			}
+		}
+	}
+	title := "final consensus error (1/N) sum_i ||x_i - xbar||^2 over seeds: mean, bars ± 1 std"
+	p := newPlot(title, xLabel(ax), "final consensus error [x^2]", false, logY)
 	if ax.ticker != nil {
 		p.X.Tick.Marker = ax.ticker
 	}
+	cut := false
 	for i, g := range order {
 		var mb meanBars
 		for _, a := range groups[g] {
 			s := a.Stat("final_consensus_err")
-			if !finite(s.Mean) || logY && !(s.Min > 0) {
+			if !finite(s.Mean) || logY && !(s.Mean > 0) {
 				continue
 			}
+			low, high, c := stdBar(s, logY, floor)
+			cut = cut || c
 			mb.XYs = append(mb.XYs, plotter.XY{X: ax.x(a), Y: s.Mean})
-			mb.YErrors = append(mb.YErrors, struct{ Low, High float64 }{s.Mean - s.Min, s.Max - s.Mean})
+			mb.YErrors = append(mb.YErrors, struct{ Low, High float64 }{low, high})
 		}
 		if len(mb.XYs) == 0 {
 			continue
@@ -147,9 +173,56 @@ func finalErrPlot(ax xAxis, aggs []PointAgg) (*plot.Plot, error) {
 		if name == "" {
 			name = "final consensus error"
 		}
-		p.Legend.Add(name, l, sc)
+		p.Legend.Add(name+" (mean ± std over seeds)", l, sc)
+	}
+	if logY && finite(floor) {
+		p.Y.Min = floor
+	}
+	if cut {
+		p.Title.Text += " (bars with mean - std <= 0 cut at the axis bottom)"
 	}
 	return p, nil
+}
+
+// stdBar returns the lengths below and above s.Mean of a bar of one
+// sample standard deviation (0 when the std is not finite, as with one
+// seed). On a logarithmic axis whose bottom is floor, a lower end
+// s.Mean - s.Std <= 0 is cut at floor, and cut is true.
+func stdBar(s metrics.Stats, logY bool, floor float64) (low, high float64, cut bool) {
+	std := s.Std
+	if !finite(std) {
+		std = 0
+	}
+	if logY && s.Mean-std <= 0 {
+		return s.Mean - floor, std, true
+	}
+	return std, std, false
+}
+
+// keyMeanings names the measure of grid keys often swept, for the x axis.
+var keyMeanings = map[string]string{
+	"graph.p":            "edge presence probability p",
+	"agents":             "agents N",
+	"faults.loss.rate":   "message loss probability",
+	"faults.staleness":   "staleness S (rounds)",
+	"rounds":             "rounds T",
+	"metrics.every":      "report interval (rounds)",
+	"graph.q":            "Erdos-Renyi pair probability q",
+	"graph.radius":       "connection radius (unit square)",
+	"runtime.workers":    "oracle workers W",
+	"problem.noise":      "target noise standard deviation",
+	"problem.batch":      "minibatch size b",
+	"problem.dim":        "dimension n",
+	"problem.init.scale": "standard deviation of x_0's entries",
+}
+
+// xLabel is the x axis label of a sweep plot: the key's measure and the
+// key, or the key alone when its meaning is not listed.
+func xLabel(ax xAxis) string {
+	if m, ok := keyMeanings[ax.label]; ok {
+		return m + " (" + ax.label + ")"
+	}
+	return ax.label
 }
 
 // ratePlot compares 1 - r observed with 1 - r predicted; only points
