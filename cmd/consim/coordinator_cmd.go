@@ -89,7 +89,7 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 		}
 		defer tr.Close()
 		fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
-		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, logger, newProgressPrinter(a.stderr))
+		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, nil, logger, newProgressPrinter(a.stderr))
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}
@@ -121,15 +121,17 @@ func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, logger h
 }
 
 // coordinate runs the coordinator of st over obs, a connection of tr,
-// with agents in separate processes. A connection the transport gave up
+// with agents in separate processes; lost, if not nil, delivers agents
+// whose process a supervisor saw exit. A connection the transport gave up
 // on is named in the error.
 func coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node.NATSTransport, obs node.Observer,
-	readyTimeout time.Duration, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	readyTimeout time.Duration, lost <-chan coordinator.Lost, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
 	cfg, ev, err := sim.CoordinatorConfig(st, runID, logger, progress)
 	if err != nil {
 		return nil, err
 	}
 	cfg.ReadyTimeout = readyTimeout
+	cfg.Lost = lost
 	cfg.Meta["transport"] = string(node.TransportNATSTCP)
 	cfg.Meta["mode"] = "processes"
 	sum, err := coordinator.Run(ctx, cfg, obs, ev)

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -182,6 +183,12 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 
 	coordCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// An agent process that exits unsuccessfully on its own (killed, or
+	// failed) is reported to the coordinator at once as lost, named with
+	// its pid: the scenario's faults.on_departure decides whether the run
+	// goes on without it.
+	lost := make(chan coordinator.Lost, s.Agents)
+	var reported sync.Map // agent ids reported lost
 	sup := &supervisor{out: out, env: append(os.Environ(), node.EnvRunKeyFile+"="+keyFile), onExit: func(c *child) {
 		err := c.failure()
 		var ce *childError
@@ -192,14 +199,17 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		if ce.Code == exitUsage {
 			// It rejected its arguments and will never be ready.
 			cancel()
+			return
 		}
+		reported.Store(c.id, true)
+		lost <- coordinator.Lost{ID: c.id, PID: ce.PID, Reason: "process exited: " + ce.Status}
 	}}
 	for i := range s.Agents {
 		args := []string{"node", "--nats", url, "--run-id", runID, "--id", strconv.Itoa(i), "--log-level", o.nodeLogLevel}
 		for _, kv := range o.sets {
 			args = append(args, "--set", kv)
 		}
-		c, err := sup.start("agent "+strconv.Itoa(i), exe, append(args, path)...)
+		c, err := sup.start("agent "+strconv.Itoa(i), i, exe, append(args, path)...)
 		if err != nil {
 			cancel()
 			sup.stop(o.grace)
@@ -211,7 +221,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	}
 	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", url)
 
-	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, logger, newProgressPrinter(out))
+	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, lost, logger, newProgressPrinter(out))
 	if ctx.Err() == nil {
 		// After the last round or the coordinator's stop, agents exit.
 		sup.wait(o.grace)
@@ -219,6 +229,14 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	sup.stop(o.grace)
 	errs := []error{runErr}
 	for _, err := range sup.failures() {
+		var ce *childError
+		if errors.As(err, &ce) {
+			if _, ok := reported.Load(ce.ID); ok && (runErr != nil || s.Faults.ContinueOnDeparture()) {
+				// The coordinator named it (the run failed on it), or the
+				// run went on without it by the scenario's policy.
+				continue
+			}
+		}
 		errs = append(errs, fmt.Errorf("launch: %w", err))
 	}
 	return sum, errors.Join(errs...)

@@ -31,6 +31,7 @@ type supervisor struct {
 // child is one supervised process.
 type child struct {
 	name string
+	id   int // the caller's number for it (the agent id)
 	cmd  *exec.Cmd
 	tail *tailWriter
 	done chan struct{} // closed once the process has been waited for
@@ -42,11 +43,11 @@ type child struct {
 	waitErr error
 }
 
-// start runs path with args as a child named name. Its stdout is
-// discarded; its stderr is kept (last tailLines lines) and forwarded to
-// s.out with the prefix "name| ".
-func (s *supervisor) start(name, path string, args ...string) (*child, error) {
-	c := &child{name: name, done: make(chan struct{})}
+// start runs path with args as a child named name, numbered id. Its
+// stdout is discarded; its stderr is kept (last tailLines lines) and
+// forwarded to s.out with the prefix "name| ".
+func (s *supervisor) start(name string, id int, path string, args ...string) (*child, error) {
+	c := &child{name: name, id: id, done: make(chan struct{})}
 	c.tail = newTailWriter(tailLines, name+"| ", s.out)
 	c.cmd = exec.Command(path, args...)
 	c.cmd.Env = s.env
@@ -147,7 +148,7 @@ func (c *child) failure() error {
 	if !c.ended || c.stopped || (c.waitErr == nil && c.state != nil && c.state.Success()) {
 		return nil
 	}
-	e := &childError{Name: c.name, PID: c.cmd.Process.Pid, Code: -1, Tail: c.tail.Lines()}
+	e := &childError{Name: c.name, ID: c.id, PID: c.cmd.Process.Pid, Code: -1, Tail: c.tail.Lines()}
 	switch {
 	case c.state != nil:
 		e.Status, e.Code = c.state.String(), c.state.ExitCode()
@@ -160,6 +161,7 @@ func (c *child) failure() error {
 // childError is a child process that exited unsuccessfully.
 type childError struct {
 	Name   string
+	ID     int // the child's number (the agent id)
 	PID    int
 	Status string // "exit status 1", "signal: killed"
 	Code   int    // exit code, -1 if killed by a signal
