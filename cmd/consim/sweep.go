@@ -247,7 +247,7 @@ func (sw *sweeper) runOne(ctx context.Context, i int, pt scenarios.SweepPoint) {
 	s.Output.Dir = sw.runs
 	runID := fmt.Sprintf("%s-%03d", sw.id, i)
 	row := &report.SweepRow{
-		RunID: runID, Point: pt.Point, Replica: pt.Replica, Seed: s.Seed, SpectralRatio: math.NaN(),
+		RunID: runID, Point: pt.Point, Replica: pt.Replica, Seed: s.Seed, PredictedRate: math.NaN(),
 		Stats: report.RunStats{Status: coordinator.StatusFailed, FinalConsensusErr: math.NaN(), Tolerance: math.NaN(),
 			RoundsToTol: math.NaN(), Rate: math.NaN(), FinalOptGap: math.NaN(), FinalFeasibility: math.NaN(),
 			Msgs: math.NaN(), Bytes: math.NaN(), Dropouts: math.NaN(), WallSeconds: math.NaN()},
@@ -280,14 +280,27 @@ func (sw *sweeper) runOne(ctx context.Context, i int, pt scenarios.SweepPoint) {
 		row.Stats.FinalConsensusErr, roundsString(row.Stats.RoundsToTol), row.Stats.WallSeconds, status)
 }
 
-// run builds the point's scenario, records its spectral ratio and runs it.
+// ratePredictor is implemented by an algorithm's run that predicts the
+// per-round factor of its squared consensus error without fitted
+// constants (the ALM: alm's PredictedRate).
+type ratePredictor interface {
+	PredictedRate() (float64, error)
+}
+
+// run builds the point's scenario, records its predicted rate (NaN when
+// the algorithm has none or it does not apply, with the reason logged)
+// and runs it.
 func (sw *sweeper) run(ctx context.Context, s *scenarios.Scenario, runID string, row *report.SweepRow) (*coordinator.Summary, error) {
 	st, err := buildScenario(s)
 	if err != nil {
 		return nil, err
 	}
-	if ratio, err := st.SpectralRatio(); err == nil {
-		row.SpectralRatio = ratio
+	if rp, ok := st.Run.(ratePredictor); ok {
+		if r, err := rp.PredictedRate(); err == nil {
+			row.PredictedRate = r
+		} else {
+			sw.logger.Info("no rate prediction", "run", runID, "reason", err)
+		}
 	}
 	agents, err := st.Agents()
 	if err != nil {

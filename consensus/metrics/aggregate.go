@@ -178,38 +178,4 @@ func SpectralRatio(lambda2P2, lambdaMax1 float64) float64 {
 	return lambda2P2 / lambdaMax1
 }
 
-// CalibrateRate returns the constant c of the predicted rate
-// r = 1 - c s (see PredictedRate) that best fits observed rates r_k at
-// spectral ratios s_k in least squares,
-//
-//	c = sum_k s_k (1 - r_k) / sum_k s_k^2,
-//
-// over the pairs where both are finite. With one free constant the
-// comparison tests only how the rate scales with lambda_2, not its level.
-func CalibrateRate(ratios, observed []float64) (float64, error) {
-	if len(ratios) != len(observed) {
-		return 0, fmt.Errorf("metrics: calibrate rate: %d ratios for %d rates", len(ratios), len(observed))
-	}
-	var num, den float64
-	for k, s := range ratios {
-		r := observed[k]
-		if !finite(s) || !finite(r) {
-			continue
-		}
-		num += float64(s * (1 - r))
-		den += float64(s * s)
-	}
-	if den == 0 {
-		return 0, ErrTooFewPoints
-	}
-	return num / den, nil
-}
-
-// PredictedRate is the heuristic linear rate r = 1 - c s of a consensus
-// error at spectral ratio s = SpectralRatio(...) with the constant c of
-// CalibrateRate. It ignores the gradient noise floor, the dual and
-// smoothing dynamics and the variance of the random graph: a comparison,
-// not a bound.
-func PredictedRate(c, s float64) float64 { return 1 - float64(c*s) }
-
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

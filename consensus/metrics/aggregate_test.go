@@ -159,30 +159,6 @@ func TestLinearRateErrors(t *testing.T) {
 	}
 }
 
-func TestCalibrateAndPredictRate(t *testing.T) {
-	// Observed rates exactly 1 - 0.02 s are recovered with c = 0.02.
-	ratios := []float64{1, 0.5, 0.25, math.NaN()}
-	observed := []float64{0.98, 0.99, 0.995, 0.5}
-	c, err := CalibrateRate(ratios, observed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !near(c, 0.02, 1e-12) {
-		t.Errorf("c = %v, want 0.02", c)
-	}
-	for k, s := range ratios[:3] {
-		if got := PredictedRate(c, s); !near(got, observed[k], 1e-12) {
-			t.Errorf("PredictedRate(%v, %v) = %v, want %v", c, s, got, observed[k])
-		}
-	}
-	if _, err := CalibrateRate([]float64{0}, []float64{0.9}); !errors.Is(err, ErrTooFewPoints) {
-		t.Errorf("all-zero ratios: error %v, want ErrTooFewPoints", err)
-	}
-	if _, err := CalibrateRate([]float64{1}, nil); err == nil {
-		t.Error("mismatched lengths accepted")
-	}
-}
-
 func TestSpectralRatio(t *testing.T) {
 	// Complete graph on 4 agents: L_1 has lambda_max = 4, and with p = 0.5
 	// L_{p^2} = L_1 / 4 has lambda_2 = 1, so s = 1/4.

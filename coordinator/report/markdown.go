@@ -7,9 +7,9 @@ import (
 )
 
 // SweepMarkdown renders the aggregate table of a sweep: one line per grid
-// point with mean ± std and [min, max] over the ok seeds. c is the
-// calibrated constant of the predicted rate (NaN when none).
-func SweepMarkdown(keys []string, aggs []PointAgg, c float64) string {
+// point with mean ± std and [min, max] over the ok seeds, and the
+// algorithm's parameter-free predicted rate.
+func SweepMarkdown(keys []string, aggs []PointAgg) string {
 	var b strings.Builder
 	cols := append(append([]string{}, keys...),
 		"ok/runs", "final consensus err mean ± std", "[min, max]", "rounds to tol (reached)",
@@ -38,10 +38,10 @@ func SweepMarkdown(keys []string, aggs []PointAgg, c float64) string {
 		)
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	fmt.Fprintf(&b, "\nrate: per-round factor r of the consensus error, fitted by least squares to log error vs round "+
-		"from its peak to the first round at the tolerance. predicted rate: 1 - c s with "+
-		"s = lambda_2(L_{p^2}) / lambda_max(L_1) of the expected graph and c = %s fitted over the grid points "+
-		"(a heuristic comparison of how the rate scales with lambda_2, not a bound).\n", num(c, "%.4g"))
+	b.WriteString("\nrate: per-round factor r of the consensus error, fitted by least squares to log error vs round " +
+		"from its peak to the first round at the tolerance. predicted rate: the algorithm's own prediction with no " +
+		"fitted constant (ALM: rho(E[M])^2 of its round map on the expected draws, the factor of the mean iterate's " +
+		"squared deviation; \"-\" when it has none).\n")
 	return b.String()
 }
 

@@ -42,7 +42,7 @@ func TestSweepCSVMissingIsEmpty(t *testing.T) {
 		t.Errorf("empty rounds_to_tol reads back as %v, want NaN", v)
 	}
 
-	aggs, _ := Aggregate(tab)
+	aggs := Aggregate(tab)
 	path = filepath.Join(dir, AggregateCSV)
 	if err := WriteAggregateCSV(path, tab.Keys, aggs); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,18 +33,18 @@ func WriteSweep(dir string, t *SweepTable) ([]string, error) {
 		return paths, err
 	}
 	paths = append(paths, path)
-	aggs, c := Aggregate(t)
+	aggs := Aggregate(t)
 	path = filepath.Join(dir, AggregateCSV)
 	if err := WriteAggregateCSV(path, t.Keys, aggs); err != nil {
 		return paths, err
 	}
 	paths = append(paths, path)
 	path = filepath.Join(dir, AggregateMD)
-	if err := writeNew(path, SweepMarkdown(t.Keys, aggs, c)); err != nil {
+	if err := writeNew(path, SweepMarkdown(t.Keys, aggs)); err != nil {
 		return paths, err
 	}
 	paths = append(paths, path)
-	out, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, c, plots) })
+	out, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, math.NaN(), plots) })
 	return append(paths, out...), err
 }
 
@@ -96,15 +97,15 @@ func reportSweep(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	aggs, c := Aggregate(t)
-	paths, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, c, plots) })
+	aggs := Aggregate(t)
+	paths, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, math.NaN(), plots) })
 	if err != nil {
 		return paths, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Sweep %s\n\n%d runs over %d grid points of %s.\n\n",
 		filepath.Base(dir), len(t.Rows), len(aggs), strings.Join(t.Keys, " x "))
-	b.WriteString(SweepMarkdown(t.Keys, aggs, c))
+	b.WriteString(SweepMarkdown(t.Keys, aggs))
 	b.WriteString("\n")
 	writePlotLinks(&b, dir, paths)
 	path := filepath.Join(dir, ReportMD)

@@ -25,8 +25,11 @@ type SweepRow struct {
 	Labels  []Label
 	Seed    uint64
 	Stats   RunStats
-	// SpectralRatio is metrics.SpectralRatio of the run's expected graph.
-	SpectralRatio float64
+	// PredictedRate is the algorithm's parameter-free prediction of the
+	// per-round factor of the squared consensus error (for the ALM,
+	// rho(E[M])^2 of its round map; see alm.RateModel), NaN when the
+	// algorithm or the run has none.
+	PredictedRate float64
 	// Error says why a run failed; empty when it did not.
 	Error string
 }
@@ -60,7 +63,7 @@ var quantities = []quantity{
 // header returns the columns of sweep.csv:
 //
 //	run_id, point, replica, <grid keys>, seed, status, final_round,
-//	tolerance, <quantities>, spectral_ratio, error
+//	tolerance, <quantities>, predicted_rate, error
 func (t *SweepTable) header() []string {
 	h := []string{"run_id", "point", "replica"}
 	h = append(h, t.Keys...)
@@ -68,7 +71,7 @@ func (t *SweepTable) header() []string {
 	for _, q := range quantities {
 		h = append(h, q.name)
 	}
-	return append(h, "spectral_ratio", "error")
+	return append(h, "predicted_rate", "error")
 }
 
 // WriteCSV writes t as sweep.csv at path, which must not exist.
@@ -83,7 +86,7 @@ func (t *SweepTable) WriteCSV(path string) error {
 		for _, q := range quantities {
 			rec = append(rec, formatFloat(q.get(&r.Stats)))
 		}
-		recs = append(recs, append(rec, formatFloat(r.SpectralRatio), r.Error))
+		recs = append(recs, append(rec, formatFloat(r.PredictedRate), r.Error))
 	}
 	return writeCSV(path, recs, true)
 }
@@ -154,8 +157,8 @@ func (t *SweepTable) parseRow(rec []string, seedCol int) (SweepRow, error) {
 		q.set(&r.Stats, vals[k+1])
 	}
 	end := c + 4 + len(quantities)
-	if r.SpectralRatio, err = parseFloat(rec[end]); err != nil {
-		return r, fmt.Errorf("spectral_ratio: %w", err)
+	if r.PredictedRate, err = parseFloat(rec[end]); err != nil {
+		return r, fmt.Errorf("predicted_rate: %w", err)
 	}
 	r.Error = rec[end+1]
 	return r, nil
@@ -170,11 +173,11 @@ type PointAgg struct {
 	Runs, OK, Reached int
 	// Stats holds one metrics.Stats per quantity, in quantities order.
 	Stats []metrics.Stats
-	// SpectralRatio summarises the runs' spectral ratios (random
-	// topologies differ between seeds).
-	SpectralRatio metrics.Stats
-	// PredictedRate is metrics.PredictedRate at the mean spectral ratio
-	// with the sweep's calibrated constant.
+	// Predicted summarises the runs' predicted rates (random topologies
+	// differ between seeds).
+	Predicted metrics.Stats
+	// PredictedRate is Predicted.Mean: no constant is fitted to the
+	// observed rates.
 	PredictedRate float64
 }
 
@@ -189,11 +192,9 @@ func (a *PointAgg) Stat(name string) metrics.Stats {
 }
 
 // Aggregate groups t's rows by grid point, in point order, and summarises
-// every quantity over the ok runs with metrics.Summarize. It calibrates
-// the spectral rate prediction over the points (metrics.CalibrateRate of
-// the mean spectral ratios against the mean fitted rates) and returns its
-// constant c, NaN when there is nothing to calibrate on.
-func Aggregate(t *SweepTable) ([]PointAgg, float64) {
+// every quantity and the predicted rate over the ok runs with
+// metrics.Summarize.
+func Aggregate(t *SweepTable) []PointAgg {
 	byPoint := make(map[int][]SweepRow)
 	var order []int
 	for _, r := range t.Rows {
@@ -208,7 +209,7 @@ func Aggregate(t *SweepTable) ([]PointAgg, float64) {
 		rows := byPoint[p]
 		a := PointAgg{Point: p, Labels: rows[0].Labels, Runs: len(rows), PredictedRate: math.NaN()}
 		cols := make([][]float64, len(quantities))
-		var ratios []float64
+		var preds []float64
 		for _, r := range rows {
 			if r.Stats.Status != coordinator.StatusOK {
 				continue
@@ -220,41 +221,28 @@ func Aggregate(t *SweepTable) ([]PointAgg, float64) {
 			for k, q := range quantities {
 				cols[k] = append(cols[k], q.get(&r.Stats))
 			}
-			ratios = append(ratios, r.SpectralRatio)
+			preds = append(preds, r.PredictedRate)
 		}
 		for k := range quantities {
 			a.Stats = append(a.Stats, metrics.Summarize(cols[k]))
 		}
-		a.SpectralRatio = metrics.Summarize(ratios)
+		a.Predicted = metrics.Summarize(preds)
+		a.PredictedRate = a.Predicted.Mean
 		aggs = append(aggs, a)
 	}
-	ratios := make([]float64, len(aggs))
-	rates := make([]float64, len(aggs))
-	for k := range aggs {
-		ratios[k] = aggs[k].SpectralRatio.Mean
-		rates[k] = aggs[k].Stat("rate").Mean
-	}
-	c, err := metrics.CalibrateRate(ratios, rates)
-	if err != nil {
-		return aggs, math.NaN()
-	}
-	for k := range aggs {
-		aggs[k].PredictedRate = metrics.PredictedRate(c, aggs[k].SpectralRatio.Mean)
-	}
-	return aggs, c
+	return aggs
 }
 
 // WriteAggregateCSV writes aggregate.csv at path (which must not exist):
 // per grid point its labels, runs, ok, reached, for every quantity its
-// mean, std, min and max over the ok seeds, and the mean spectral ratio
-// and predicted rate.
+// mean, std, min and max over the ok seeds, and the mean predicted rate.
 func WriteAggregateCSV(path string, keys []string, aggs []PointAgg) error {
 	h := append([]string{"point"}, keys...)
 	h = append(h, "runs", "ok", "reached")
 	for _, q := range quantities {
 		h = append(h, q.name+"_mean", q.name+"_std", q.name+"_min", q.name+"_max")
 	}
-	h = append(h, "spectral_ratio", "predicted_rate")
+	h = append(h, "predicted_rate")
 	recs := [][]string{h}
 	for _, a := range aggs {
 		rec := []string{strconv.Itoa(a.Point)}
@@ -265,7 +253,7 @@ func WriteAggregateCSV(path string, keys []string, aggs []PointAgg) error {
 		for _, s := range a.Stats {
 			rec = append(rec, formatFloat(s.Mean), formatFloat(s.Std), formatFloat(s.Min), formatFloat(s.Max))
 		}
-		recs = append(recs, append(rec, formatFloat(a.SpectralRatio.Mean), formatFloat(a.PredictedRate)))
+		recs = append(recs, append(rec, formatFloat(a.PredictedRate)))
 	}
 	return writeCSV(path, recs, true)
 }
