@@ -57,6 +57,9 @@ type Agent struct {
 	d      []float64
 	rounds int
 	evals  int64
+
+	phasesOf int // t+1 of the round phases was computed for, 0 for none
+	phases   int
 }
 
 // NewAgents builds the N = len(cfg.Bounds)-1 agents; shard(a) returns agent
@@ -113,13 +116,19 @@ func (a *Agent) ID() int { return a.id }
 // outer returns the outer iteration k of the next or current round.
 func (a *Agent) outer() int { return a.rounds + 1 }
 
-// Phases implements consensus.Agent: 1 + T_k.
-func (a *Agent) Phases(int) int {
-	st, err := Params2(a.v.rule, a.s, a.v.bigK, a.outer(), 1, 1)
-	if err != nil {
-		return 0
+// Phases implements consensus.Agent: 1 + T_k, with k the outer iteration
+// the round t runs. The count is fixed when a round is first asked about:
+// the runtime asks again after every phase, also after the last one has
+// completed the outer iteration.
+func (a *Agent) Phases(t int) int {
+	if a.phasesOf != t+1 {
+		a.phases = 0
+		if st, err := Params2(a.v.rule, a.s, a.v.bigK, a.outer(), 1, 1); err == nil {
+			a.phases = 1 + st.T
+		}
+		a.phasesOf = t + 1
 	}
-	return 1 + st.T
+	return a.phases
 }
 
 // Send implements consensus.Agent.
