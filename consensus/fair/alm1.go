@@ -162,87 +162,237 @@ type Result struct {
 //	z_{t+1} = z_t + beta (x_t - z_t)
 //
 // with x = (theta, s), A = [a^T, -1], b = 0, grad_B f the gradient of the
-// loss averaged over a mini-batch of Batch rows drawn uniformly with
+// loss averaged over a mini-batch B of Batch rows drawn uniformly with
 // replacement, and X = [-R, R]^d x [-c, c].
-func Solve(d *Data, loss Loss, p Params) (*Result, error) {
+//
+// Sums over rows (a, zbar, the batch gradient) are taken block by block
+// over the contiguous row blocks Shards (0 = b_0 < ... < b_N = n; nil is
+// one block), each block's partial sum in row order and the partials
+// added in block order: the arithmetic of N data-parallel agents whose
+// partials an all-reduce adds (Agent), so both give the same bits.
+func Solve(d *Data, loss Loss, p Params, shards ...int) (*Result, error) {
 	p, res, err := Resolve(d, loss, p)
 	if err != nil {
 		return nil, err
 	}
-	n, dim := d.Rows(), d.Dim
-	a := d.CovVector()
-	var zbar float64
-	for _, z := range d.Z {
-		zbar += z
+	if shards == nil {
+		shards = []int{0, d.Rows()}
 	}
-	zbar /= float64(n)
-	c := p.C
-	if math.IsInf(c, 1) {
+	if err := validShards(shards, d.Rows()); err != nil {
+		return nil, err
+	}
+	blocks := len(shards) - 1
+	view := func(b int) *Data { return d.slice(shards[b], shards[b+1]) }
+	// zbar and a, as the agents' setup phases compute them.
+	var zsum, cnt float64
+	for b := range blocks {
+		s, c := view(b).zSum()
+		zsum += s
+		cnt += c
+	}
+	zbar := zsum / cnt
+	a := make([]float64, d.Dim)
+	part := make([]float64, 2*d.Dim)
+	for b := range blocks {
+		clear(part[:d.Dim])
+		view(b).covPartial(zbar, cnt, part[:d.Dim])
+		for j := range a {
+			a[j] += part[j]
+		}
+	}
+	st := newState(p, a, zbar, d.Rows(), d.Dim)
+	sum := make([]float64, st.reduceLen())
+	for t := range p.Rounds {
+		st.draw(t)
+		clear(sum)
+		for b := range blocks {
+			clear(part)
+			st.partial(view(b), loss, shards[b], part)
+			for j := range sum {
+				sum[j] += part[j]
+			}
+		}
+		if err := st.step(t, sum); err != nil {
+			return nil, err
+		}
+	}
+	out := st.result(d, loss)
+	out.Params, out.Resolved = p, res
+	return out, nil
+}
+
+// validShards checks 0 = b_0 < b_1 < ... < b_N = n.
+func validShards(b []int, n int) error {
+	if len(b) < 2 || b[0] != 0 || b[len(b)-1] != n {
+		return fmt.Errorf("fair: shard bounds %v: want 0 = b_0 < ... < b_N = %d (the rows)", b, n)
+	}
+	for k := 1; k < len(b); k++ {
+		if b[k] <= b[k-1] {
+			return fmt.Errorf("fair: shard bounds %v: want strictly increasing (every shard non-empty)", b)
+		}
+	}
+	return nil
+}
+
+// slice returns rows lo..hi-1 of d as a Data sharing its storage.
+func (d *Data) slice(lo, hi int) *Data {
+	return &Data{X: d.X[lo*d.Dim : hi*d.Dim], Y: d.Y[lo:hi], Z: d.Z[lo:hi], Dim: d.Dim}
+}
+
+// zSum returns sum_k z_k and the number of rows.
+func (d *Data) zSum() (float64, float64) {
+	var s float64
+	for _, z := range d.Z {
+		s += z
+	}
+	return s, float64(d.Rows())
+}
+
+// covPartial adds sum_k ((z_k - zbar)/n) x_k over d's rows to a.
+func (d *Data) covPartial(zbar, n float64, a []float64) {
+	for k := range d.Rows() {
+		w := (d.Z[k] - zbar) / n
+		for j, v := range d.Row(k) {
+			a[j] += w * v
+		}
+	}
+}
+
+// state is the iterate of Algorithm 1 and its step, the same in Solve and
+// in every data-parallel agent.
+type state struct {
+	p       Params
+	n       int
+	a       []float64
+	zbar    float64
+	c       float64 // the slack box
+	theta   []float64
+	zt      []float64
+	s, zs   float64
+	y       float64
+	rows    []int
+	pcg     rand.PCG
+	rng     *rand.Rand
+	rowA    []float64
+	samples int64
+}
+
+// newState starts Algorithm 1 at theta = 0, s = 0, y = 0 for n rows of
+// dimension dim with covariance vector a.
+func newState(p Params, a []float64, zbar float64, n, dim int) *state {
+	st := &state{p: p, n: n, a: a, zbar: zbar, c: p.C,
+		theta: make([]float64, dim), zt: make([]float64, dim),
+		rows: make([]int, p.Batch), rowA: make([]float64, dim)}
+	st.rng = rand.New(&st.pcg)
+	if math.IsInf(st.c, 1) {
 		// |a^T theta| <= |a|_1 R on the box: the slack box never binds.
 		var l1 float64
 		for _, v := range a {
 			l1 += math.Abs(v)
 		}
-		c = l1*p.R + 1
+		st.c = l1*p.R + 1
 	}
-	theta := make([]float64, dim)
-	zt := make([]float64, dim)
-	g := make([]float64, dim)
-	rowA := make([]float64, dim)
-	rows := make([]int, p.Batch)
-	var s, zs, y float64
-	var pcg rand.PCG
-	rng := rand.New(&pcg)
-	for t := range p.Rounds {
-		streamSample.Seed(&pcg, p.Seed, uint64(t), 0)
-		for k := range rows {
-			rows[k] = rng.IntN(n)
+	return st
+}
+
+// reduceLen is the length of an iteration's partial sums: the batch
+// gradient, and the batch's covariance row in the sampled form.
+func (st *state) reduceLen() int {
+	if st.p.SampledConstraint {
+		return 2 * len(st.theta)
+	}
+	return len(st.theta)
+}
+
+// draw draws iteration t's mini-batch (row indices in 0..n-1) from the
+// common randomness.
+func (st *state) draw(t int) {
+	streamSample.Seed(&st.pcg, st.p.Seed, uint64(t), 0)
+	for k := range st.rows {
+		st.rows[k] = st.rng.IntN(st.n)
+	}
+}
+
+// partial adds to part the sums over the batch rows held in d (global
+// rows lo..lo+d.Rows()-1), in batch order: of V'(m_k) y_k x_k in part[:dim]
+// and, in the sampled form, of (z_k - zbar) x_k in part[dim:]. It returns
+// the number of batch rows it evaluated.
+func (st *state) partial(d *Data, loss Loss, lo int, part []float64) int64 {
+	dim := len(st.theta)
+	var evals int64
+	for _, k := range st.rows {
+		if k < lo || k >= lo+d.Rows() {
+			continue
 		}
-		// The constraint row of this iteration: a, or its one-row sample.
-		ca := a
-		if p.SampledConstraint {
-			clear(rowA)
-			for _, j := range rows {
-				w := (d.Z[j] - zbar) / float64(len(rows))
-				for k, v := range d.Row(j) {
-					rowA[k] += w * v
-				}
+		evals++
+		x := d.Row(k - lo)
+		y := d.Y[k-lo]
+		_, dv := loss.Eval(y * dot(x, st.theta))
+		w := dv * y
+		for j, v := range x {
+			part[j] += w * v
+		}
+		if st.p.SampledConstraint {
+			wz := d.Z[k-lo] - st.zbar
+			for j, v := range x {
+				part[dim+j] += wz * v
 			}
-			ca = rowA
-		}
-		r := dot(ca, theta) - s // A x_t - b
-		y += p.Eta * r
-		Gradient(d, loss, theta, rows, g)
-		m := y + p.Rho*r // the multiplier of A^T in G_t
-		for j := range theta {
-			gj := g[j] + m*ca[j] + p.Mu*(theta[j]-zt[j])
-			zt[j] += p.Beta * (theta[j] - zt[j])
-			theta[j] = clamp(theta[j]-p.Tau*gj, p.R)
-		}
-		gs := -m + p.Mu*(s-zs)
-		zs += p.Beta * (s - zs)
-		s = clamp(s-p.Tau*gs, c)
-		if !finite(y) || !finite(s) {
-			return nil, fmt.Errorf("fair: diverged at iteration %d (dual %g, slack %g); lower tau or rho", t, y, s)
 		}
 	}
-	out := &Result{Theta: theta, Slack: s, Y: y, Samples: int64(p.Rounds) * int64(p.Batch), Params: p, Resolved: res}
-	// The certificate (3.2) at the frozen iterate, with the full-batch
-	// gradient and the exact A (an average over every constraint row).
-	r := dot(a, theta) - s
-	m := y + p.Eta*r + p.Rho*r
+	return evals
+}
+
+// step takes iteration t with the batch sums sum (reduceLen values).
+func (st *state) step(t int, sum []float64) error {
+	p := &st.p
+	dim := len(st.theta)
+	inv := 1 / float64(len(st.rows))
+	ca := st.a
+	if p.SampledConstraint {
+		for j := range st.rowA {
+			st.rowA[j] = sum[dim+j] * inv
+		}
+		ca = st.rowA
+	}
+	r := dot(ca, st.theta) - st.s // A x_t - b
+	st.y += p.Eta * r
+	m := st.y + p.Rho*r // the multiplier of A^T in G_t
+	for j := range st.theta {
+		gj := sum[j]*inv + m*ca[j] + p.Mu*(st.theta[j]-st.zt[j])
+		st.zt[j] += p.Beta * (st.theta[j] - st.zt[j])
+		st.theta[j] = clamp(st.theta[j]-p.Tau*gj, p.R)
+	}
+	gs := -m + p.Mu*(st.s-st.zs)
+	st.zs += p.Beta * (st.s - st.zs)
+	st.s = clamp(st.s-p.Tau*gs, st.c)
+	st.samples += int64(len(st.rows))
+	if !finite(st.y) || !finite(st.s) {
+		return fmt.Errorf("fair: diverged at iteration %d (dual %g, slack %g); lower tau or rho", t, st.y, st.s)
+	}
+	return nil
+}
+
+// result returns the iterate and its certificate (3.2) at the frozen
+// iterate, with the full-batch gradient on d and the exact A.
+func (st *state) result(d *Data, loss Loss) *Result {
+	p := &st.p
+	theta := append([]float64(nil), st.theta...)
+	out := &Result{Theta: theta, Slack: st.s, Y: st.y, Samples: st.samples}
+	r := dot(st.a, theta) - st.s
+	m := st.y + p.Eta*r + p.Rho*r
+	g := make([]float64, len(theta))
 	Gradient(d, loss, theta, nil, g)
 	var sq float64
 	for j := range theta {
-		gj := g[j] + m*a[j] + p.Mu*(theta[j]-zt[j])
+		gj := g[j] + m*st.a[j] + p.Mu*(theta[j]-st.zt[j])
 		diff := theta[j] - clamp(theta[j]-p.Tau*gj, p.R)
 		sq += diff * diff
 	}
-	gs := -m + p.Mu*(s-zs)
-	diff := s - clamp(s-p.Tau*gs, c)
+	gs := -m + p.Mu*(st.s-st.zs)
+	diff := st.s - clamp(st.s-p.Tau*gs, st.c)
 	sq += diff * diff
 	out.Certificate = math.Sqrt(sq) / p.Tau
-	return out, nil
+	return out
 }
 
 // clamp projects v onto [-r, r].

@@ -20,6 +20,12 @@
 // the variable is x = (theta, s) with a slack s, A = [a^T, -1], b = 0 and
 // X = [-R, R]^d x [-c, c] (the box on theta is what the theory needs).
 //
+// Solve is Algorithm 1 in one process (the exact covariance row, or the
+// stochastic-constraint form that estimates it on each mini-batch); Agent
+// is its data-parallel form, agents holding shards of the rows and
+// all-reducing their partial sums, bit-identical to Solve on the same
+// shards. Reference solves the convex case independently.
+//
 // The package is pure: no I/O, no goroutines; dataset reads the Adult
 // files and cmd/consim runs the experiment.
 package fair
