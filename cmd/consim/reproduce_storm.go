@@ -374,15 +374,14 @@ func certify(st *scenarios.Setup, agents []consensus.Agent, B int, seed uint64) 
 
 // stormFit is one method's fitted slope.
 type stormFit struct {
-	method      string
-	paper       float64
-	slopes      []float64
-	mean, half  float64 // mean slope and the 95% t half-width
-	lastMean    float64 // the same for the last evaluation
-	lastHalf    float64
-	agree       bool
-	window      [2]int
-	evaluations int
+	method     string
+	paper      float64
+	slopes     []float64
+	mean, half float64 // mean slope and the 95% t half-width
+	lastMean   float64 // the same for the last evaluation
+	lastHalf   float64
+	agree      bool
+	window     [2]int
 }
 
 // slopeCI returns the mean of xs and the half-width of its 95% Student-t
@@ -510,6 +509,15 @@ func (f *stormFlags) table(runs []stormRun, fits []stormFit) string {
 	fmt.Fprintf(&b, "| method | slope of log stationarity vs log samples (95%% CI) | last-iterate slope (95%% CI) | paper | paper's slope inside the CI | fit window |\n|---|---|---|---|---|---|\n")
 	for _, ft := range fits {
 		fmt.Fprintf(&b, "| %s | %.3f ± %.3f | %.3f ± %.3f | %.3f | %s | T = %d..%d |\n", ft.method, ft.mean, ft.half, ft.lastMean, ft.lastHalf, ft.paper, yesNo(ft.agree), ft.window[0], ft.window[1])
+	}
+	if len(fits) == 2 {
+		diff := make([]float64, len(fits[0].slopes))
+		for i := range diff {
+			diff[i] = fits[1].slopes[i] - fits[0].slopes[i]
+		}
+		m, h := slopeCI(diff)
+		fmt.Fprintf(&b, "\nSlope difference %s - %s, paired by seed: %.3f ± %.3f (paper: %.3f); the paper's difference is inside the interval: %s; zero is inside it: %s.\n",
+			fits[1].method, fits[0].method, m, h, fits[1].paper-fits[0].paper, yesNo(math.Abs(m-(fits[1].paper-fits[0].paper)) <= h), yesNo(math.Abs(m) <= h))
 	}
 	fmt.Fprintf(&b, "\nCertificate (3.2) at t* uniform in 1..T: xhat = proj_X(x_t* - Ghat/L_K) with E[A] and a fresh batch of %d samples per agent; "+
 		"its box-KKT residual for f (full gradient) and ||E[A] xhat||. Geometric means over the seeds.\n\n", f.certBatch)
