@@ -101,10 +101,14 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 	if err := CheckRunID(s, runID); err != nil {
 		return nil, err
 	}
+	if s.Runtime.Transport == scenarios.TransportStepped {
+		return runStepped(ctx, st, runID, opts, logger)
+	}
 	agents := opts.Agents
 	if agents == nil {
 		var err error
-		if agents, err = st.Agents(); err != nil {
+		up := newStartup(logger, time.Now())
+		if agents, err = BuildAgents(st, 1, up.progress("agents built")); err != nil {
 			return nil, err
 		}
 	}

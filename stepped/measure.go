@@ -36,7 +36,6 @@ type partial struct {
 	gradEvals int64
 	decl      []float64
 	round     int
-	err       error
 }
 
 // Measure returns the metrics.Metrics of the agents' current state, as
