@@ -10,9 +10,10 @@ import (
 )
 
 // Agent is agent i of the randomized edge-activation ADMM: it holds its
-// primal block x_i in R^n and, for every incident edge e = {i, j}, its
-// replicas of the edge variable z_e and of the edge dual y_e, and runs one
-// exchange phase per round (see the package documentation).
+// primal block x_i in R^n and, for every incident edge e = {i, j}, the
+// edge variable z_e and the edge dual y_e: the values if it owns the edge
+// (i < j), else copies of the owner's values. It runs two exchange phases
+// per round when the graph has edges (see the package documentation).
 type Agent struct {
 	id   int
 	n    int
@@ -27,20 +28,26 @@ type Agent struct {
 	x  []float64 // x_i
 	z  []float64 // z[k*n:(k+1)*n] is z_e of edge nb[k]
 	y  []float64 // y[k*n:(k+1)*n] is y_e of edge nb[k], oriented lo -> hi
-	xj []float64 // x_j received this round, per edge
-	yj []float64 // y_e^(j) received this round, per edge
-	v  []float64 // scratch: Lambda_i
-	w  []float64 // scratch: prox centre or gradient
-	kg []float64 // gradient scratch of Report
-	sb []float64 // send buffer: (x_i, y_e^(i)) per edge, 2n values each
-	ms []consensus.Msg
-	ex []int
+	// ver[k] is the version of z_e and y_e of edge nb[k]: the round t+1
+	// of the owner's last write (0 before one); acked[k], at the owner,
+	// is the version the reader last reported.
+	ver, acked []int64
+	xj         []float64 // x_j received this round, per edge
+	v          []float64 // scratch: Lambda_i
+	w          []float64 // scratch: prox centre or gradient
+	kg         []float64 // gradient scratch of Report
+	xs         []float64 // phase-0 send buffer: x_i
+	sb         []float64 // phase-1 send buffer: (z_e, y_e, version) per edge, 2n+1 values each
+	ms         []consensus.Msg
+	ex         []int
+	hasEdges   bool // the graph has an edge: every agent runs phase 1
 
 	pcg *rand.PCG
 	rng *rand.Rand
 
 	round     int  // rounds completed
-	sent      bool // Send(round, 0) has been called
+	phase     int  // phase of the current round whose Receive comes next
+	sent      bool // Send(round, phase) has been called
 	gradEvals int64
 	out       consensus.Outbox
 }
@@ -55,6 +62,10 @@ type edge struct {
 	// neighbour's message arrived.
 	present, live bool
 }
+
+// owner reports whether the agent writes the edge's z_e and y_e (it is
+// the edge's lower endpoint).
+func (b *edge) owner() bool { return b.sign > 0 }
 
 var _ consensus.Agent = (*Agent)(nil)
 
@@ -82,25 +93,28 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 	nbrs := g.Neighbors(id)
 	d := len(nbrs)
 	a := &Agent{
-		id:   id,
-		n:    n,
-		cfg:  cfg,
-		invN: 1 / float64(g.N),
-		f:    f,
-		proc: proc,
-		nb:   make([]edge, d),
-		x:    append([]float64(nil), x0...),
-		z:    make([]float64, d*n),
-		y:    make([]float64, d*n),
-		xj:   make([]float64, d*n),
-		yj:   make([]float64, d*n),
-		v:    make([]float64, n),
-		w:    make([]float64, n),
-		kg:   make([]float64, n),
-		sb:   make([]float64, d*2*n),
-		ms:   make([]consensus.Msg, 0, d),
-		ex:   make([]int, 0, d),
-		pcg:  rand.NewPCG(0, 0),
+		id:       id,
+		n:        n,
+		cfg:      cfg,
+		invN:     1 / float64(g.N),
+		f:        f,
+		proc:     proc,
+		nb:       make([]edge, d),
+		x:        append([]float64(nil), x0...),
+		z:        make([]float64, d*n),
+		y:        make([]float64, d*n),
+		xj:       make([]float64, d*n),
+		ver:      make([]int64, d),
+		acked:    make([]int64, d),
+		v:        make([]float64, n),
+		w:        make([]float64, n),
+		kg:       make([]float64, n),
+		xs:       make([]float64, n),
+		sb:       make([]float64, d*(2*n+1)),
+		hasEdges: len(g.Edges) > 0,
+		ms:       make([]consensus.Msg, 0, d),
+		ex:       make([]int, 0, d),
+		pcg:      rand.NewPCG(0, 0),
 	}
 	a.rng = rand.New(a.pcg)
 	for k, j := range nbrs {
@@ -122,8 +136,14 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 // ID implements consensus.Agent.
 func (a *Agent) ID() int { return a.id }
 
-// Phases implements consensus.Agent: one exchange phase per round.
-func (a *Agent) Phases(int) int { return 1 }
+// Phases implements consensus.Agent: 2 when the graph has an edge (phase
+// 1 carries the owners' edge variables), 1 otherwise.
+func (a *Agent) Phases(int) int {
+	if a.hasEdges {
+		return 2
+	}
+	return 1
+}
 
 // X returns a copy of x_i.
 func (a *Agent) X() []float64 { return append([]float64(nil), a.x...) }
@@ -131,14 +151,26 @@ func (a *Agent) X() []float64 { return append([]float64(nil), a.x...) }
 // Tau returns the agent's step tau_i (0 for MethodExact).
 func (a *Agent) Tau() float64 { return a.tau }
 
-// EdgeZ returns a copy of the agent's replica of z_e, e = {i, j}, or nil
-// if j is not a neighbour.
+// EdgeZ returns a copy of the agent's z_e, e = {i, j} (the owner's value
+// or the reader's copy), or nil if j is not a neighbour.
 func (a *Agent) EdgeZ(j int) []float64 { return a.edgeBlock(a.z, j) }
 
-// EdgeY returns a copy of the agent's replica of the edge dual y_e,
-// e = {i, j}, oriented from the lower endpoint (y_e = lambda_{e,min(i,j)}),
-// or nil if j is not a neighbour.
+// EdgeY returns a copy of the agent's edge dual y_e, e = {i, j} (the
+// owner's value or the reader's copy), oriented from the lower endpoint
+// (y_e = lambda_{e,min(i,j)}), or nil if j is not a neighbour.
 func (a *Agent) EdgeY(j int) []float64 { return a.edgeBlock(a.y, j) }
+
+// EdgeVersion returns the version of the agent's z_e and y_e, e = {i, j}:
+// the round t+1 of the owner's last write (0 before one), or -1 if j is
+// not a neighbour.
+func (a *Agent) EdgeVersion(j int) int64 {
+	for k := range a.nb {
+		if a.nb[k].j == j {
+			return a.ver[k]
+		}
+	}
+	return -1
+}
 
 // Lambda returns Lambda_i = sum_{e = {i,j}} s_ij y_e^(i), the agent's
 // aggregate dual.

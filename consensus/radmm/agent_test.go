@@ -207,21 +207,57 @@ func TestProtocolErrors(t *testing.T) {
 		want string
 	}{
 		{"receive without send", false, consensus.Inbox{}, "after its send"},
-		{"unexpected sender", true, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, make([]float64, 4))}}, "not expected"},
-		{"wrong round", true, consensus.Inbox{Msgs: []consensus.Msg{msg(1, 4, make([]float64, 4))}}, "round 4"},
-		{"wrong length", true, consensus.Inbox{Msgs: []consensus.Msg{msg(1, 0, []float64{0, 0})}}, "2 values, want 2n = 4"},
+		{"unexpected sender", true, consensus.Inbox{Msgs: []consensus.Msg{msg(0, 0, make([]float64, 2))}}, "not expected"},
+		{"wrong round", true, consensus.Inbox{Msgs: []consensus.Msg{msg(1, 4, make([]float64, 2))}}, "round 4"},
+		{"wrong length", true, consensus.Inbox{Msgs: []consensus.Msg{msg(1, 0, []float64{0, 0, 0, 0})}}, "4 values, want n = 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newA()
 			if tc.send {
-				if out := a.Send(0, 0); len(out.Expect) != 2 || len(out.Msgs) != 2 || len(out.Msgs[0].Data) != 4 {
-					t.Fatalf("outbox %+v, want (x_i, y_e) to both neighbours on a complete static graph", out)
+				if out := a.Send(0, 0); len(out.Expect) != 2 || len(out.Msgs) != 2 || len(out.Msgs[0].Data) != 2 {
+					t.Fatalf("outbox %+v, want x_i to both neighbours on a complete static graph", out)
 				}
 			}
 			err := a.Receive(0, 0, tc.in)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Receive: error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	// Phase 1: agent 0 owns both of its edges; it sends (z_e, y_e,
+	// version) and expects each reader's version back.
+	edgeMsg := func(from int, data ...float64) consensus.Msg {
+		return consensus.Msg{From: from, To: 0, Round: 0, Phase: 1, Data: data}
+	}
+	phase1 := []struct {
+		name string
+		in   consensus.Inbox
+		want string
+	}{
+		{"ok", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0), edgeMsg(2, 1)}}, ""},
+		{"lost", consensus.Inbox{Missing: []int{1, 2}}, ""},
+		{"a reader sends values", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0, 0, 0, 0, 1)}}, "5 values, want 1"},
+		{"future version", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 2)}}, "version"},
+		{"fractional version", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0.5)}}, "version"},
+	}
+	for _, tc := range phase1 {
+		t.Run("phase 1, "+tc.name, func(t *testing.T) {
+			a := newA()
+			a.Send(0, 0)
+			if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{msg(1, 0, []float64{0, 0}), msg(2, 0, []float64{0, 0})}}); err != nil {
+				t.Fatal(err)
+			}
+			out := a.Send(0, 1)
+			if len(out.Msgs) != 2 || len(out.Msgs[0].Data) != 5 || out.Msgs[0].Data[4] != 1 || len(out.Expect) != 2 {
+				t.Fatalf("phase-1 outbox %+v, want (z_e, y_e, version 1) to both readers", out)
+			}
+			err := a.Receive(0, 1, tc.in)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}

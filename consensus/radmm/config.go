@@ -38,8 +38,9 @@ type Config struct {
 	// Seed is the run seed of the stochastic gradient samples: agent i
 	// samples round t through graph.SeedSample(seed, t, i).
 	Seed uint64
-	// ReportDuals makes Report include the agent's edge-dual replicas
-	// (consensus.Report.EdgeDuals), to measure their drift under loss.
+	// ReportDuals makes Report include the agent's edge duals with their
+	// versions (consensus.Report.EdgeDuals), to measure forks and delays
+	// under loss.
 	ReportDuals bool
 }
 

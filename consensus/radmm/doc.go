@@ -65,41 +65,43 @@
 // and an inactive edge or agent leaves every variable it owns unchanged, so
 // no force acts on an agent in a round where none of its edges is present.
 //
-// # One exchange per round, edge variables at both endpoints
+// # Two phases per round, one writer per edge
 //
-// Agent i holds x_i and, for each incident edge e = {i, j}, replicas
-// z_e^(i) and y_e^(i). In round t it computes its x-step in Send (from the
-// values after round t-1) if one of its edges is present, and sends to each
-// present neighbour j the message (x_i, y_e^(i)). In Receive it updates,
-// for every present edge whose message arrived (a live edge), with lo and
-// hi the lower and higher endpoint,
+// Agent i holds x_i and, for each incident edge e = {i, j}, z_e and y_e:
+// the values if it is the edge's lower endpoint (its owner, o), copies of
+// the owner's values if it is the higher one (the reader, u), each with a
+// version, the round t+1 of the owner's last write. In round t an agent
+// computes its x-step in Send (from the values after round t-1) if one of
+// its edges is present, then:
 //
-//	z_e <- (x_lo + x_hi)/2,
-//	y_e <- (y_e^(lo) + y_e^(hi))/2 + (rho/2)(x_lo - x_hi),
+//	phase 0: x_i to every present neighbour j, x_j back;
+//	         the owner of every present edge whose x_u arrived writes
+//	         z_e <- (x_o + x_u)/2,  y_e <- (y_e + y_e)/2 + (rho/2)(x_o - x_u),
+//	         version t+1;
+//	phase 1: over every present edge, the owner sends (z_e, y_e, version)
+//	         to the reader, which replaces its copies with them; the reader
+//	         sends back the version of its copies (which keeps the exchange
+//	         symmetric: both ends wait for each other in both phases).
 //
-// from its own values and the received ones. Both endpoints of a live edge
-// evaluate these expressions on the same four vectors in the same order,
-// so their replicas are bit-identical after the round; without message
-// loss the two replicas are equal before it too, (y + y)/2 = y exactly,
-// and the step is the method's. No message beyond the round's one
-// exchange is needed.
+// (y + y)/2 = y exactly, and the expressions are the ones both replicas of
+// the earlier one-phase protocol evaluated, so lossless runs keep their
+// bits and the copies equal the owner's values after every round: the
+// step is the method's.
 //
-// Message loss. If both directions of a present edge are lost, neither
-// endpoint updates the edge: the edge behaves as absent for z and y (the
-// endpoints' x-steps of the round were taken already, from consistent
-// values). If only one direction is lost (j hears i, i does not hear j),
-// j updates z_e and y_e and i does not: for the following rounds the
-// replicas differ, y_e^(j) - y_e^(i) = (y_e^(i) + y_e^(j))/2 - y_e^(i) +
-// (rho/2)(x_i - x_j), and i's z_e is stale. The drift is visible in the
-// reports (consensus.Report.EdgeDuals, metrics.DualDrift) and lasts until
-// the next round in which both directions of the edge arrive: then both
-// endpoints replace z_e by the same average and y_e by the same midpoint of
-// the two replicas plus the same increment, and the replicas agree again.
-// Meanwhile sum_i Lambda_i = sum_e (y_e^(lo) - y_e^(hi)) is off zero by the
-// unhealed drifts, which are bounded by the dual increments
-// (rho/2)||x_i - x_j|| of the rounds since each edge's last two-way
-// exchange and vanish as the iterates reach consensus; so, unlike dadmm's
-// accumulated per-agent duals, one-sided loss does not bias the limit.
+// Message loss. A round's update of an edge is applied once, by the
+// owner, iff the owner received x_u; otherwise the edge behaves as absent
+// for z and y in that round (the endpoints' x-steps were taken already,
+// from their values). A lost phase-1 message leaves the reader's copies at
+// an older version until the next one arrives: the reader's next x-steps
+// use z_e and y_e delayed, never a second, diverging value. So sum_i
+// Lambda_i = sum_e (y_e - copy_e) is off zero only by the writes the
+// copies have not received yet, which are bounded by the increments
+// (rho/2)||x_o - x_u|| of the rounds since the last delivered copy and
+// vanish as the iterates reach consensus; one-sided loss does not bias the
+// limit. No protocol over lossy links can keep both ends equal at every
+// instant (the last message may be lost: the two generals problem); this
+// one guarantees that they never hold different values of one version,
+// which is what the reports' versions let metrics.DualDrift check.
 //
 // # Reports
 //
@@ -109,8 +111,9 @@
 // agent i's half of ||lambda||^2 = sum_e ||lambda_{e,i}||^2 +
 // ||lambda_{e,j}||^2 = 2 sum_e ||y_e||^2; GradEvals the stochastic gradient
 // samples drawn (0 for the exact method); EdgeDuals, when Config.ReportDuals
-// is set, the replicas y_e^(i) ascending by peer, in the edge's own
-// orientation, so that equal replicas report equal vectors.
+// is set, the agent's y_e (value or copy) with its version, ascending by
+// peer, in the edge's own orientation, so that equal copies report equal
+// vectors.
 //
 // radmm imports consensus, consensus/problem, consensus/registry, graph and
 // gonum only; it must not import node, coordinator, scenarios or cmd.

@@ -5,8 +5,9 @@ import "github.com/consim/consim/consensus"
 // Report implements consensus.Agent: X = x_i, the Measures ||(1/N) grad
 // f_i(x_i) + Lambda_i||^2 (with the full local gradient) and sum_{e at i}
 // ||y_e^(i)||^2 (agent i's half of ||lambda||^2), GradEvals the stochastic
-// gradient samples drawn so far, and with Config.ReportDuals the replicas
-// y_e^(i) ascending by peer.
+// gradient samples drawn so far, and with Config.ReportDuals the edge
+// duals y_e^(i) (the owner's value or the reader's copy) with their
+// versions, ascending by peer.
 func (a *Agent) Report() consensus.Report {
 	rep := consensus.Report{
 		ID:        a.id,
@@ -18,7 +19,7 @@ func (a *Agent) Report() consensus.Report {
 	if a.cfg.ReportDuals {
 		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
 		for k := range a.nb {
-			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: append([]float64(nil), a.y[k*a.n:(k+1)*a.n]...)}
+			rep.EdgeDuals[k] = consensus.EdgeDual{Peer: a.nb[k].j, Y: append([]float64(nil), a.y[k*a.n:(k+1)*a.n]...), Version: a.ver[k]}
 		}
 	}
 	return rep

@@ -2,23 +2,26 @@ package radmm
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/graph"
 )
 
-// Send implements consensus.Agent. It draws the round's edges; if one of
-// the agent's edges is present (or the agent has no neighbours), it takes
-// the x-step of the method from the values of the previous round, then
-// sends (x_i, y_e^(i)) to every present neighbour j and expects (x_j,
-// y_e^(j)) back. An agent without a present edge keeps x_i and sends
-// nothing. A repeated call for the due round returns the same outbox
+// Send implements consensus.Agent. Phase 0 draws the round's edges; if
+// one of the agent's edges is present (or the agent has no neighbours), it
+// takes the x-step of the method from the values of the previous round,
+// then sends x_i to every present neighbour j and expects x_j back. An
+// agent without a present edge keeps x_i and sends nothing. Phase 1 sends,
+// over every present edge, the owner's (z_e, y_e, version) to the reader
+// and the version of the reader's copy to the owner, and expects the
+// other's. A repeated call for the due phase returns the same outbox
 // without stepping again; a call for a round or phase other than the one
 // due returns an empty outbox, and the following Receive fails. The
 // returned slices are owned by the agent and stay valid until the next
 // Send.
 func (a *Agent) Send(t, ph int) consensus.Outbox {
-	if t != a.round || ph != 0 {
+	if t != a.round || ph != a.phase || ph >= a.Phases(t) {
 		a.sent = false
 		return consensus.Outbox{}
 	}
@@ -26,7 +29,10 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 		return a.out
 	}
 	a.sent = true
-	n := a.n
+	if ph == 1 {
+		a.out = a.sendEdges(t)
+		return a.out
+	}
 	a.ms, a.ex = a.ms[:0], a.ex[:0]
 	var present int
 	for k := range a.nb {
@@ -45,19 +51,43 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 			a.linearizedStep(t)
 		}
 	}
+	copy(a.xs, a.x)
 	for k := range a.nb {
 		b := &a.nb[k]
 		if !b.present {
 			continue
 		}
-		buf := a.sb[k*2*n : (k+1)*2*n]
-		copy(buf[:n], a.x)
-		copy(buf[n:], a.y[k*n:(k+1)*n])
-		a.ms = append(a.ms, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 0, Data: buf})
+		a.ms = append(a.ms, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 0, Data: a.xs})
 		a.ex = append(a.ex, b.j)
 	}
 	a.out = consensus.Outbox{Msgs: a.ms, Expect: a.ex}
 	return a.out
+}
+
+// sendEdges returns the outbox of phase 1: over every present edge, the
+// owner's (z_e, y_e, version) to the reader, the reader's version to the
+// owner (which keeps the exchange symmetric: both endpoints wait for each
+// other in both phases).
+func (a *Agent) sendEdges(t int) consensus.Outbox {
+	n, w := a.n, 2*a.n+1
+	a.ms, a.ex = a.ms[:0], a.ex[:0]
+	for k := range a.nb {
+		b := &a.nb[k]
+		if !b.present {
+			continue
+		}
+		buf := a.sb[k*w : (k+1)*w]
+		buf[2*n] = float64(a.ver[k])
+		if b.owner() {
+			copy(buf[:n], a.z[k*n:(k+1)*n])
+			copy(buf[n:2*n], a.y[k*n:(k+1)*n])
+		} else {
+			buf = buf[2*n:]
+		}
+		a.ms = append(a.ms, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 1, Data: buf})
+		a.ex = append(a.ex, b.j)
+	}
+	return consensus.Outbox{Msgs: a.ms, Expect: a.ex}
 }
 
 // exactStep computes, with d_i the graph degree,
@@ -112,45 +142,59 @@ func (a *Agent) linearizedStep(t int) {
 	}
 }
 
-// Receive implements consensus.Agent: for every present edge e = {i, j}
-// whose message arrived it sets, with lo < hi the endpoints,
+// Receive implements consensus.Agent. In phase 0 the owner of every
+// present edge e = {i, j} (i < j) whose x_j arrived writes, from x_i and
+// x_j,
 //
-//	z_e <- (x_lo + x_hi)/2,  y_e <- (y_e^(lo) + y_e^(hi))/2 + (rho/2)(x_lo - x_hi),
+//	z_e <- (x_i + x_j)/2,  y_e <- (y_e + y_e)/2 + (rho/2)(x_i - x_j),  version t+1
 //
-// from its own and the received values; the other edges keep z_e and y_e.
+// ((y + y)/2 = y exactly: the expression is the one both replicas of the
+// earlier protocol evaluated, so lossless runs keep their bits); the
+// other edges keep z_e and y_e. In phase 1 the reader of every present
+// edge whose owner's message arrived replaces its copies of z_e and y_e
+// and their version by the owner's; a copy whose message is missing keeps
+// its older values.
 func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
-	if !a.sent || t != a.round || ph != 0 {
-		return fmt.Errorf("radmm: agent %d: receive of round %d phase %d: expected round %d phase 0 after its send", a.id, t, ph, a.round)
+	if !a.sent || t != a.round || ph != a.phase {
+		return fmt.Errorf("radmm: agent %d: receive of round %d phase %d: expected round %d phase %d after its send", a.id, t, ph, a.round, a.phase)
 	}
 	a.sent = false
+	if ph == 1 {
+		if err := a.collectEdges(t, in); err != nil {
+			return fmt.Errorf("radmm: agent %d: round %d: %w", a.id, t, err)
+		}
+		a.round++
+		a.phase = 0
+		return nil
+	}
 	if err := a.collect(t, in); err != nil {
 		return fmt.Errorf("radmm: agent %d: round %d: %w", a.id, t, err)
 	}
 	n, hr := a.n, 0.5*a.cfg.Rho
 	for k := range a.nb {
 		b := &a.nb[k]
-		if !b.live {
+		if !b.live || !b.owner() {
 			continue
 		}
 		xlo, xhi := a.x, a.xj[k*n:(k+1)*n]
-		ylo, yhi := a.y[k*n:(k+1)*n], a.yj[k*n:(k+1)*n]
-		if b.sign < 0 {
-			xlo, xhi = xhi, xlo
-			ylo, yhi = yhi, ylo
-		}
 		zk, yk := a.z[k*n:(k+1)*n], a.y[k*n:(k+1)*n]
 		for l := range zk {
 			zk[l] = float64(0.5 * (xlo[l] + xhi[l]))
-			yk[l] = float64(0.5*(ylo[l]+yhi[l])) + float64(hr*(xlo[l]-xhi[l]))
+			yk[l] = float64(0.5*(yk[l]+yk[l])) + float64(hr*(xlo[l]-xhi[l]))
 		}
+		a.ver[k] = int64(t) + 1
+	}
+	if a.Phases(t) > 1 {
+		a.phase = 1
+		return nil
 	}
 	a.round++
 	return nil
 }
 
-// collect copies (x_j, y_e^(j)) of every arrived message into the edge's
-// buffers and marks the edge live. Present edges whose message is missing
-// stay not live.
+// collect copies x_j of every arrived message into the edge's buffer and
+// marks the edge live. Present edges whose message is missing stay not
+// live.
 func (a *Agent) collect(t int, in consensus.Inbox) error {
 	n, k := a.n, 0
 	for _, m := range in.Msgs {
@@ -163,12 +207,50 @@ func (a *Agent) collect(t int, in consensus.Inbox) error {
 		if m.Round != t || m.Phase != 0 {
 			return fmt.Errorf("message from agent %d is for round %d phase %d", m.From, m.Round, m.Phase)
 		}
-		if len(m.Data) != 2*n {
-			return fmt.Errorf("message from agent %d has %d values, want 2n = %d", m.From, len(m.Data), 2*n)
+		if len(m.Data) != n {
+			return fmt.Errorf("message from agent %d has %d values, want n = %d", m.From, len(m.Data), n)
 		}
-		copy(a.xj[k*n:(k+1)*n], m.Data[:n])
-		copy(a.yj[k*n:(k+1)*n], m.Data[n:])
+		copy(a.xj[k*n:(k+1)*n], m.Data)
 		a.nb[k].live = true
+		k++
+	}
+	return nil
+}
+
+// collectEdges takes the phase-1 messages: from an owner, (z_e, y_e,
+// version) into the copies; from a reader, the version of its copy into
+// acked.
+func (a *Agent) collectEdges(t int, in consensus.Inbox) error {
+	n, k := a.n, 0
+	for _, m := range in.Msgs {
+		for k < len(a.nb) && (a.nb[k].j < m.From || !a.nb[k].present) {
+			k++
+		}
+		if k == len(a.nb) || a.nb[k].j != m.From {
+			return fmt.Errorf("edge message from agent %d, which was not expected (or out of order)", m.From)
+		}
+		if m.Round != t || m.Phase != 1 {
+			return fmt.Errorf("edge message from agent %d is for round %d phase %d", m.From, m.Round, m.Phase)
+		}
+		b := &a.nb[k]
+		want := 2*n + 1 // (z_e, y_e, version) from the owner
+		if b.owner() {
+			want = 1 // the reader's version
+		}
+		if len(m.Data) != want {
+			return fmt.Errorf("edge message from agent %d has %d values, want %d", m.From, len(m.Data), want)
+		}
+		v := m.Data[want-1]
+		if !(v >= 0 && v <= float64(t)+1 && v == math.Trunc(v)) {
+			return fmt.Errorf("edge message from agent %d has version %v, want an integer in [0, %d]", m.From, v, t+1)
+		}
+		if b.owner() {
+			a.acked[k] = int64(v)
+		} else {
+			copy(a.z[k*n:(k+1)*n], m.Data[:n])
+			copy(a.y[k*n:(k+1)*n], m.Data[n:2*n])
+			a.ver[k] = int64(v)
+		}
 		k++
 	}
 	return nil
