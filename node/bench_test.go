@@ -45,7 +45,7 @@ func ringChords(b testing.TB, n int) *graph.Graph {
 // stochastic ALM with its practical preset and the default global
 // safeguard (an all-reduce every 10 rounds) on noisy quadratics. One op is
 // one round of all agents. N = 1,024 is run for null with d = 10 only.
-// BenchmarkRaw gives the bare exchanges to compare with.
+// internal/bench (consim bench) compares with raw baselines.
 func BenchmarkRounds(b *testing.B) {
 	for _, algo := range []string{"null", "alm"} {
 		for _, kind := range TransportKinds {

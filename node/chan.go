@@ -86,6 +86,40 @@ func clone(frame []byte) []byte { return append([]byte(nil), frame...) }
 type chanEndpoint struct {
 	t  *ChanTransport
 	id int
+	// slab is the block the endpoint copies published frames into (see
+	// copyFrame); only Publish touches it, and the round loop publishes
+	// from one goroutine.
+	mu   sync.Mutex
+	slab []byte
+}
+
+// Slab sizes: a frame is copied into the sender's current block, and a new
+// block of max(slabFrames frames, slabMin bytes) is allocated when it is
+// full; frames over slabMax bytes get a block of their own.
+const (
+	slabFrames = 16
+	slabMin    = 2048
+	slabMax    = 64 << 10
+)
+
+// copyFrame returns a copy of frame that its readers share: it is carved
+// from the endpoint's block, so publishing costs one allocation per
+// block, not one per frame. Frames never move or change once handed
+// out; the garbage collector frees a block once no reader holds a frame
+// of it.
+func (e *chanEndpoint) copyFrame(frame []byte) []byte {
+	n := len(frame)
+	if n > slabMax {
+		return clone(frame)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cap(e.slab)-len(e.slab) < n {
+		e.slab = make([]byte, 0, max(slabFrames*n, slabMin))
+	}
+	k := len(e.slab)
+	e.slab = append(e.slab, frame...)
+	return e.slab[k : k+n : k+n]
 }
 
 // Publish implements Endpoint: one copy of frame, shared by the inboxes of
@@ -100,15 +134,16 @@ func (e *chanEndpoint) Publish(frame []byte) error {
 			return fmt.Errorf("node: agent %d sends to agent %d: ids are 0..%d", e.id, to, e.t.n-1)
 		}
 	}
-	f := clone(frame)
+	f := e.copyFrame(frame)
+	wake := urgent(h.Kind)
 	if h.NTo == 0 {
 		for _, q := range e.t.inbox {
-			q.put(f)
+			q.push(f, wake)
 		}
 		return nil
 	}
 	for k := range h.NTo {
-		e.t.inbox[FrameTo(f, h, k)].put(f)
+		e.t.inbox[FrameTo(f, h, k)].push(f, wake)
 	}
 	return nil
 }
@@ -120,6 +155,8 @@ func (e *chanEndpoint) TakeInbox(dst [][]byte) ([][]byte, bool) { return e.t.inb
 
 // WaitInbox implements Batcher.
 func (e *chanEndpoint) WaitInbox() { e.t.inbox[e.id].wait() }
+
+func (e *chanEndpoint) waitInboxFor(k int) { e.t.inbox[e.id].waitFor(k) }
 
 // Wake implements Batcher.
 func (e *chanEndpoint) Wake() { e.t.inbox[e.id].signal() }

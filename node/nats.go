@@ -77,9 +77,14 @@ const (
 	natsPendingMsgs    = 1 << 16      // messages a subscription may queue
 	natsPendingBytes   = 256 << 20    // bytes a subscription may queue
 	natsCloseFlushTime = 2 * time.Second
-	// natsTCPWriteTimeout bounds a write to a TCP connection (the
-	// client's flusher); in-process connections have none.
-	natsTCPWriteTimeout = 10 * time.Second
+	// natsTCPPingInterval and natsTCPMaxPings detect a TCP connection
+	// whose server stopped reading: after natsTCPMaxPings pings without
+	// an answer, one every natsTCPPingInterval, the client closes it as
+	// stale, which also ends a write blocked on it, and reconnects. The
+	// writes themselves have no deadline: a deadline is two timer
+	// updates per flush, paid on every round.
+	natsTCPPingInterval = 10 * time.Second
+	natsTCPMaxPings     = 3
 )
 
 // Defaults of NATSOptions.
@@ -330,7 +335,7 @@ func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats
 		opts = append(opts, nats.InProcessServer(t.srv), nats.FlusherTimeout(0))
 		url = "in-process"
 	} else {
-		opts = append(opts, nats.FlusherTimeout(natsTCPWriteTimeout))
+		opts = append(opts, nats.FlusherTimeout(0), nats.PingInterval(natsTCPPingInterval), nats.MaxPingsOutstanding(natsTCPMaxPings))
 	}
 	nc, err := nats.Connect(t.url, opts...)
 	if err != nil {
@@ -529,6 +534,8 @@ func (e *natsEndpoint) TakeInbox(dst [][]byte) ([][]byte, bool) { return e.inbox
 
 // WaitInbox implements Batcher.
 func (e *natsEndpoint) WaitInbox() { e.inbox.wait() }
+
+func (e *natsEndpoint) waitInboxFor(k int) { e.inbox.waitFor(k) }
 
 // Wake implements Batcher.
 func (e *natsEndpoint) Wake() { e.inbox.signal() }

@@ -178,17 +178,18 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 		return
 	}
 	eps := *b.eps.Load()
+	wake := urgent(h.Kind)
 	if h.NTo == 0 {
 		for _, e := range eps {
 			if e != nil && e.admit(h.Round) {
-				e.inbox.put(frame)
+				e.inbox.push(frame, wake)
 			}
 		}
 		return
 	}
 	for k := range h.NTo {
 		if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
-			eps[to].inbox.put(frame)
+			eps[to].inbox.push(frame, wake)
 		}
 	}
 }
@@ -230,7 +231,7 @@ func (b *busConn) onResult(m *nats.Msg) {
 		return
 	}
 	if eps := *b.eps.Load(); h.From < len(eps) && eps[h.From] != nil {
-		eps[h.From].inbox.put(frame)
+		eps[h.From].inbox.putWake(frame)
 	}
 }
 

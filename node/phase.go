@@ -482,7 +482,11 @@ func (r *runner) collect(ctx context.Context) error {
 			r.arm(time.Now().Add(deadline))
 			armed = true
 		}
+		// Every awaited message, term or sum is a frame of its own (a
+		// leave frame, which may settle two, wakes the wait at once).
+		r.need = r.waitMsgs + r.waitTerms
 		expired, err := r.wait(ctx)
+		r.need = 0
 		if err != nil {
 			return err
 		}
@@ -526,13 +530,17 @@ func (r *runner) poll() (bool, error) {
 }
 
 // wait blocks until frames may have arrived (processing the frame itself
-// on the channel path), the armed deadline passes (expired) or ctx ends.
+// on the channel path; on the batch path, r.need of them when r.need > 1), the armed deadline passes (expired) or ctx ends.
 // On the batch path the deadline timer and ctx wake the agent through
 // Batcher.Wake (see armDeadline and Run), so the wait is a single channel
 // receive; after it the deadline and ctx are checked.
 func (r *runner) wait(ctx context.Context) (expired bool, err error) {
 	if r.batch != nil {
-		r.batch.WaitInbox()
+		if cw, ok := r.batch.(countWaiter); ok && r.need > 1 {
+			cw.waitInboxFor(r.need)
+		} else {
+			r.batch.WaitInbox()
+		}
 		if r.cancelled.Load() {
 			return false, ctx.Err()
 		}

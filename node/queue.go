@@ -1,7 +1,6 @@
 package node
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -25,6 +24,21 @@ type Batcher interface {
 	Wake()
 }
 
+// countWaiter is implemented by Batchers whose wait can be for a count:
+// waitInboxFor(k) is WaitInbox that returns once k frames are queued (or
+// a frame that may settle several awaited ones, a Wake, the close), so a
+// round loop that still needs k frames wakes once for them. Like
+// WaitInbox it may return spuriously.
+type countWaiter interface {
+	waitInboxFor(k int)
+}
+
+// urgent reports whether a frame of kind k wakes a reader waiting for a
+// count at once (queue.putWake): a leave frame may settle two awaited
+// items of its sender (its message and its reduce term), and eval frames
+// are awaited outside the count.
+func urgent(k FrameKind) bool { return k != FrameData && k != FrameReduce && k != FrameSum }
+
 // queue is a FIFO of frames with a one-slot wake-up signal: put never
 // blocks, take hands over everything queued. It holds at most limit frames
 // (no bound when limit is 0): a frame put into a full queue is dropped and
@@ -33,18 +47,23 @@ type Batcher interface {
 // take or through C, not both. close discards the frames still queued, so
 // a queue whose reader has gone holds nothing.
 //
-// It takes no lock: put pushes a node onto a stack with one
-// compare-and-swap, and take detaches the whole stack with one swap and
-// reverses it into arrival order.
+// The frames are a slice under a mutex that take empties without freeing,
+// so a queue in steady state allocates nothing. The reader waits for a
+// count (waitFor): the round loop knows how many frames it still needs in
+// the phase, and put wakes it only once that many are queued, so a phase
+// whose k frames arrive while the reader sleeps costs one wake-up, not k.
+// Frames that may settle more than one awaited item (leave frames) and
+// out-of-band events go through putWake, which wakes the reader at once.
 type queue struct {
-	head   atomic.Pointer[qnode] // the frames queued, newest first
-	n      atomic.Int64          // frames queued (with limit)
+	mu     sync.Mutex
+	frames [][]byte     // queued frames, oldest first
+	n      atomic.Int64 // len(frames), written under mu
 	closed atomic.Bool
 	ready  chan struct{}
 	done   chan struct{} // closed by close: the channel view's pump exits
-	// waiting is set while the reader is in wait: only then does put
-	// signal ready, so a sender to a busy reader touches no channel.
-	waiting atomic.Bool
+	// need is the count the reader waits for (waitFor), 0 while it is
+	// not waiting: a sender to a busy reader touches no channel.
+	need atomic.Int64
 
 	once      sync.Once
 	closeOnce sync.Once
@@ -52,12 +71,6 @@ type queue struct {
 
 	limit   int
 	dropped atomic.Int64
-}
-
-// qnode is one queued frame.
-type qnode struct {
-	f    []byte
-	next *qnode
 }
 
 // inboxCap bounds the frames queued for one agent of a NATS transport
@@ -79,29 +92,31 @@ func newBoundedQueue(limit int) *queue {
 }
 
 // put appends frame and reports whether the queue was still open; a frame
-// put into a closed queue is discarded.
-func (q *queue) put(frame []byte) bool {
+// put into a closed queue is discarded. A waiting reader is woken when
+// the queue holds the count it waits for.
+func (q *queue) put(frame []byte) bool { return q.push(frame, false) }
+
+// putWake is put that wakes a waiting reader whatever the count.
+func (q *queue) putWake(frame []byte) bool { return q.push(frame, true) }
+
+func (q *queue) push(frame []byte, wake bool) bool {
+	q.mu.Lock()
 	if q.closed.Load() {
+		q.mu.Unlock()
 		return false
 	}
-	if q.limit > 0 && q.n.Add(1) > int64(q.limit) {
-		q.n.Add(-1)
+	if q.limit > 0 && len(q.frames) >= q.limit {
+		q.mu.Unlock()
 		q.dropped.Add(1)
 		return true
 	}
-	node := &qnode{f: frame}
-	for {
-		old := q.head.Load()
-		node.next = old
-		if q.head.CompareAndSwap(old, node) {
-			break
-		}
-	}
-	if q.closed.Load() {
-		q.head.Store(nil) // closed meanwhile: hold nothing
-		return false
-	}
-	if q.waiting.Load() {
+	q.frames = append(q.frames, frame)
+	n := int64(len(q.frames))
+	q.n.Store(n)
+	q.mu.Unlock()
+	// The reader stores need before it loads n, and n was stored before
+	// need is loaded here: of the two, at least one sees the other.
+	if w := q.need.Load(); w > 0 && (wake || n >= w) {
 		q.signal()
 	}
 	return true
@@ -114,33 +129,34 @@ func (q *queue) signal() {
 	}
 }
 
-// wait blocks until frames are queued, the queue closes or signal is
-// called (see Batcher.WaitInbox). The reader announces itself before it
-// looks at the queue, so a put that finds it not waiting has pushed
-// before the look and is seen.
-func (q *queue) wait() {
-	q.waiting.Store(true)
-	if q.head.Load() == nil && !q.closed.Load() {
+// wait blocks until a frame is queued, the queue closes or signal is
+// called (see Batcher.WaitInbox).
+func (q *queue) wait() { q.waitFor(1) }
+
+// waitFor blocks until at least k frames are queued, a putWake, the queue
+// closes or signal is called. It may return spuriously (a wake-up left by
+// an earlier wait): callers re-check what they wait for.
+func (q *queue) waitFor(k int) {
+	k = max(k, 1)
+	q.need.Store(int64(k))
+	if q.n.Load() < int64(k) && !q.closed.Load() {
 		<-q.ready
 	}
-	q.waiting.Store(false)
+	q.need.Store(0)
 }
 
 // take appends the queued frames to dst, in arrival order, and empties
 // the queue. ok is false once the queue is closed and empty.
 func (q *queue) take(dst [][]byte) ([][]byte, bool) {
-	list := q.head.Swap(nil)
-	if list == nil {
+	if q.n.Load() == 0 {
 		return dst, !q.closed.Load()
 	}
-	start := len(dst)
-	for p := list; p != nil; p = p.next {
-		dst = append(dst, p.f)
-	}
-	if q.limit > 0 {
-		q.n.Add(-int64(len(dst) - start))
-	}
-	slices.Reverse(dst[start:])
+	q.mu.Lock()
+	dst = append(dst, q.frames...)
+	clear(q.frames)
+	q.frames = q.frames[:0]
+	q.n.Store(0)
+	q.mu.Unlock()
 	return dst, true
 }
 
@@ -185,8 +201,12 @@ func (q *queue) pump() {
 // the channel view's pump and wakes the reader. It is idempotent.
 func (q *queue) close() {
 	q.closeOnce.Do(func() {
+		q.mu.Lock()
 		q.closed.Store(true)
-		q.head.Store(nil)
+		clear(q.frames)
+		q.frames = nil
+		q.n.Store(0)
+		q.mu.Unlock()
 		close(q.done)
 		q.signal()
 	})

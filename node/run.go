@@ -141,6 +141,11 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 				return r.fail(err)
 			}
 		}
+		// A round that waited for nothing (no peer left to hear from)
+		// never looked at ctx.
+		if err := ctx.Err(); err != nil {
+			return r.fail(err)
+		}
 		done := t + 1
 		if o.ReportEvery > 0 && done%o.ReportEvery == 0 && done < o.Rounds {
 			r.publish(StatusProgress, r.a.Report(), nil)
