@@ -171,7 +171,7 @@ Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
 	)
 	for _, c := range []*cobra.Command{
 		a.runCmd(), a.validateCmd(), a.graphCmd(), a.reproduceCmd(), a.dataCmd(),
-		a.listCmd(), a.sweepCmd(), a.reportCmd(),
+		a.listCmd(), a.sweepCmd(), a.reportCmd(), a.scaleCmd(),
 	} {
 		c.GroupID = "run"
 		root.AddCommand(c)
@@ -180,7 +180,7 @@ Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
 		c.GroupID = "procs"
 		root.AddCommand(c)
 	}
-	root.AddCommand(a.versionCmd())
+	root.AddCommand(a.versionCmd(), a.benchCmd())
 	root.SetHelpCommand(helpCmd(root))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultHelpFlag()
@@ -317,7 +317,7 @@ var logLevels = []cobra.Completion{"trace", "debug", "info", "warn", "error", "o
 func addTransportFlag(cmd *cobra.Command, p *string, def, usage string) {
 	cmd.Flags().StringVar(p, "transport", def, usage)
 	mustComplete(cmd, "transport", cobra.FixedCompletions(
-		[]cobra.Completion{string(node.TransportChan), string(node.TransportNATS), string(node.TransportNATSTCP)},
+		[]cobra.Completion{string(node.TransportChan), string(node.TransportNATS), string(node.TransportNATSTCP), "stepped"},
 		cobra.ShellCompDirectiveNoFileComp))
 }
 
