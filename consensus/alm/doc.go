@@ -19,7 +19,10 @@
 //
 // Agent is the per-agent state machine (a consensus.Agent); Reference is
 // the centralized matrix-form iteration on the same draws, used to verify
-// the agents. Practical and Theory are parameter presets.
+// the agents. Each edge dual y_ij has one writer, the lower endpoint,
+// which sends its value to the other endpoint in a second phase of the
+// round, so message loss delays a copy instead of forking the dual (see
+// Agent). Practical and Theory are parameter presets.
 //
 // alm imports consensus, consensus/problem, graph and gonum only; it must
 // not import node, coordinator, scenarios or cmd.

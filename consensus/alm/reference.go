@@ -15,8 +15,10 @@ import (
 // and W(zeta) the |E| x N incidence matrix whose row k (edge k of the graph,
 // {I, J}) is e_I - e_J if the edge is present in draw zeta and 0 otherwise.
 // It takes the same edge draws and stochastic gradient samples as the
-// agents, so that both produce the same iterates. It is a test oracle: it
-// builds dense matrices every step and does not model dropouts.
+// agents, so that both produce the same iterates: without loss the
+// agents' single-writer duals (the owner's y_ij, copied by the other
+// endpoint in the same round) are the y of this iteration. It is a test
+// oracle: it builds dense matrices every step and does not model dropouts.
 type Reference struct {
 	cfg    Config
 	g      *graph.Graph
