@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +43,7 @@ func WriteSweep(dir string, t *SweepTable) ([]string, error) {
 		return paths, err
 	}
 	paths = append(paths, path)
-	out, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, math.NaN(), plots) })
+	out, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, plots) })
 	return append(paths, out...), err
 }
 
@@ -98,7 +97,7 @@ func reportSweep(dir string) ([]string, error) {
 		return nil, err
 	}
 	aggs := Aggregate(t)
-	paths, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, math.NaN(), plots) })
+	paths, err := plotInto(dir, func(plots string) ([]string, error) { return PlotSweep(t.Keys, aggs, plots) })
 	if err != nil {
 		return paths, err
 	}

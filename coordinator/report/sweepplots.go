@@ -91,9 +91,9 @@ type meanBars struct {
 //	                               (cut at the axis bottom where
 //	                               mean - std <= 0 on a log axis)
 //	rate.{png,svg}                 observed 1 - r (mean over seeds, bars
-//	                               min to max) vs the predicted 1 - c s
+//	                               min to max) vs the algorithm's predicted 1 - r (no fitted constant)
 //	                               (log-log) with the line y = x
-func PlotSweep(keys []string, aggs []PointAgg, c float64, dir string) ([]string, error) {
+func PlotSweep(keys []string, aggs []PointAgg, dir string) ([]string, error) {
 	ax := chooseXAxis(keys, aggs)
 	p, err := finalErrPlot(ax, aggs)
 	if err != nil {
@@ -103,7 +103,7 @@ func PlotSweep(keys []string, aggs []PointAgg, c float64, dir string) ([]string,
 	if err != nil {
 		return paths, err
 	}
-	p, err = ratePlot(aggs, c, ax)
+	p, err = ratePlot(aggs, ax)
 	if err != nil {
 		return paths, err
 	}
@@ -227,7 +227,7 @@ func xLabel(ax xAxis) string {
 
 // ratePlot compares 1 - r observed with 1 - r predicted; only points
 // where both are positive can be drawn on its logarithmic axes.
-func ratePlot(aggs []PointAgg, c float64, ax xAxis) (*plot.Plot, error) {
+func ratePlot(aggs []PointAgg, ax xAxis) (*plot.Plot, error) {
 	var mb meanBars
 	var labels []string
 	for i := range aggs {
@@ -245,7 +245,7 @@ func ratePlot(aggs []PointAgg, c float64, ax xAxis) (*plot.Plot, error) {
 		mb.YErrors = append(mb.YErrors, struct{ Low, High float64 }{low, high})
 		labels = append(labels, pointName(ax, a))
 	}
-	title := fmt.Sprintf("consensus rate: observed vs predicted 1 - c lambda_2(L_p2)/lambda_max(L_1), c = %.3g", c)
+	title := "consensus rate: observed vs predicted, no fitted constant"
 	p := newPlot(title, "predicted 1 - r", "observed 1 - r (fitted)", len(mb.XYs) > 0, len(mb.XYs) > 0)
 	if len(mb.XYs) == 0 {
 		p.Title.Text += " (no positive rates to compare)"
