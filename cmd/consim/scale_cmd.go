@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/consim/consim/coordinator"
+)
+
+// scaleResult is what `consim scale` measures of one run.
+type scaleResult struct {
+	Scenario  string `json:"scenario"`
+	Agents    int    `json:"agents"`
+	Transport string `json:"transport"`
+	// StartupSeconds is the wall time from the command's start (scenario
+	// loading, graph, problem data, constants, agents, transport) until
+	// round 0 was measured.
+	StartupSeconds float64 `json:"startup_s"`
+	// Rounds is the number of rounds run after round 0, WallSeconds their
+	// wall time and RoundsPerSec their rate (the summary's).
+	Rounds       int     `json:"rounds"`
+	WallSeconds  float64 `json:"wall_s"`
+	RoundsPerSec float64 `json:"rounds_per_s"`
+	// PeakRSSBytes is the process's peak resident set size (getrusage
+	// ru_maxrss), 0 where the platform does not report it.
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// CPUSeconds is the process's user + system CPU time over the whole
+	// command: on a shared machine it says what the run cost when the
+	// wall times say how long it waited.
+	CPUSeconds float64 `json:"cpu_s"`
+	GOMAXPROCS int     `json:"gomaxprocs"`
+	Status     string  `json:"status"`
+	Bundle     string  `json:"bundle"`
+}
+
+func (a *app) scaleCmd() *cobra.Command {
+	var f runFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "scale SCENARIO",
+		Short: "run a scenario and report its start-up time, rounds/s and peak memory",
+		Long: `Scale runs SCENARIO as 'consim run' does and reports what a large run
+costs: the time from the command's start until round 0 is measured (graph,
+problem data, constants, agents and transport included), the rounds run
+after it per second of wall time, and the process's peak resident set size
+(getrusage maxrss). The results bundle is written as usual.
+
+The stepped engine (--transport stepped) steps the agents on GOMAXPROCS
+workers instead of a goroutine each; use it for 10^5 agents and more.`,
+		Example: `  consim scale scenarios/scale_10k.yaml
+  consim scale scenarios/scale_10k.yaml --set agents=100000 --set graph.rows=250 --set graph.cols=400 --set rounds=100
+  consim scale scenarios/scale_10k.yaml --transport stepped --set agents=1000000 --set graph.rows=1000 --set graph.cols=1000 --set rounds=10`,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
+	}
+	f.bind(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
+		began := time.Now()
+		logger, err := newLogger("consim", f.logLevel, a.stderr)
+		if err != nil {
+			return err
+		}
+		s, err := f.scenario(cmd, args[0])
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		var round0 time.Time
+		progress := func(p coordinator.Progress) {
+			if round0.IsZero() {
+				round0 = time.Now()
+				fmt.Fprintf(a.stderr, "round 0 measured %.2f s after start\n", round0.Sub(began).Seconds())
+			}
+		}
+		sum, runErr := runScenario(ctx, s, f.runID, logger, progress)
+		if sum == nil {
+			return runErr
+		}
+		res := scaleResult{
+			Scenario:     s.Name,
+			Agents:       s.Agents,
+			Transport:    s.Runtime.Transport,
+			Rounds:       sum.Rounds,
+			WallSeconds:  sum.WallSeconds,
+			RoundsPerSec: sum.RoundsPerSec,
+			PeakRSSBytes: peakRSS(),
+			CPUSeconds:   cpuTime().Seconds(),
+			GOMAXPROCS:   runtime.GOMAXPROCS(0),
+			Status:       sum.Status,
+			Bundle:       sum.Bundle,
+		}
+		if !round0.IsZero() {
+			res.StartupSeconds = round0.Sub(began).Seconds()
+		}
+		if asJSON {
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(res); err != nil {
+				return err
+			}
+		} else {
+			printScale(a.stdout, res)
+		}
+		return runErr
+	})
+	return cmd
+}
+
+// printScale prints r as a two-column table.
+func printScale(w io.Writer, r scaleResult) {
+	fmt.Fprintf(w, "scenario        %s (%s)\n", r.Scenario, r.Status)
+	fmt.Fprintf(w, "agents          %d on %s, GOMAXPROCS %d\n", r.Agents, r.Transport, r.GOMAXPROCS)
+	fmt.Fprintf(w, "round 0 after   %.2f s\n", r.StartupSeconds)
+	fmt.Fprintf(w, "rounds          %d in %.2f s: %.3g rounds/s\n", r.Rounds, r.WallSeconds, r.RoundsPerSec)
+	fmt.Fprintf(w, "peak RSS        %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "CPU time        %.2f s (whole command)\n", r.CPUSeconds)
+	fmt.Fprintf(w, "bundle          %s\n", r.Bundle)
+}
