@@ -10,7 +10,7 @@ STATICCHECK ?= staticcheck
 RACE_PKGS = ./node/... ./coordinator ./sim/...
 PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /sim)
 
-.PHONY: all build run test test-long fuzz check vet lint tidy bench clean
+.PHONY: all build run test test-long fuzz faults check vet lint tidy bench clean
 
 all: build
 
@@ -33,6 +33,11 @@ test: vet
 test-long:
 	CONSIM_LONG=1 $(GO) test -count=1 -timeout 60m ./...
 	$(GO) test -count=1 -race -timeout 30m ./cmd/...
+
+## faults: each attack and fault of the security model against a live run
+## (drills/): prints a table and fails if any row fails.
+faults: build
+	$(GO) run ./drills -consim bin/consim
 
 ## fuzz: each fuzz target for FUZZTIME (default 20s).
 FUZZTIME ?= 20s
