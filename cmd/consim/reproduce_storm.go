@@ -72,7 +72,7 @@ storm_runs.csv, storm.{png,svg} and table.md into a new directory.`,
 	fl := cmd.Flags()
 	addOutFlag(cmd, &f.out, "output `DIR`, which must not exist (default results/reproduce-storm-<UTC time>-<4 hex>)")
 	fl.IntVar(&f.seeds, "seeds", 5, "seeds 1..seeds (instance, edges and samples)")
-	fl.StringVar(&f.horizons, "horizons", "1000,2000,4000,8000,16000,32000,64000,128000", "horizons T, comma-separated")
+	fl.StringVar(&f.horizons, "horizons", "1000,2000,4000,8000,16000,32000,64000", "horizons T, comma-separated")
 	fl.IntVar(&f.fitFrom, "fit-from", 4000, "fit the slopes over the horizons T >= this (where both presets' steps depend on T: ALM from T > 400, ALM-STORM from T > 3450 on the default ring)")
 	fl.IntVar(&f.agents, "agents", 8, "agents N on the ring")
 	fl.IntVar(&f.dim, "dim", 5, "dimension n")
