@@ -564,19 +564,14 @@ func (e *natsEndpoint) charge(f func(s *EndpointStats)) {
 	e.mu.Unlock()
 }
 
-// Close leaves the shared connection and closes the endpoint's channels;
-// the last endpoint of the connection to close waits until the server has
-// everything the connection published (at most natsCloseFlushTime).
+// Close flushes what the endpoint published, leaves the shared connection
+// and closes the endpoint's channels.
 func (e *natsEndpoint) Close() error {
 	var err error
 	e.once.Do(func() {
-		last := e.bus.unregister(e)
+		e.bus.unregister(e)
 		nc := e.bus.nc
-		// The connection is shared: its flusher sends every publish
-		// without being asked, and one round trip when the last local
-		// agent closes confirms them all, instead of one per agent (N
-		// serial round trips when N agents end together).
-		if last && nc.IsConnected() {
+		if nc.IsConnected() {
 			if ferr := nc.FlushTimeout(natsCloseFlushTime); ferr != nil {
 				err = fmt.Errorf("node: close NATS endpoint of agent %d: %w", e.id, ferr)
 			}

@@ -23,9 +23,6 @@ type busConn struct {
 
 	mu  sync.Mutex                      // serializes register and unregister
 	eps atomic.Pointer[[]*natsEndpoint] // eps[id]: local agent id, or nil
-	// open counts the registered endpoints: the last to close flushes
-	// the connection (see natsEndpoint.Close).
-	open int
 
 	orphan atomic.Int64 // drops with no local endpoint to charge
 	logged atomic.Int64 // drops logged so far (first, then every 1000th)
@@ -82,24 +79,20 @@ func (b *busConn) register(e *natsEndpoint) error {
 	copy(eps, old)
 	eps[e.id] = e
 	b.eps.Store(&eps)
-	b.open++
 	return nil
 }
 
 // unregister removes e from the local agents: frames for it are dropped.
-// last reports whether no local agent is left.
-func (b *busConn) unregister(e *natsEndpoint) (last bool) {
+func (b *busConn) unregister(e *natsEndpoint) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old := *b.eps.Load()
 	if e.id >= len(old) || old[e.id] != e {
-		return b.open == 0
+		return
 	}
 	eps := append([]*natsEndpoint(nil), old...)
 	eps[e.id] = nil
 	b.eps.Store(&eps)
-	b.open--
-	return b.open == 0
 }
 
 // closeEndpoints closes every local endpoint (the connection is lost).
@@ -119,7 +112,7 @@ func (b *busConn) close() error {
 			errs = append(errs, e.Close())
 		}
 	}
-	b.nc.Close() // sends what is still buffered first
+	b.nc.Close()
 	return errors.Join(errs...)
 }
 

@@ -43,28 +43,78 @@ func newPlot(title, xlabel, ylabel string, logX, logY bool) *plot.Plot {
 	p.Y.Tick.Marker = numberTicks{plot.DefaultTicks{}}
 	if logX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = numberTicks{plot.LogTicks{Prec: -1}}
+		p.X.Tick.Marker = numberTicks{logTicks{}}
 	}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = numberTicks{plot.LogTicks{Prec: -1}}
+		p.Y.Tick.Marker = numberTicks{logTicks{}}
 	}
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// numberTicks relabels the labelled ticks of a Ticker with tickLabel.
+// logTicks places the ticks of a logarithmic axis: a labelled one at each
+// power of ten in range and unlabelled ones at its multiples 2..9, or,
+// over more than 8 decades, a labelled tick every ceil(decades/8)
+// decades and no others. Its labels are placeholders that numberTicks
+// replaces with the value. (plot.LogTicks starts at 10^trunc(log10 min),
+// which skips the decade of min when min < 1.)
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
+	step := math.Max(1, math.Ceil((hi-lo)/8))
+	in := func(v float64) bool { return v >= min*(1-1e-12) && v <= max*(1+1e-12) }
+	var ts []plot.Tick
+	for e := lo; e <= hi; e++ {
+		base := math.Pow(10, e)
+		if step == 1 {
+			for i := 1; i <= 9; i++ {
+				if v := float64(i) * base; in(v) {
+					tk := plot.Tick{Value: v}
+					if i == 1 {
+						tk.Label = "1"
+					}
+					ts = append(ts, tk)
+				}
+			}
+		} else if math.Mod(e-lo, step) == 0 && in(base) {
+			ts = append(ts, plot.Tick{Value: base, Label: "1"})
+		}
+	}
+	return ts
+}
+
+// numberTicks relabels the labelled ticks of a Ticker with tickLabel and
+// drops the ticks outside [min, max] (plot.LogTicks runs on to the next
+// power of ten, and the label of such a tick would shrink the data area
+// to make room for itself).
 type numberTicks struct{ plot.Ticker }
 
 // Ticks implements plot.Ticker.
 func (t numberTicks) Ticks(min, max float64) []plot.Tick {
-	ts := t.Ticker.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = tickLabel(ts[i].Value)
+	var out []plot.Tick
+	for _, tk := range t.Ticker.Ticks(min, max) {
+		if tk.Value < min-1e-12*math.Abs(min) || tk.Value > max+1e-12*math.Abs(max) {
+			continue
+		}
+		if tk.Label != "" {
+			tk.Label = tickLabel(tk.Value)
+		}
+		out = append(out, tk)
+	}
+	for _, tk := range out {
+		if tk.Label != "" {
+			return out
 		}
 	}
-	return ts
+	// No labelled tick in range (a log axis within one decade): label
+	// them all.
+	for i := range out {
+		out[i].Label = tickLabel(out[i].Value)
+	}
+	return out
 }
 
 // tickLabel writes a tick value v as a number with at most 4 significant

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
@@ -61,15 +62,28 @@ func TestNumberTicks(t *testing.T) {
 			labels = append(labels, tk.Label)
 		}
 	}
-	want := []string{"1e-5", "1e-4", "0.001", "0.01", "0.1", "1"}
-	if len(labels) != len(want) {
-		t.Fatalf("log ticks %v, want %v", labels, want)
+	if want := []string{"1e-5", "1e-4", "0.001", "0.01", "0.1", "1"}; !slices.Equal(labels, want) {
+		t.Errorf("log ticks on [1e-5, 1]: %v, want %v", labels, want)
 	}
-	for k := range want {
-		if labels[k] != want[k] {
-			t.Errorf("log ticks %v, want %v", labels, want)
-			break
+	// Within one decade, no power of ten in range: the minor ticks in
+	// range carry the labels; none lies outside the range.
+	labels = nil
+	for _, tk := range p.Y.Tick.Marker.Ticks(2e-4, 6.5e-4) {
+		if tk.Value < 2e-4 || tk.Value > 6.5e-4 {
+			t.Errorf("tick %v outside [2e-4, 6.5e-4]", tk.Value)
 		}
+		labels = append(labels, tk.Label)
+	}
+	if want := []string{"2e-4", "3e-4", "4e-4", "5e-4", "6e-4"}; !slices.Equal(labels, want) {
+		t.Errorf("log ticks on [2e-4, 6.5e-4]: %v, want %v", labels, want)
+	}
+	// 30 decades: a label every ceil(30/8) = 4 decades from 1e-30.
+	labels = nil
+	for _, tk := range p.Y.Tick.Marker.Ticks(1e-30, 1) {
+		labels = append(labels, tk.Label)
+	}
+	if want := []string{"1e-30", "1e-26", "1e-22", "1e-18", "1e-14", "1e-10", "1e-6", "0.01"}; !slices.Equal(labels, want) {
+		t.Errorf("log ticks on [1e-30, 1]: %v, want %v", labels, want)
 	}
 }
 
