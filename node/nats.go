@@ -132,6 +132,13 @@ type NATSOptions struct {
 	// makes a user per role (agents, workers, coordinator) with the
 	// permissions of that role, and accepts no other client.
 	User, Password string
+	// TLS names the client's TLS files: a CA that verifies the server,
+	// and a client certificate and key (see TLSFiles). CredsFile is a
+	// NATS credentials file (a user JWT and its nkey seed) and NKeyFile an
+	// nkey seed file, for servers that authenticate with them; give one
+	// at most. All of them are paths: secrets never travel in options.
+	TLS                 TLSFiles
+	CredsFile, NKeyFile string
 	// ConnectTimeout bounds each connection attempt; an unreachable
 	// server is an error after at most this long. Default 4 s.
 	ConnectTimeout time.Duration
@@ -182,6 +189,7 @@ type NATSTransport struct {
 	// password, the process's user on an external one (may be empty).
 	users          map[string]NATSUser
 	user, password string
+	secure         []nats.Option // TLS and credentials, see tls.go
 
 	mu      sync.Mutex
 	closers []func() error
@@ -246,6 +254,9 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 		return t, nil
 	}
 	if t.user, t.password, err = resolveUser(opts); err != nil {
+		return nil, err
+	}
+	if t.secure, err = clientOptions(opts.TLS, opts.CredsFile, opts.NKeyFile); err != nil {
 		return nil, err
 	}
 	nc, err := t.connect("probe", nil, nil)
@@ -328,6 +339,7 @@ func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats
 	if user, password := t.credentials(role); user != "" {
 		opts = append(opts, nats.UserInfo(user, password))
 	}
+	opts = append(opts, t.secure...)
 	url := t.url
 	if t.srv != nil && t.opts.InProcess {
 		// The in-process pipe is always read by the server: no write
@@ -564,14 +576,19 @@ func (e *natsEndpoint) charge(f func(s *EndpointStats)) {
 	e.mu.Unlock()
 }
 
-// Close flushes what the endpoint published, leaves the shared connection
-// and closes the endpoint's channels.
+// Close leaves the shared connection and closes the endpoint's channels;
+// the last endpoint of the connection to close waits until the server has
+// everything the connection published (at most natsCloseFlushTime).
 func (e *natsEndpoint) Close() error {
 	var err error
 	e.once.Do(func() {
-		e.bus.unregister(e)
+		last := e.bus.unregister(e)
 		nc := e.bus.nc
-		if nc.IsConnected() {
+		// The connection is shared: its flusher sends every publish
+		// without being asked, and one round trip when the last local
+		// agent closes confirms them all, instead of one per agent (N
+		// serial round trips when N agents end together).
+		if last && nc.IsConnected() {
 			if ferr := nc.FlushTimeout(natsCloseFlushTime); ferr != nil {
 				err = fmt.Errorf("node: close NATS endpoint of agent %d: %w", e.id, ferr)
 			}

@@ -26,6 +26,13 @@ type NATSServerOptions struct {
 	// users, any client may connect and publish anywhere: the frame MACs
 	// then protect the runs.
 	Users []NATSUser
+	// TLS, if set, serves TLS with TLS.Cert and TLS.Key, and with TLS.CA
+	// requires client certificates signed by that CA (see TLSFiles).
+	TLS TLSFiles
+	// Insecure allows a server on an interface beyond loopback without
+	// users and without verified client certificates; without it such a
+	// server is refused with ErrInsecureListen.
+	Insecure bool
 }
 
 // StartNATSServer starts a nats-server with the limits consim's transports
@@ -55,6 +62,12 @@ func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
 	}
 	if len(o.Users) > 0 {
 		so.Users = serverUsers(o.Users)
+	}
+	if err := checkExposure(o); err != nil {
+		return nil, err
+	}
+	if err := applyTLS(so, o); err != nil {
+		return nil, err
 	}
 	srv, err := server.NewServer(so)
 	if err != nil {
