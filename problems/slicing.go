@@ -94,7 +94,7 @@ func Slicing() registry.Problem {
 				}
 			}
 			if in.Nodes != env.N {
-				return nil, registry.FieldErrors{{Key: "agents", Msg: fmt.Sprintf("the instance has %d nodes, one agent each: set agents: %d", in.Nodes, in.Nodes)}}
+				return nil, fmt.Errorf("the instance has %d nodes, one agent each: set agents: %d (got %d)", in.Nodes, in.Nodes, env.N)
 			}
 			md, err := slicing.NewModel(in)
 			if err != nil {

@@ -6,6 +6,13 @@
 // find everything through a Registry; nothing outside an algorithm's own
 // package switches on its name.
 //
+// Most algorithms are consensus methods: every agent holds a copy of one
+// x, and the coordinator measures them against the instance's Central
+// problem. A Run whose agents hold different blocks or play roles (a
+// server and its oracle workers, an upper-level agent and task agents)
+// implements Evaluator and measures itself; its instances may have no
+// Central (ErrNoCentral). See evaluator.go.
+//
 // The registry is pure like the rest of consensus: no I/O, no goroutines.
 // Problems that read data files register from a package that may do I/O
 // (package problems). registry may import consensus, consensus/problem and

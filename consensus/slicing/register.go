@@ -92,7 +92,7 @@ func Algorithm() registry.Algorithm {
 			}
 			md := inst.Slicing()
 			if md.Inst.Nodes != env.N {
-				return nil, registry.FieldErrors{{Key: "agents", Msg: fmt.Sprintf("the slicing instance has %d nodes, one agent each: set agents: %d", md.Inst.Nodes, md.Inst.Nodes)}}
+				return nil, fmt.Errorf("the slicing instance has %d nodes, one agent each: set agents: %d (got %d)", md.Inst.Nodes, md.Inst.Nodes, env.N)
 			}
 			prm := *p.(*Params)
 			return NewRun(md, prm.Config(md, env.Rounds))
