@@ -25,6 +25,7 @@ type coordinatorFlags struct {
 	readyTimeout time.Duration
 	logLevel     string
 	sets         []string
+	sec          natsSecurity
 }
 
 // coordinatorCmd observes a run whose agents are separate processes
@@ -53,6 +54,7 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 	mustComplete(cmd, "ready-timeout", cobra.NoFileCompletions)
 	addLogLevelFlag(cmd, &f.logLevel, "info", "log `level`")
 	addSetFlag(cmd, &f.sets, ", as given to every agent")
+	addNATSSecurityFlags(cmd, &f.sec)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		if err := legacyRunFlag(cmd, a.stderr); err != nil {
 			return err
@@ -64,6 +66,9 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 			return usagef("--run-id ID is required")
 		case f.readyTimeout <= 0:
 			return usagef("--ready-timeout %v: must be positive", f.readyTimeout)
+		}
+		if err := checkNATSURL(f.natsURL); err != nil {
+			return err
 		}
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
 		if err != nil {
@@ -83,7 +88,7 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, logger)
+		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, f.sec.apply, logger)
 		if err != nil {
 			return err
 		}
@@ -100,17 +105,25 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 
 // dialObserver connects the coordinator of run runID of s to the NATS
 // server at url, authenticating frames with key (nil: the run key of the
-// environment, see node.EnvRunKeyFile). Connection failures are usage errors: the URL is input.
-func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
-	tr, err := node.NewNATSTransport(node.NATSOptions{
+// environment, see node.EnvRunKeyFile); secure, if set, adds credentials
+// and TLS files to the connection's options. Connection failures are
+// usage errors: the URL is input.
+func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, secure func(*node.NATSOptions) error, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
+	o := node.NATSOptions{
 		RunID:            runID,
 		Key:              key,
 		URL:              url,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
-	})
+	}
+	if secure != nil {
+		if err := secure(&o); err != nil {
+			return nil, nil, err
+		}
+	}
+	tr, err := node.NewNATSTransport(o)
 	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("--nats %s: %w", url, err)}
+		return nil, nil, usageError{fmt.Errorf("--nats %s: %w", redactURL(url), err)}
 	}
 	obs, err := tr.Observer()
 	if err != nil {

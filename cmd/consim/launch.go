@@ -36,6 +36,9 @@ type launchOptions struct {
 	nodeLogLevel string   // the agent processes' log level
 	readyTimeout time.Duration
 	grace        time.Duration
+	// sec are the credentials and TLS files for the external server
+	// --nats, handed to the agent processes as paths.
+	sec natsSecurity
 
 	// exe is the consim binary the agents run; empty: this executable.
 	exe string
@@ -72,6 +75,7 @@ still running --grace later get SIGTERM, and SIGKILL after another
 	mustComplete(cmd, "ready-timeout", cobra.NoFileCompletions)
 	mustComplete(cmd, "grace", cobra.NoFileCompletions)
 	addSetFlag(cmd, &o.sets, " for this process and every agent, e.g. --set graph.p=0.3")
+	addNATSSecurityFlags(cmd, &o.sec)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
 		o.path = args[0]
 		if o.readyTimeout <= 0 || o.grace <= 0 {
@@ -146,17 +150,8 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		return nil, usageError{err}
 	}
 
-	url := o.natsURL
-	if url == "" {
-		srv, err := node.StartNATSServer(node.NATSServerOptions{Name: "consim-" + runID, Host: "127.0.0.1", Port: server.RANDOM_PORT})
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			srv.Shutdown()
-			srv.WaitForShutdown()
-		}()
-		url = srv.ClientURL()
+	if err := checkNATSURL(o.natsURL); err != nil {
+		return nil, err
 	}
 	// A fresh run key authenticates every frame; it reaches the agent
 	// processes in a file only this user can read, named in their
@@ -174,8 +169,45 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if err := node.WriteRunKeyFile(keyFile, key); err != nil {
 		return nil, fmt.Errorf("run key: %w", err)
 	}
+	url := o.natsURL
+	secure := o.sec.apply
+	childArgs := o.sec.args()
+	var childEnv func(id int) []string
+	if url == "" {
+		// The server admits only the run's users: agent i may publish
+		// only its own subjects, the coordinator only the controls. Each
+		// process finds its user's password in a 0600 file named in its
+		// environment.
+		users, err := node.RunUsers(runID, s.Agents, 0)
+		if err != nil {
+			return nil, err
+		}
+		files := make(map[string]string, len(users))
+		for _, u := range users {
+			files[u.Name] = filepath.Join(keyDir, u.Name+".password")
+			if err := node.WriteNATSPasswordFile(files[u.Name], u.Password); err != nil {
+				return nil, err
+			}
+		}
+		srv, err := node.StartNATSServer(node.NATSServerOptions{Name: "consim-" + runID, Host: "127.0.0.1", Port: server.RANDOM_PORT, Users: users})
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			srv.Shutdown()
+			srv.WaitForShutdown()
+		}()
+		url = srv.ClientURL()
+		coord := users[len(users)-1] // RunUsers ends with the coordinator
+		secure = func(o *node.NATSOptions) error { o.User, o.Password = coord.Name, coord.Password; return nil }
+		childArgs = nil
+		childEnv = func(id int) []string {
+			name := "agent-" + strconv.Itoa(id)
+			return []string{node.EnvNATSUser + "=" + name, node.EnvNATSPasswordFile + "=" + files[name]}
+		}
+	}
 	// The observer subscribes before any agent starts: no ready is lost.
-	tr, obs, err := dialObserver(s, url, runID, key, logger)
+	tr, obs, err := dialObserver(s, url, runID, key, secure, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +221,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	// goes on without it.
 	lost := make(chan coordinator.Lost, s.Agents)
 	var reported sync.Map // agent ids reported lost
-	sup := &supervisor{out: out, env: append(os.Environ(), node.EnvRunKeyFile+"="+keyFile), onExit: func(c *child) {
+	sup := &supervisor{out: out, env: append(os.Environ(), node.EnvRunKeyFile+"="+keyFile), envFor: childEnv, onExit: func(c *child) {
 		err := c.failure()
 		var ce *childError
 		if !errors.As(err, &ce) {
@@ -205,7 +237,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		lost <- coordinator.Lost{ID: c.id, PID: ce.PID, Reason: "process exited: " + ce.Status}
 	}}
 	for i := range s.Agents {
-		args := []string{"node", "--nats", url, "--run-id", runID, "--id", strconv.Itoa(i), "--log-level", o.nodeLogLevel}
+		args := append([]string{"node", "--nats", url, "--run-id", runID, "--id", strconv.Itoa(i), "--log-level", o.nodeLogLevel}, childArgs...)
 		for _, kv := range o.sets {
 			args = append(args, "--set", kv)
 		}
@@ -219,7 +251,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 			o.started(i, c.cmd.Process.Pid)
 		}
 	}
-	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", url)
+	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", redactURL(url))
 
 	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, lost, logger, newProgressPrinter(out))
 	if ctx.Err() == nil {

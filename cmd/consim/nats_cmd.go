@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +20,7 @@ import (
 func (a *app) natsCmd() *cobra.Command {
 	var addr string
 	var port int
+	var opts natsServeOptions
 	cmd := &cobra.Command{
 		Use:   "nats",
 		Short: "serve a standalone NATS server, the bus of a multi-host run",
@@ -26,12 +28,17 @@ func (a *app) natsCmd() *cobra.Command {
 SIGTERM) and prints its client URL: the bus of a run whose agents
 ('consim node') and coordinator ('consim coordinator') run on several
 hosts. Give that URL to them with --nats or CONSIM_NATS_URL.`,
-		Example: `  consim nats --addr 0.0.0.0 --port 4222
-  consim nats --port 0   # a free port`,
+		Example: `  consim nats --port 0   # loopback, a free port
+  consim nats --addr 0.0.0.0 --port 4222 --user consim --password-file nats.pw \
+      --tls-cert server.pem --tls-key server-key.pem`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1", "interface to listen on (0.0.0.0 for every interface, to serve other hosts)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1", "interface to listen on (0.0.0.0 for every interface, to serve other hosts: needs --user and --password-file, or --tls-ca, or --insecure)")
+	cmd.Flags().StringVar(&opts.user, "user", "", "the `user` clients authenticate as (its password from --password-file)")
+	cmd.Flags().StringVar(&opts.passwordFile, "password-file", "", "`file` holding the user's password")
+	cmd.Flags().BoolVar(&opts.insecure, "insecure", false, "serve other hosts without authentication (anyone who reaches the port may connect)")
+	addTLSFlags(cmd, &opts.tls, "CA `file` (PEM): require client certificates it signed", "server certificate `file` (PEM)", "server key `file` (PEM)")
 	cmd.Flags().IntVar(&port, "port", 4222, "TCP port to listen on; 0 picks a free one")
 	mustComplete(cmd, "addr", cobra.NoFileCompletions)
 	mustComplete(cmd, "port", cobra.NoFileCompletions)
@@ -41,23 +48,55 @@ hosts. Give that URL to them with --nats or CONSIM_NATS_URL.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return serveNATS(ctx, addr, port, a.stdout)
+		return serveNATS(ctx, addr, port, opts, a.stdout)
 	})
 	return cmd
 }
 
+// natsServeOptions are the security options of `consim nats`.
+type natsServeOptions struct {
+	user, passwordFile string
+	insecure           bool
+	tls                node.TLSFiles
+}
+
 // serveNATS runs a NATS server on addr:port (port 0: a free one) until
 // ctx ends, after printing its client URL to stdout.
-func serveNATS(ctx context.Context, addr string, port int, stdout io.Writer) error {
+func serveNATS(ctx context.Context, addr string, port int, o natsServeOptions, stdout io.Writer) error {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	srv, err := node.StartNATSServer(node.NATSServerOptions{Name: "consim", Host: addr, Port: port})
+	so := node.NATSServerOptions{Name: "consim", Host: addr, Port: port, Insecure: o.insecure, TLS: o.tls}
+	if (o.user == "") != (o.passwordFile == "") {
+		return usagef("--user %q and --password-file %q: give both or neither", o.user, o.passwordFile)
+	}
+	if o.user != "" {
+		pw, err := readSecret(o.passwordFile)
+		if err != nil {
+			return usageError{fmt.Errorf("--password-file: %w", err)}
+		}
+		so.Users = []node.NATSUser{{Name: o.user, Password: pw, Subscribe: []string{">"}}}
+	}
+	srv, err := node.StartNATSServer(so)
+	if errors.Is(err, node.ErrInsecureListen) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "NATS server listening on %s (Ctrl-C to stop)\n", srv.ClientURL())
-	fmt.Fprintf(stdout, "agents join with: consim node --nats %s --run-id ID --id I SCENARIO\n", srv.ClientURL())
+	u := srv.ClientURL() // tls://... with TLS
+	join := ""
+	if o.user != "" {
+		join += " --user " + o.user + " --password-file FILE"
+	}
+	if o.tls.Cert != "" {
+		join += " --tls-ca CA.pem"
+	}
+	if o.tls.CA != "" {
+		join += " --tls-cert CERT.pem --tls-key KEY.pem"
+	}
+	fmt.Fprintf(stdout, "NATS server listening on %s (Ctrl-C to stop)\n", u)
+	fmt.Fprintf(stdout, "agents join with: consim node --nats %s%s --run-id ID --id I SCENARIO\n", u, join)
 	<-ctx.Done()
 	srv.Shutdown()
 	srv.WaitForShutdown()

@@ -27,6 +27,7 @@ type nodeFlags struct {
 	id       int
 	logLevel string
 	sets     []string
+	sec      natsSecurity
 }
 
 // nodeCmd runs one agent of a run in this process: it rebuilds the
@@ -56,6 +57,7 @@ same scenario file and --set overrides.`,
 	mustComplete(cmd, "id", cobra.NoFileCompletions)
 	addLogLevelFlag(cmd, &f.logLevel, "warn", "log `level`")
 	addSetFlag(cmd, &f.sets, ", as given to the coordinator")
+	addNATSSecurityFlags(cmd, &f.sec)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		if err := legacyRunFlag(cmd, a.stderr); err != nil {
 			return err
@@ -68,20 +70,24 @@ same scenario file and --set overrides.`,
 		case f.id < 0:
 			return usagef("--id I is required (a non-negative agent id)")
 		}
+		if err := checkNATSURL(f.natsURL); err != nil {
+			return err
+		}
 		logger, err := newLogger("node", f.logLevel, a.stderr)
 		if err != nil {
 			return err
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return runNode(ctx, args[0], f.sets, f.natsURL, f.runID, f.id, logger)
+		return runNode(ctx, args[0], f.sets, f.natsURL, f.runID, f.id, f.sec, logger)
 	})
 	return cmd
 }
 
 // runNode runs agent id of the scenario at path (with the overrides sets)
-// over the NATS server at url, in run runID.
-func runNode(ctx context.Context, path string, sets []string, url, runID string, id int, logger hclog.Logger) error {
+// over the NATS server at url, in run runID, with the credentials and TLS
+// files of sec.
+func runNode(ctx context.Context, path string, sets []string, url, runID string, id int, sec natsSecurity, logger hclog.Logger) error {
 	s, err := loadScenario(path, sets)
 	if err != nil {
 		return err
@@ -98,12 +104,16 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 		return err
 	}
 	logger = logger.With("agent", id)
-	tr, err := node.NewNATSTransport(node.NATSOptions{
+	nopts := node.NATSOptions{
 		RunID:            runID,
 		URL:              url,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
-	})
+	}
+	if err := sec.apply(&nopts); err != nil {
+		return err
+	}
+	tr, err := node.NewNATSTransport(nopts)
 	if err != nil {
 		return fmt.Errorf("agent %d: %w", id, err)
 	}

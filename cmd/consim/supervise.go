@@ -19,7 +19,10 @@ import (
 type supervisor struct {
 	// env is the children's environment; nil inherits this process's.
 	env []string
-	out *lockedWriter // children's stderr lines, prefixed; nil discards
+	// envFor, if set, returns variables added to the environment of the
+	// child numbered id.
+	envFor func(id int) []string
+	out    *lockedWriter // children's stderr lines, prefixed; nil discards
 	// onExit, if set, is called once per child, from the goroutine that
 	// waited for it, after it exited and before wait sees it exited.
 	onExit func(*child)
@@ -51,6 +54,13 @@ func (s *supervisor) start(name string, id int, path string, args ...string) (*c
 	c.tail = newTailWriter(tailLines, name+"| ", s.out)
 	c.cmd = exec.Command(path, args...)
 	c.cmd.Env = s.env
+	if s.envFor != nil {
+		env := s.env
+		if env == nil {
+			env = os.Environ()
+		}
+		c.cmd.Env = append(append([]string(nil), env...), s.envFor(id)...)
+	}
 	c.cmd.Stderr = c.tail
 	c.cmd.SysProcAttr = childProcAttr()
 	if err := c.cmd.Start(); err != nil {

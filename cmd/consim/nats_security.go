@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/consim/consim/node"
+)
+
+// natsSecurity are the NATS client's credentials and TLS files, the
+// flags every client command shares: --user with --password-file, or
+// --creds, or --nkey; --tls-ca, --tls-cert, --tls-key. Secrets come from
+// files only (or $CONSIM_NATS_USER and the file named by
+// $CONSIM_NATS_PASSWORD_FILE): flags name paths, never secrets, so ps,
+// logs and bundles show none.
+type natsSecurity struct {
+	user, passwordFile string
+	creds, nkey        string
+	tls                node.TLSFiles
+}
+
+// addNATSSecurityFlags adds the client security flags to cmd.
+func addNATSSecurityFlags(cmd *cobra.Command, s *natsSecurity) {
+	f := cmd.Flags()
+	f.StringVar(&s.user, "user", "", "NATS `user` (its password from --password-file; env "+node.EnvNATSUser+")")
+	f.StringVar(&s.passwordFile, "password-file", "", "`file` holding the NATS user's password (env "+node.EnvNATSPasswordFile+")")
+	f.StringVar(&s.creds, "creds", "", "NATS credentials `file` (user JWT and nkey seed)")
+	f.StringVar(&s.nkey, "nkey", "", "NATS nkey seed `file`")
+	addTLSFlags(cmd, &s.tls, "CA `file` (PEM) that verifies the server", "client certificate `file` (PEM)", "client key `file` (PEM)")
+	for _, name := range []string{"password-file", "creds", "nkey"} {
+		mustComplete(cmd, name, cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
+	}
+	mustComplete(cmd, "user", cobra.NoFileCompletions)
+}
+
+// addTLSFlags adds --tls-ca, --tls-cert and --tls-key.
+func addTLSFlags(cmd *cobra.Command, t *node.TLSFiles, ca, cert, key string) {
+	f := cmd.Flags()
+	f.StringVar(&t.CA, "tls-ca", "", ca)
+	f.StringVar(&t.Cert, "tls-cert", "", cert)
+	f.StringVar(&t.Key, "tls-key", "", key)
+	for _, name := range []string{"tls-ca", "tls-cert", "tls-key"} {
+		mustComplete(cmd, name, cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
+	}
+}
+
+// apply sets the credentials and TLS files of o; the password is read
+// from its file here.
+func (s natsSecurity) apply(o *node.NATSOptions) error {
+	if (s.user == "") != (s.passwordFile == "") {
+		return usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
+	}
+	if s.user != "" {
+		pw, err := readSecret(s.passwordFile)
+		if err != nil {
+			return usageError{fmt.Errorf("--password-file: %w", err)}
+		}
+		o.User, o.Password = s.user, pw
+	}
+	o.CredsFile, o.NKeyFile, o.TLS = s.creds, s.nkey, s.tls
+	return nil
+}
+
+// args returns the flags that give a child process the same security
+// (paths only).
+func (s natsSecurity) args() []string {
+	var out []string
+	for _, kv := range [][2]string{{"--user", s.user}, {"--password-file", s.passwordFile}, {"--creds", s.creds}, {"--nkey", s.nkey},
+		{"--tls-ca", s.tls.CA}, {"--tls-cert", s.tls.Cert}, {"--tls-key", s.tls.Key}} {
+		if kv[1] != "" {
+			out = append(out, kv[0], kv[1])
+		}
+	}
+	return out
+}
+
+// readSecret reads a secret from a file: its content without surrounding
+// white space, which must not be empty.
+func readSecret(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return s, nil
+}
+
+// checkNATSURL refuses a URL that carries a password: it would show in
+// ps, in logs and in the bundle's scenario.yaml. Users go in --user and
+// --password-file.
+func checkNATSURL(u string) error {
+	for _, one := range strings.Split(u, ",") {
+		p, err := url.Parse(strings.TrimSpace(one))
+		if err != nil {
+			continue // the connection names what is wrong with it
+		}
+		if p.User != nil {
+			return usagef("--nats %s: a user or password in the URL would show in ps, logs and the results bundle; use --user and --password-file (or --creds, --nkey)", redactURL(one))
+		}
+	}
+	return nil
+}
+
+// redactURL returns u with any password replaced by "REDACTED".
+func redactURL(u string) string {
+	p, err := url.Parse(strings.TrimSpace(u))
+	if err != nil || p.User == nil {
+		return u
+	}
+	return p.Redacted()
+}
