@@ -21,8 +21,10 @@ func TestBenchJSON(t *testing.T) {
 			Transport string
 			N, D      int
 			Rounds    int
-			Raw       struct{ RoundsPerS float64 `json:"rounds_per_s"` }
-			Consim    map[string]struct {
+			Raw       struct {
+				RoundsPerS float64 `json:"rounds_per_s"`
+			}
+			Consim map[string]struct {
 				RoundsPerS float64 `json:"rounds_per_s"`
 			}
 			Ratio map[string]float64
