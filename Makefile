@@ -66,6 +66,7 @@ tidy:
 ## bench: rounds/s of the runtime and the algorithms (see README, Benchmarks).
 bench:
 	$(GO) test -run '^$$' -bench Rounds ./node/
+	$(GO) test -run '^$$' -bench VsRaw -benchtime 1x ./internal/bench/
 	$(GO) test -run '^$$' -bench ProcessMode -benchtime 3x ./cmd/consim
 
 clean:
