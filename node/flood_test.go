@@ -1,7 +1,13 @@
 package node
 
 import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -109,4 +115,216 @@ func TestFloodOfFarFutureFrames(t *testing.T) {
 		t.Errorf("heap grew by %.1f MB under the flood, %.1f MB without: more than %d MB apart",
 			float64(peak)/(1<<20), float64(peak0)/(1<<20), bound>>20)
 	}
+}
+
+// Flood benchmark: the NATS server and the flooder run in a child
+// process (this test binary, re-executed with floodChildEnv set), as they
+// would on another host, so the agents' process measures only what the
+// flood costs the agents.
+const floodChildEnv = "CONSIM_FLOOD_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(floodChildEnv) != "" {
+		os.Exit(floodChild(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// floodChild serves a NATS server on loopback, prints its URL, then for
+// each line "flood RUN KEYHEX N ROUND" publishes N data frames of agent 1
+// for round ROUND to agent 0, sealed with the key (an insider), and
+// prints "done"; it ends at end of input.
+func floodChild(in io.Reader, out io.Writer) int {
+	srv, err := StartNATSServer(NATSServerOptions{Port: -1})
+	if err != nil {
+		fmt.Fprintln(out, "error", err)
+		return 1
+	}
+	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	fmt.Fprintln(out, srv.ClientURL())
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var run, keyHex string
+		var n, round int
+		if _, err := fmt.Sscanf(sc.Text(), "flood %s %s %d %d", &run, &keyHex, &n, &round); err != nil {
+			fmt.Fprintln(out, "error", err)
+			return 1
+		}
+		key, _ := hex.DecodeString(keyHex)
+		nc, err := nats.Connect(srv.ClientURL())
+		if err != nil {
+			fmt.Fprintln(out, "error", err)
+			return 1
+		}
+		m := newMacer(key, run)
+		frame, _ := AppendFrameTo(nil, FrameData, 1, []int{0}, round, 0, make([]float64, 10))
+		subject := SubjectAgent(run, 1)
+		for range n {
+			if err := m.seal(macAgent, frame, func(msg []byte) error { return nc.Publish(subject, msg) }); err != nil {
+				fmt.Fprintln(out, "error", err)
+				return 1
+			}
+		}
+		err = nc.FlushTimeout(time.Minute)
+		nc.Close()
+		if err != nil {
+			fmt.Fprintln(out, "error", err)
+			return 1
+		}
+		fmt.Fprintln(out, "done")
+	}
+	return 0
+}
+
+// BenchmarkFlood floods agent 0 of a live run of 8 null agents (ring,
+// dimension 10, over TCP to a server in another process) with 3,000,000
+// data frames for a far-future round, sealed with the run key (an
+// insider: the worst case, frames without the key are refused before any
+// work on them). It reports the agents' process heap growth during the
+// flood over the heap just before it (MB_grown; the target is < 50) and
+// the round rate during the flood over the rate just before it
+// (rate_ratio; the target is > 0.5), both within one run. Run it with
+// -benchtime=1x; FLOOD_FRAMES overrides the number of frames.
+func BenchmarkFlood(b *testing.B) {
+	frames := 3_000_000
+	if s := os.Getenv("FLOOD_FRAMES"); s != "" {
+		if _, err := fmt.Sscan(s, &frames); err != nil {
+			b.Fatalf("FLOOD_FRAMES=%q: %v", s, err)
+		}
+	}
+	for range b.N {
+		grown, ratio, rate0, rate := floodOnce(b, frames)
+		b.ReportMetric(grown, "MB_grown")
+		b.ReportMetric(ratio, "rate_ratio")
+		b.ReportMetric(rate0, "rounds/s_before")
+		b.ReportMetric(rate, "rounds/s_flooded")
+	}
+}
+
+// floodOnce runs one flooded run; see BenchmarkFlood.
+func floodOnce(b *testing.B, frames int) (grownMB, ratio, rate0, rate float64) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	child := exec.Command(exe, "-test.run=^$")
+	child.Env = append(os.Environ(), floodChildEnv+"=1")
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := child.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { stdin.Close(); _ = child.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		b.Fatal("flood child printed no URL")
+	}
+	url := lines.Text()
+
+	const n, rounds, every = 8, 10_000_000, 100
+	key, err := NewRunKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := NewNATSTransport(NATSOptions{RunID: "flood", URL: url, Key: key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	obs, err := tr.Observer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	agents := nullAgents(b, ring(b, n), 10)
+	done := make(chan error, 1)
+	go func() {
+		done <- RunAll(ctx, agents, tr, Options{Rounds: rounds, ReportEvery: every, PhaseDeadline: 10 * time.Second})
+	}()
+	if err := StartWhenReady(ctx, obs, n); err != nil {
+		b.Fatal(err)
+	}
+	// progress of agent 0: its latest round and when it came.
+	var latest atomic.Int64
+	var final Status
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		for f := range obs.Statuses() {
+			s, err := DecodeStatus(f)
+			if err != nil || s.ID != 0 {
+				continue
+			}
+			switch s.Kind {
+			case StatusProgress:
+				latest.Store(int64(s.Report.Round))
+			case StatusFinal, StatusFailed:
+				final = s
+				return
+			}
+		}
+	}()
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	window := func(d time.Duration) float64 {
+		r0, t0 := latest.Load(), time.Now()
+		time.Sleep(d)
+		return float64(latest.Load()-r0) / time.Since(t0).Seconds()
+	}
+	time.Sleep(time.Second) // warm up
+	rate0 = window(2 * time.Second)
+	runtime.GC()
+	base := heap()
+	var peak atomic.Uint64
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if h := heap(); h > peak.Load() {
+				peak.Store(h)
+			}
+			select {
+			case <-stopSampling:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	r0, t0 := latest.Load(), time.Now()
+	fmt.Fprintf(stdin, "flood flood %x %d %d\n", key, frames, rounds-1)
+	if !lines.Scan() || lines.Text() != "done" {
+		b.Fatalf("flood child: %q", lines.Text())
+	}
+	time.Sleep(500 * time.Millisecond) // frames still queued for the agents
+	rate = float64(latest.Load()-r0) / time.Since(t0).Seconds()
+	flood := time.Since(t0)
+	close(stopSampling)
+	<-sampled
+	if err := obs.Control(EncodeControl(Control{Kind: ControlStop})); err != nil {
+		b.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	<-statusDone
+	obs.Close()
+	if p := peak.Load(); p > base {
+		grownMB = float64(p-base) / (1 << 20)
+	}
+	tr0 := final.Traffic
+	b.Logf("%d frames in %v: %.0f rounds/s before, %.0f during (ratio %.2f); heap %.1f MB before, +%.1f MB at the peak; agent 0 dropped %d ahead, %d at a full queue, %d slow-consumer events",
+		frames, flood.Round(time.Millisecond), rate0, rate, rate/rate0, float64(base)/(1<<20), grownMB, tr0.Ahead, tr0.InboxOverflow, tr0.SlowConsumer)
+	return grownMB, rate / rate0, rate0, rate
 }
