@@ -77,7 +77,7 @@ a new directory.`,
 	fl.IntVar(&f.every, "every", 50, "rounds between measurements")
 	fl.Float64Var(&f.consTol, "consensus", 1e-6, "consensus error target")
 	fl.Float64Var(&f.statTol, "stationarity", 1e-3, "stationarity target")
-	fl.StringVar(&f.methods, "methods", "alm,alm_storm,dgd,tracking,penalty_asg,alm_nodual", "methods, comma-separated")
+	fl.StringVar(&f.methods, "methods", "alm,alm_storm,dgd,tracking,penalty_asg,alm_nodual", "methods, comma-separated, of alm, alm_storm, dgd, dgd_sqrt, tracking, penalty_asg, penalty_asg_constant, alm_nodual")
 	fl.Float64Var(&f.dgdC, "dgd-c", 0.5, "DGD step alpha = c / max_i L_i")
 	fl.Float64Var(&f.gtC, "tracking-c", 0.2, "gradient tracking step alpha = c / max_i L_i")
 	for _, n := range []string{"seeds", "p", "rounds", "every", "consensus", "stationarity", "methods", "dgd-c", "tracking-c"} {
@@ -92,12 +92,14 @@ a new directory.`,
 // allCompareMethods are the methods --methods chooses from.
 func (f *compareFlags) allCompareMethods() map[string]compareMethod {
 	return map[string]compareMethod{
-		"alm":         {"ALM", "{name: alm}", 0},
-		"alm_storm":   {"ALM-STORM", "{name: alm_storm}", 0},
-		"dgd":         {"DGD", "{name: dgd, alpha: %g}", f.dgdC},
-		"tracking":    {"gradient tracking", "{name: tracking, alpha: %g, gradient: stochastic}", f.gtC},
-		"penalty_asg": {"penalty ASG (growing rho)", "{name: penalty_asg, rule: growing}", 0},
-		"alm_nodual":  {"ALM without dual steps", "{name: alm_nodual}", 0},
+		"alm":                  {"ALM", "{name: alm}", 0},
+		"alm_storm":            {"ALM-STORM", "{name: alm_storm}", 0},
+		"dgd":                  {"DGD", "{name: dgd, alpha: %g}", f.dgdC},
+		"dgd_sqrt":             {"DGD (alpha/sqrt(t+1))", "{name: dgd, alpha: %g, schedule: sqrt}", f.dgdC},
+		"tracking":             {"gradient tracking", "{name: tracking, alpha: %g, gradient: stochastic}", f.gtC},
+		"penalty_asg":          {"penalty ASG (growing rho)", "{name: penalty_asg, rule: growing}", 0},
+		"penalty_asg_constant": {"penalty ASG (constant rho = T^(3/2))", "{name: penalty_asg, rule: constant}", 0},
+		"alm_nodual":           {"ALM without dual steps", "{name: alm_nodual}", 0},
 	}
 }
 
@@ -157,7 +159,7 @@ func (f *compareFlags) run(stdout, stderr io.Writer) error {
 	for _, m := range strings.Split(f.methods, ",") {
 		cm, ok := all[strings.TrimSpace(m)]
 		if !ok {
-			return usagef("reproduce compare: --methods: %q is not one of alm, alm_storm, dgd, tracking, penalty_asg, alm_nodual", m)
+			return usagef("reproduce compare: --methods: %q is not one of alm, alm_storm, dgd, dgd_sqrt, tracking, penalty_asg, penalty_asg_constant, alm_nodual", m)
 		}
 		methods = append(methods, cm)
 	}
