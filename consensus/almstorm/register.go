@@ -190,8 +190,8 @@ func orDefault(v *float64, def float64) float64 {
 	return *v
 }
 
-// estimators wraps every local objective in a new STORM estimator (none
-// for alm_nodual).
+// local returns agent i's objective as its agent sees it: f_i in a new
+// STORM estimator, or f_i itself for alm_nodual (n0 = 0).
 func (r *run) local(i int) (problem.Local, error) {
 	if r.n0 == 0 {
 		return r.locals[i], nil
