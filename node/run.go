@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,6 +75,7 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 	}
 	r := newRunner(a, ep, o)
 	defer r.ev.close()
+	defer r.warn.flush()
 	if r.live = r.startLiveness(ctx); r.live != nil {
 		ctx = r.live.ctx
 		defer r.live.stop()
@@ -228,6 +230,8 @@ type runner struct {
 	stopReason string
 	// live is the heartbeat and coordinator watchdog; nil without.
 	live *liveness
+	// warn summarizes repeated warnings (see warnLimiter).
+	warn *warnLimiter
 
 	// State of the current phase.
 	cur       uint64
@@ -269,6 +273,7 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		control:   ep.Control(),
 		leaveKey:  make([]uint64, o.N),
 		earlyFrom: -1,
+		warn:      newWarnLimiter(o.Logger.With("agent", id), DefaultWarnPeriod),
 		futureCap: min(16*o.N*(o.FutureWindow+1), DefaultFutureCap),
 	}
 	if o.Faults.injects() {
@@ -446,14 +451,17 @@ func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
 		}
 	}
 	if err := r.ep.Status(f); err != nil {
-		r.log.Warn("cannot publish status", "kind", kind, "error", err)
+		r.warn.note("statuses not published", "by agent "+strconv.Itoa(r.id), err)
 	}
 }
 
-// sendFailed logs a failed delivery: the first and every 1000th.
+// sendFailed counts a failed delivery and logs it, summarized (see
+// warnLimiter).
 func (r *runner) sendFailed(to int, err error) {
 	r.sendErrs++
-	if r.sendErrs == 1 || r.sendErrs%1000 == 0 {
-		r.log.Warn("frame not delivered", "to", to, "failures", r.sendErrs, "error", err)
+	where := "to every agent"
+	if to >= 0 {
+		where = "to agent " + strconv.Itoa(to)
 	}
+	r.warn.note("frames not delivered", where, err)
 }
