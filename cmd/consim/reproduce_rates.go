@@ -28,7 +28,7 @@ import (
 // ratesFlags are the flags of `consim reproduce rates`.
 type ratesFlags struct {
 	out, ps, methods   string
-	n, rows            int
+	n                  int
 	erQ                float64
 	seed               uint64
 	budget, almSeeds   int

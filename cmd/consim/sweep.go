@@ -280,11 +280,12 @@ func (sw *sweeper) runOne(ctx context.Context, i int, pt scenarios.SweepPoint) {
 		row.Stats.FinalConsensusErr, roundsString(row.Stats.RoundsToTol), row.Stats.WallSeconds, status)
 }
 
-// ratePredictor is implemented by an algorithm's run that predicts the
-// per-round factor of its squared consensus error without fitted
-// constants (the ALM: alm's PredictedRate).
-type ratePredictor interface {
-	PredictedRate() (float64, error)
+// consensusPredictor is implemented by an algorithm's run that predicts
+// the consensus-error curve of its mean iterate without fitted constants
+// (the ALM: alm's PredictedConsensus). The sweep fits that curve by the
+// rule it fits the observed one with (report.SeriesRate).
+type consensusPredictor interface {
+	PredictedConsensus(rounds, every int, done func(errs []float64) bool) ([]int, []float64, error)
 }
 
 // run builds the point's scenario, records its predicted rate (NaN when
@@ -295,9 +296,10 @@ func (sw *sweeper) run(ctx context.Context, s *scenarios.Scenario, runID string,
 	if err != nil {
 		return nil, err
 	}
-	if rp, ok := st.Run.(ratePredictor); ok {
-		if r, err := rp.PredictedRate(); err == nil {
-			row.PredictedRate = r
+	if cp, ok := st.Run.(consensusPredictor); ok {
+		done := func(errs []float64) bool { return report.PastTolerance(errs, sw.tol.Abs, sw.tol.Rel) }
+		if rounds, errs, err := cp.PredictedConsensus(s.Rounds, s.Metrics.Every, done); err == nil {
+			row.PredictedRate = report.SeriesRate(rounds, errs, sw.tol.Abs, sw.tol.Rel)
 		} else {
 			sw.logger.Info("no rate prediction", "run", runID, "reason", err)
 		}

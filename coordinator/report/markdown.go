@@ -40,8 +40,8 @@ func SweepMarkdown(keys []string, aggs []PointAgg) string {
 	}
 	b.WriteString("\nrate: per-round factor r of the consensus error, fitted by least squares to log error vs round " +
 		"from its peak to the first round at the tolerance. predicted rate: the algorithm's own prediction with no " +
-		"fitted constant (ALM: rho(E[M])^2 of its round map on the expected draws, the factor of the mean iterate's " +
-		"squared deviation; \"-\" when it has none).\n")
+		"fitted constant, fitted by the same rule (ALM: the exact consensus-error curve of the mean iterate, " +
+		"E[w_{t+1}] = E[M] E[w_t] + c; \"-\" when the algorithm has none).\n")
 	return b.String()
 }
 
