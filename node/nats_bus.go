@@ -23,6 +23,9 @@ type busConn struct {
 
 	mu  sync.Mutex                      // serializes register and unregister
 	eps atomic.Pointer[[]*natsEndpoint] // eps[id]: local agent id, or nil
+	// open counts the registered endpoints: the last to close flushes
+	// the connection (see natsEndpoint.Close).
+	open int
 
 	orphan atomic.Int64 // drops with no local endpoint to charge
 	logged atomic.Int64 // drops logged so far (first, then every 1000th)
@@ -79,20 +82,24 @@ func (b *busConn) register(e *natsEndpoint) error {
 	copy(eps, old)
 	eps[e.id] = e
 	b.eps.Store(&eps)
+	b.open++
 	return nil
 }
 
 // unregister removes e from the local agents: frames for it are dropped.
-func (b *busConn) unregister(e *natsEndpoint) {
+// last reports whether no local agent is left.
+func (b *busConn) unregister(e *natsEndpoint) (last bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old := *b.eps.Load()
 	if e.id >= len(old) || old[e.id] != e {
-		return
+		return b.open == 0
 	}
 	eps := append([]*natsEndpoint(nil), old...)
 	eps[e.id] = nil
 	b.eps.Store(&eps)
+	b.open--
+	return b.open == 0
 }
 
 // closeEndpoints closes every local endpoint (the connection is lost).
@@ -112,7 +119,7 @@ func (b *busConn) close() error {
 			errs = append(errs, e.Close())
 		}
 	}
-	b.nc.Close()
+	b.nc.Close() // sends what is still buffered first
 	return errors.Join(errs...)
 }
 

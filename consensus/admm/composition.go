@@ -170,6 +170,7 @@ func Gradient(p Composition, x, dst []float64) {
 
 // axpy sets y += a x.
 func axpy(y []float64, a float64, x []float64) {
+	y = y[:len(x)] // one bounds check for the loop
 	for k, v := range x {
 		y[k] += float64(a * v)
 	}
@@ -185,6 +186,7 @@ func scale(y []float64, a float64) {
 // dot returns <x, y>.
 func dot(x, y []float64) float64 {
 	var s float64
+	y = y[:len(x)] // one bounds check for the loop
 	for k, v := range x {
 		s += float64(v * y[k])
 	}

@@ -80,7 +80,9 @@ func (p *Portfolio) Inner(j int, x, dst []float64) {
 func (p *Portfolio) InnerJacT(j int, x, u, dst []float64) {
 	a := len(x)
 	last := u[a]
-	for k, rk := range p.rets[j] {
+	rj := p.rets[j]
+	u, dst = u[:len(rj)], dst[:len(rj)] // one bounds check each for the loop
+	for k, rk := range rj {
 		dst[k] = u[k] + float64(last*rk)
 	}
 }
