@@ -205,7 +205,7 @@ runtime: {transport: tcp}
 		`x.yaml:4:32: algorithm.preset: "fast" is not one of practical, theory_steps`,
 		`x.yaml:4:49: algorithm.safeguard: "local" is not one of global, edge, none`,
 		`x.yaml:6:16: edges.model: "markov" is not one of bernoulli, gilbert_elliott`,
-		`x.yaml:7:22: runtime.transport: "tcp" is not one of chan, nats, nats-tcp`,
+		`x.yaml:7:22: runtime.transport: "tcp" is not one of chan, nats, nats-tcp, stepped`,
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
