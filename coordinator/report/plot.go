@@ -99,10 +99,25 @@ func (t numberTicks) Ticks(min, max float64) []plot.Tick {
 		if tk.Value < min-1e-12*math.Abs(min) || tk.Value > max+1e-12*math.Abs(max) {
 			continue
 		}
-		if tk.Label != "" {
-			tk.Label = tickLabel(tk.Value)
-		}
 		out = append(out, tk)
+	}
+	// One style per axis: when the largest labelled value takes a k or
+	// M suffix, every label from 1e3 up takes the same one (5k, 20k, 35k
+	// rather than 5000, 20k, 35k).
+	top := 0.0
+	for _, tk := range out {
+		if tk.Label != "" {
+			top = math.Max(top, math.Abs(tk.Value))
+		}
+	}
+	for i, tk := range out {
+		if tk.Label == "" {
+			continue
+		}
+		out[i].Label = tickLabel(tk.Value)
+		if a := math.Abs(tk.Value); top >= 1e4 && top < 1e9 && a >= 1e3 && a < 1e4 {
+			out[i].Label = strconv.FormatFloat(tk.Value/1e3, 'g', 4, 64) + "k"
+		}
 	}
 	for _, tk := range out {
 		if tk.Label != "" {

@@ -56,7 +56,17 @@ func TestNumberTicks(t *testing.T) {
 			t.Errorf("linear tick %v labelled %q", tk.Value, tk.Label)
 		}
 	}
+	// 5000 beside 20k reads as 5k.
 	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(100, 40000) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if want := []string{"5k", "20k", "35k"}; !slices.Equal(labels, want) {
+		t.Errorf("linear ticks on [100, 40000]: %v, want %v", labels, want)
+	}
+	labels = nil
 	for _, tk := range p.Y.Tick.Marker.Ticks(1e-5, 1) {
 		if tk.Label != "" {
 			labels = append(labels, tk.Label)
