@@ -56,3 +56,69 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestQueueWaitForCount: a reader waiting for 3 frames is not woken by
+// the first 2 (put), is woken by the third, and a putWake wakes it
+// whatever the count. take then hands over every frame in order.
+func TestQueueWaitForCount(t *testing.T) {
+	q := newQueue()
+	woke := make(chan struct{})
+	go func() {
+		q.waitFor(3)
+		close(woke)
+	}()
+	waitUntil(t, "the reader waits", func() bool { return q.need.Load() == 3 })
+	q.put([]byte{0})
+	q.put([]byte{1})
+	select {
+	case <-woke:
+		t.Fatal("waitFor(3) returned with 2 frames queued")
+	case <-time.After(50 * time.Millisecond):
+	}
+	q.put([]byte{2})
+	select {
+	case <-woke:
+	case <-time.After(5 * time.Second):
+		t.Fatal("waitFor(3) still blocked with 3 frames queued")
+	}
+	frames, ok := q.take(nil)
+	if !ok || len(frames) != 3 || frames[0][0] != 0 || frames[2][0] != 2 {
+		t.Fatalf("take: %v, %v; want frames 0, 1, 2", frames, ok)
+	}
+
+	woke = make(chan struct{})
+	go func() {
+		q.waitFor(5)
+		close(woke)
+	}()
+	waitUntil(t, "the reader waits again", func() bool { return q.need.Load() == 5 })
+	q.putWake([]byte{3})
+	select {
+	case <-woke:
+	case <-time.After(5 * time.Second):
+		t.Fatal("putWake did not wake waitFor(5)")
+	}
+}
+
+// TestQueueLimit: a bounded queue drops and counts the frames beyond its
+// limit, and takes its frames without allocating once warm.
+func TestQueueLimit(t *testing.T) {
+	q := newBoundedQueue(4)
+	for i := range 6 {
+		q.put([]byte{byte(i)})
+	}
+	frames, _ := q.take(nil)
+	if len(frames) != 4 || q.dropped.Load() != 2 {
+		t.Fatalf("%d frames kept, %d dropped; want 4 and 2", len(frames), q.dropped.Load())
+	}
+	f := []byte{9}
+	allocs := testing.AllocsPerRun(100, func() {
+		for range 4 {
+			q.put(f)
+		}
+		frames, _ = q.take(frames[:0])
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per put-and-take cycle, want 0", allocs)
+	}
+}
