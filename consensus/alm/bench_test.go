@@ -9,9 +9,10 @@ import (
 	"github.com/consim/consim/graph"
 )
 
-// BenchmarkRound measures one round of agent work (Send, Receive with the
-// dual and primal steps) of an agent with 4 neighbours, all edges present,
-// edge safeguard (one phase).
+// BenchmarkRound measures one round of agent work of an agent with 4
+// neighbours, all edges present, edge safeguard: phase 0 (Send, Receive
+// with the dual step) and phase 1 (Send of the agent's duals to the four
+// readers, Receive of their versions, the primal step).
 func BenchmarkRound(b *testing.B) {
 	for _, n := range []int{10, 100} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -30,13 +31,14 @@ func BenchmarkRound(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			in := consensus.Inbox{}
+			in, acks := consensus.Inbox{}, consensus.Inbox{}
 			for j := 1; j <= deg; j++ {
 				data := make([]float64, n)
 				for k := range data {
 					data[k] = 0.01 * float64(j)
 				}
 				in.Msgs = append(in.Msgs, consensus.Msg{From: j, To: 0, Data: data})
+				acks.Msgs = append(acks.Msgs, consensus.Msg{From: j, To: 0, Phase: 1, Data: []float64{0}})
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -46,6 +48,13 @@ func BenchmarkRound(b *testing.B) {
 					in.Msgs[k].Round = t
 				}
 				if err := a.Receive(t, 0, in); err != nil {
+					b.Fatal(err)
+				}
+				a.Send(t, 1)
+				for k := range acks.Msgs {
+					acks.Msgs[k].Round = t
+				}
+				if err := a.Receive(t, 1, acks); err != nil {
 					b.Fatal(err)
 				}
 			}
