@@ -137,6 +137,9 @@ type NATSOptions struct {
 	// NATS credentials file (a user JWT and its nkey seed) and NKeyFile an
 	// nkey seed file, for servers that authenticate with them; give one
 	// at most. All of them are paths: secrets never travel in options.
+	// Left empty, they are read from $CONSIM_NATS_TLS_CA,
+	// $CONSIM_NATS_TLS_CERT, $CONSIM_NATS_TLS_KEY, $CONSIM_NATS_CREDS and
+	// $CONSIM_NATS_NKEY.
 	TLS                 TLSFiles
 	CredsFile, NKeyFile string
 	// ConnectTimeout bounds each connection attempt; an unreachable
@@ -256,7 +259,7 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 	if t.user, t.password, err = resolveUser(opts); err != nil {
 		return nil, err
 	}
-	if t.secure, err = clientOptions(opts.TLS, opts.CredsFile, opts.NKeyFile); err != nil {
+	if t.secure, err = clientOptions(resolveSecurity(opts)); err != nil {
 		return nil, err
 	}
 	nc, err := t.connect("probe", nil, nil)

@@ -18,6 +18,32 @@ import (
 // environment, see EnvNATSPasswordFile); none is ever taken on a command
 // line or written to a log or a results bundle.
 
+// Where a transport given a URL finds its TLS and credential files when
+// NATSOptions leaves them empty (see resolveSecurity): paths, like
+// EnvNATSPasswordFile, never secrets.
+const (
+	EnvNATSTLSCA   = "CONSIM_NATS_TLS_CA"
+	EnvNATSTLSCert = "CONSIM_NATS_TLS_CERT"
+	EnvNATSTLSKey  = "CONSIM_NATS_TLS_KEY"
+	EnvNATSCreds   = "CONSIM_NATS_CREDS"
+	EnvNATSNKey    = "CONSIM_NATS_NKEY"
+)
+
+// resolveSecurity returns the TLS files, credentials file and nkey seed
+// file of o, each taken from its environment variable when o leaves the
+// whole group empty.
+func resolveSecurity(o NATSOptions) (TLSFiles, string, string) {
+	f := o.TLS
+	if !f.Set() {
+		f = TLSFiles{CA: os.Getenv(EnvNATSTLSCA), Cert: os.Getenv(EnvNATSTLSCert), Key: os.Getenv(EnvNATSTLSKey)}
+	}
+	creds, nkey := o.CredsFile, o.NKeyFile
+	if creds == "" && nkey == "" {
+		creds, nkey = os.Getenv(EnvNATSCreds), os.Getenv(EnvNATSNKey)
+	}
+	return f, creds, nkey
+}
+
 // TLSFiles name PEM files. On a server, Cert and Key are its certificate
 // and key, and CA, if set, makes it require and verify client
 // certificates signed by that CA. On a client, CA verifies the server

@@ -65,6 +65,33 @@ func (s natsSecurity) apply(o *node.NATSOptions) error {
 	return nil
 }
 
+// export sets the environment variables that give the transports this
+// process makes (consim run and sweep build theirs from the scenario)
+// the credentials and TLS files: node.EnvNATSUser and
+// node.EnvNATSPasswordFile, node.EnvNATSTLSCA, ... Only paths enter the
+// environment.
+func (s natsSecurity) export() error {
+	if (s.user == "") != (s.passwordFile == "") {
+		return usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
+	}
+	if s.passwordFile != "" {
+		if _, err := readSecret(s.passwordFile); err != nil {
+			return usageError{fmt.Errorf("--password-file: %w", err)}
+		}
+	}
+	for _, kv := range [][2]string{{node.EnvNATSUser, s.user}, {node.EnvNATSPasswordFile, s.passwordFile},
+		{node.EnvNATSCreds, s.creds}, {node.EnvNATSNKey, s.nkey},
+		{node.EnvNATSTLSCA, s.tls.CA}, {node.EnvNATSTLSCert, s.tls.Cert}, {node.EnvNATSTLSKey, s.tls.Key}} {
+		if kv[1] == "" {
+			continue
+		}
+		if err := os.Setenv(kv[0], kv[1]); err != nil {
+			return fmt.Errorf("set %s: %w", kv[0], err)
+		}
+	}
+	return nil
+}
+
 // args returns the flags that give a child process the same security
 // (paths only).
 func (s natsSecurity) args() []string {

@@ -29,6 +29,7 @@ type runFlags struct {
 	runID     string
 	logLevel  string
 	sets      []string
+	sec       natsSecurity
 }
 
 // bind adds the flags of `consim run` to cmd.
@@ -39,13 +40,25 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 	addRunIDFlag(cmd, &f.runID, "run `ID` (default: <name>-<UTC time>-<random>)")
 	addLogLevelFlag(cmd, &f.logLevel, "info", "log `level`")
 	addSetFlag(cmd, &f.sets, ", e.g. --set graph.p=0.3")
+	addNATSSecurityFlags(cmd, &f.sec)
 }
 
 // scenario loads the scenario at path with the --set overrides and those
 // that --transport, --nats and --out stand for.
 func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenario, error) {
 	transport, url := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
-	return loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
+	if err := f.sec.export(); err != nil {
+		return nil, err
+	}
+	s, err := loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
+	if err != nil {
+		return nil, err
+	}
+	// runtime.nats_url is written to the bundle's scenario.yaml.
+	if err := checkNATSURL(s.Runtime.NATSURL); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (a *app) runCmd() *cobra.Command {
