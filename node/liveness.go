@@ -38,13 +38,15 @@ import (
 var ErrCoordinatorLost = errors.New("coordinator lost")
 
 // HeartbeatPeriod returns the heartbeat period for a liveness deadline d:
-// d/4, within [10 ms, 1 s], so that three heartbeats may be lost before d
-// passes; 1 s for d <= 0 (no deadline given).
+// d/4, at least 10 ms, so that three heartbeats may be lost before d
+// passes (a shorter period would detect nothing sooner: a loss is named
+// after d of silence, and costs a status per agent per period); 1 s for
+// d <= 0 (no deadline given).
 func HeartbeatPeriod(d time.Duration) time.Duration {
 	if d <= 0 {
 		return time.Second
 	}
-	return min(max(d/4, 10*time.Millisecond), time.Second)
+	return max(d/4, 10*time.Millisecond)
 }
 
 // liveness is the heartbeat and the coordinator watchdog of one Run.
