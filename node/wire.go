@@ -265,9 +265,10 @@ func DecodeValues(dst []float64, frame []byte, h Header) []float64 {
 		dst = make([]float64, h.Count)
 	}
 	dst = dst[:h.Count]
-	p := frame[h.body() : h.body()+8*h.Count]
+	p := frame[h.body() : h.body()+8*len(dst)]
 	for i := range dst {
-		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))
+		// A closed 8-byte window: one bounds check per value, not two.
+		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*i : 8*i+8]))
 	}
 	return dst
 }
