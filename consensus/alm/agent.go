@@ -103,8 +103,13 @@ type Agent struct {
 	rng *rand.Rand
 
 	// Outbox buffers, valid until the next Send.
-	xs     []float64
-	ys     []float64 // ys[k*(n+1):(k+1)*(n+1)] is (y, version) sent to nb[k].j
+	xs []float64
+	// ys is the phase-1 payload, one frame for all neighbours: for each
+	// incident edge k in order, (y, version) (n+1 values) if the agent
+	// owns it, else the copy's version (1 value); yoff[k] is edge k's
+	// offset in it.
+	ys     []float64
+	yoff   []int
 	msgs   []consensus.Msg
 	expect []int
 	reduce []float64
@@ -124,6 +129,9 @@ type neighbor struct {
 	p float64 // p_ij
 	// owner: i < j, agent i writes y_ij and sends it to j in phase 1.
 	owner bool
+	// off and plen: edge {i,j}'s offset in j's phase-1 payload, and that
+	// payload's length (see Agent.ys), from j's neighbours in g.
+	off, plen int
 
 	// Draws of the current round: {i,j} in E0, E1, E2.
 	e0, e1, e2 bool
@@ -176,7 +184,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 		ver:      make([]int64, len(nbrs)),
 		acked:    make([]int64, len(nbrs)),
 		hasEdges: len(g.Edges) > 0,
-		ys:       make([]float64, len(nbrs)*(n+1)),
+		yoff:     make([]int, len(nbrs)),
 		xj:       make([]float64, len(nbrs)*n),
 		g:        make([]float64, n),
 		kg:       make([]float64, n),
@@ -189,8 +197,31 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 	a.rng = rand.New(a.pcg)
 	for k, j := range nbrs {
 		a.nb[k] = neighbor{j: j, s: graph.Sign(id, j), p: g.P(id, j), owner: id < j}
+		a.yoff[k], _ = payloadLayout(g, id, n, j)
+		a.nb[k].off, a.nb[k].plen = payloadLayout(g, j, n, id)
 	}
+	_, size := payloadLayout(g, id, n, -1)
+	a.ys = make([]float64, size)
 	return a, nil
+}
+
+// payloadLayout returns the offset of edge {i, j} in agent i's phase-1
+// payload (-1 if j is not a neighbour) and the payload's length: over
+// i's neighbours m in ascending order, n+1 values for an edge i owns
+// (i < m), 1 for an edge it reads.
+func payloadLayout(g *graph.Graph, i, n, j int) (off, size int) {
+	off = -1
+	for _, m := range g.Neighbors(i) {
+		if m == j {
+			off = size
+		}
+		if i < m {
+			size += n + 1
+		} else {
+			size++
+		}
+	}
+	return off, size
 }
 
 // checkPoint validates an initial point against the objective and the box.

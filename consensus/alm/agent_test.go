@@ -188,8 +188,11 @@ func TestReceiveErrors(t *testing.T) {
 		// expects y_01 back) and owns {1,2} (it sends y_12 and its
 		// version to 2 and expects 2's version back).
 		out := a.Send(0, 1)
-		if len(out.Reduce) != 1 || len(out.Msgs) != 2 || out.Msgs[0].To != 0 || len(out.Msgs[0].Data) != 1 ||
-			out.Msgs[1].To != 2 || len(out.Msgs[1].Data) != 3 || len(out.Expect) != 2 || out.Expect[0] != 0 || out.Expect[1] != 2 {
+		// One payload for both: (version of the copy of y_01; y_12,
+		// version of y_12) = (0; y_12, 1).
+		if len(out.Reduce) != 1 || len(out.Msgs) != 2 || out.Msgs[0].To != 0 || out.Msgs[1].To != 2 ||
+			len(out.Msgs[0].Data) != 4 || &out.Msgs[0].Data[0] != &out.Msgs[1].Data[0] || out.Msgs[0].Data[0] != 0 || out.Msgs[0].Data[3] != 1 ||
+			len(out.Expect) != 2 || out.Expect[0] != 0 || out.Expect[1] != 2 {
 			t.Fatalf("dual phase outbox %+v", out)
 		}
 		if err := a.Receive(0, 1, consensus.Inbox{}); err == nil || !strings.Contains(err.Error(), "reduce") {

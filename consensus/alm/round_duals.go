@@ -36,15 +36,25 @@ func (a *Agent) dualStep(t int) {
 	}
 }
 
-// sendDuals returns the outbox of phase 1, over the edges in E0 or E1: the
-// owner sends (y_ij, version) to the reader, the reader sends the version
-// of its copy to the owner, and each expects the other's message. The
-// reader's message carries no value the owner needs (the owner records it
-// in acked); it makes the exchange symmetric, so that both endpoints of
-// an edge wait for each other in every phase, and a loss of both
-// directions costs both the same deadline, as in phase 0.
+// sendDuals returns the outbox of phase 1: one payload, the same for
+// every neighbour j with {i,j} in E0 or E1 (one frame, fanned out by the
+// runtime), holding for each incident edge (y_ij, version) if i owns it
+// and its copy's version if i reads it; each such neighbour's message is
+// expected back. The owner's values are what the reader needs; the
+// reader's version keeps the exchange symmetric, so that both endpoints
+// of an edge wait for each other in every phase and a loss of both
+// directions costs both the same deadline, as in phase 0 (the owner
+// records it in acked).
 func (a *Agent) sendDuals(t int) consensus.Outbox {
 	n := a.n
+	for k := range a.nb {
+		o := a.yoff[k]
+		if a.nb[k].owner {
+			copy(a.ys[o:o+n], a.y[k*n:(k+1)*n])
+			o += n
+		}
+		a.ys[o] = float64(a.ver[k])
+	}
 	a.msgs = a.msgs[:0]
 	a.expect = a.expect[:0]
 	for k := range a.nb {
@@ -52,23 +62,16 @@ func (a *Agent) sendDuals(t int) consensus.Outbox {
 		if !b.pushed() {
 			continue
 		}
-		buf := a.ys[k*(n+1) : (k+1)*(n+1)]
-		buf[n] = float64(a.ver[k])
-		if b.owner {
-			copy(buf, a.y[k*n:(k+1)*n])
-		} else {
-			buf = buf[n:]
-		}
-		a.msgs = append(a.msgs, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 1, Data: buf})
+		a.msgs = append(a.msgs, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 1, Data: a.ys})
 		a.expect = append(a.expect, b.j)
 	}
 	return consensus.Outbox{Msgs: a.msgs, Expect: a.expect}
 }
 
-// collectDuals replaces the copy of every read edge whose owner's phase-1
-// message arrived by the owner's (y_ij, version); a copy whose message is
-// missing keeps its older value and version. A reader's message to an
-// owner is its copy's version, recorded in acked.
+// collectDuals reads edge {i,j}'s part of every arrived phase-1 payload:
+// from an owner j, (y_ij, version) replaces the copy; from a reader j,
+// its version goes to acked. A copy whose message is missing keeps its
+// older value and version.
 func (a *Agent) collectDuals(t int, in consensus.Inbox) error {
 	n, k := a.n, 0
 	for _, m := range in.Msgs {
@@ -78,24 +81,25 @@ func (a *Agent) collectDuals(t int, in consensus.Inbox) error {
 		if k == len(a.nb) || a.nb[k].j != m.From || !a.nb[k].pushed() {
 			return fmt.Errorf("dual from agent %d, which was not expected (or out of order)", m.From)
 		}
+		b := &a.nb[k]
 		if m.Round != t || m.Phase != 1 {
 			return fmt.Errorf("dual from agent %d is for round %d phase %d", m.From, m.Round, m.Phase)
 		}
-		want := n + 1 // (y_ij, version) from the owner
-		if a.nb[k].owner {
-			want = 1 // the reader's version
+		if len(m.Data) != b.plen {
+			return fmt.Errorf("dual from agent %d has %d values, want %d", m.From, len(m.Data), b.plen)
 		}
-		if len(m.Data) != want {
-			return fmt.Errorf("dual from agent %d has %d values, want %d", m.From, len(m.Data), want)
+		part := m.Data[b.off : b.off+1] // the reader's version
+		if !b.owner {
+			part = m.Data[b.off : b.off+n+1] // the owner's (y_ij, version)
 		}
-		v := m.Data[want-1]
+		v := part[len(part)-1]
 		if !(v >= 0 && v <= float64(t)+1 && v == math.Trunc(v)) {
 			return fmt.Errorf("dual from agent %d has version %v, want an integer in [0, %d]", m.From, v, t+1)
 		}
-		if a.nb[k].owner {
+		if b.owner {
 			a.acked[k] = int64(v)
 		} else {
-			copy(a.y[k*n:(k+1)*n], m.Data[:n])
+			copy(a.y[k*n:(k+1)*n], part[:n])
 			a.ver[k] = int64(v)
 		}
 		k++
