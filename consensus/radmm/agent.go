@@ -37,10 +37,14 @@ type Agent struct {
 	w          []float64 // scratch: prox centre or gradient
 	kg         []float64 // gradient scratch of Report
 	xs         []float64 // phase-0 send buffer: x_i
-	sb         []float64 // phase-1 send buffer: (z_e, y_e, version) per edge, 2n+1 values each
-	ms         []consensus.Msg
-	ex         []int
-	hasEdges   bool // the graph has an edge: every agent runs phase 1
+	// sb is the phase-1 payload, one frame for all present neighbours: for
+	// each incident edge k in order, (z_e, y_e, version) (2n+1 values) if
+	// the agent owns it, else its copy's version (1 value), from sbOff[k].
+	sb       []float64
+	sbOff    []int
+	ms       []consensus.Msg
+	ex       []int
+	hasEdges bool // the graph has an edge: every agent runs phase 1
 
 	pcg *rand.PCG
 	rng *rand.Rand
@@ -61,6 +65,9 @@ type edge struct {
 	// present: the edge is in the round's draw; live: present and the
 	// neighbour's message arrived.
 	present, live bool
+	// off and plen: the edge's offset in the neighbour's phase-1 payload
+	// and that payload's length (see Agent.sb).
+	off, plen int
 }
 
 // owner reports whether the agent writes the edge's z_e and y_e (it is
@@ -110,7 +117,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 		w:        make([]float64, n),
 		kg:       make([]float64, n),
 		xs:       make([]float64, n),
-		sb:       make([]float64, d*(2*n+1)),
+		sbOff:    make([]int, d),
 		hasEdges: len(g.Edges) > 0,
 		ms:       make([]consensus.Msg, 0, d),
 		ex:       make([]int, 0, d),
@@ -119,7 +126,11 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 	a.rng = rand.New(a.pcg)
 	for k, j := range nbrs {
 		a.nb[k] = edge{j: j, sign: graph.Sign(id, j)}
+		a.sbOff[k], _ = payloadLayout(g, id, n, j)
+		a.nb[k].off, a.nb[k].plen = payloadLayout(g, j, n, id)
 	}
+	_, size := payloadLayout(g, id, n, -1)
+	a.sb = make([]float64, size)
 	switch cfg.Method {
 	case MethodExact:
 		if a.prox, err = problem.ProxOf(f); err != nil {
@@ -131,6 +142,25 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 		}
 	}
 	return a, nil
+}
+
+// payloadLayout returns the offset of edge {i, j} in agent i's phase-1
+// payload (-1 if j is not a neighbour) and the payload's length: over
+// i's neighbours m in ascending order, 2n+1 values for an edge i owns
+// (i < m), 1 for an edge it reads.
+func payloadLayout(g *graph.Graph, i, n, j int) (off, size int) {
+	off = -1
+	for _, m := range g.Neighbors(i) {
+		if m == j {
+			off = size
+		}
+		if i < m {
+			size += 2*n + 1
+		} else {
+			size++
+		}
+	}
+	return off, size
 }
 
 // ID implements consensus.Agent.

@@ -225,8 +225,11 @@ func TestProtocolErrors(t *testing.T) {
 			}
 		})
 	}
-	// Phase 1: agent 0 owns both of its edges; it sends (z_e, y_e,
-	// version) and expects each reader's version back.
+	// Phase 1: agent 0 owns both of its edges; it sends one payload,
+	// (z_01, y_01, version; z_02, y_02, version), to both and expects each
+	// reader's payload back: agent 1's is (version of its copy of {0,1};
+	// z_12, y_12, version), 6 values; agent 2's is its two copies'
+	// versions, 2 values.
 	edgeMsg := func(from int, data ...float64) consensus.Msg {
 		return consensus.Msg{From: from, To: 0, Round: 0, Phase: 1, Data: data}
 	}
@@ -235,11 +238,11 @@ func TestProtocolErrors(t *testing.T) {
 		in   consensus.Inbox
 		want string
 	}{
-		{"ok", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0), edgeMsg(2, 1)}}, ""},
+		{"ok", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0, 0, 0, 0, 0, 0), edgeMsg(2, 1, 0)}}, ""},
 		{"lost", consensus.Inbox{Missing: []int{1, 2}}, ""},
-		{"a reader sends values", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0, 0, 0, 0, 1)}}, "5 values, want 1"},
-		{"future version", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 2)}}, "version"},
-		{"fractional version", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0.5)}}, "version"},
+		{"short payload", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0, 0, 0, 0, 1)}}, "5 values, want 6"},
+		{"future version", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 2, 0, 0, 0, 0, 0)}}, "version"},
+		{"fractional version", consensus.Inbox{Msgs: []consensus.Msg{edgeMsg(1, 0.5, 0, 0, 0, 0, 0)}}, "version"},
 	}
 	for _, tc := range phase1 {
 		t.Run("phase 1, "+tc.name, func(t *testing.T) {
@@ -249,8 +252,9 @@ func TestProtocolErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := a.Send(0, 1)
-			if len(out.Msgs) != 2 || len(out.Msgs[0].Data) != 5 || out.Msgs[0].Data[4] != 1 || len(out.Expect) != 2 {
-				t.Fatalf("phase-1 outbox %+v, want (z_e, y_e, version 1) to both readers", out)
+			if len(out.Msgs) != 2 || len(out.Msgs[0].Data) != 10 || &out.Msgs[0].Data[0] != &out.Msgs[1].Data[0] ||
+				out.Msgs[0].Data[4] != 1 || out.Msgs[0].Data[9] != 1 || len(out.Expect) != 2 {
+				t.Fatalf("phase-1 outbox %+v, want one payload (z_e, y_e, version 1) x 2 to both readers", out)
 			}
 			err := a.Receive(0, 1, tc.in)
 			switch {

@@ -81,7 +81,9 @@
 //	phase 1: over every present edge, the owner sends (z_e, y_e, version)
 //	         to the reader, which replaces its copies with them; the reader
 //	         sends back the version of its copies (which keeps the exchange
-//	         symmetric: both ends wait for each other in both phases).
+//	         symmetric: both ends wait for each other in both phases). An
+//	         agent's phase-1 message is one payload for all its present
+//	         neighbours: each reads its edge's part at a known offset.
 //
 // (y + y)/2 = y exactly, and the expressions are the ones both replicas of
 // the earlier one-phase protocol evaluated, so lossless runs keep their

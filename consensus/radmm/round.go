@@ -64,27 +64,30 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 	return a.out
 }
 
-// sendEdges returns the outbox of phase 1: over every present edge, the
-// owner's (z_e, y_e, version) to the reader, the reader's version to the
-// owner (which keeps the exchange symmetric: both endpoints wait for each
-// other in both phases).
+// sendEdges returns the outbox of phase 1: one payload, the same for
+// every present neighbour (one frame, fanned out by the runtime), holding
+// for each incident edge the owner's (z_e, y_e, version) or the reader's
+// version of its copies; each present neighbour's message is expected
+// back. The reader's version keeps the exchange symmetric: both endpoints
+// wait for each other in both phases.
 func (a *Agent) sendEdges(t int) consensus.Outbox {
-	n, w := a.n, 2*a.n+1
+	n := a.n
+	for k := range a.nb {
+		o := a.sbOff[k]
+		if a.nb[k].owner() {
+			copy(a.sb[o:o+n], a.z[k*n:(k+1)*n])
+			copy(a.sb[o+n:o+2*n], a.y[k*n:(k+1)*n])
+			o += 2 * n
+		}
+		a.sb[o] = float64(a.ver[k])
+	}
 	a.ms, a.ex = a.ms[:0], a.ex[:0]
 	for k := range a.nb {
 		b := &a.nb[k]
 		if !b.present {
 			continue
 		}
-		buf := a.sb[k*w : (k+1)*w]
-		buf[2*n] = float64(a.ver[k])
-		if b.owner() {
-			copy(buf[:n], a.z[k*n:(k+1)*n])
-			copy(buf[n:2*n], a.y[k*n:(k+1)*n])
-		} else {
-			buf = buf[2*n:]
-		}
-		a.ms = append(a.ms, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 1, Data: buf})
+		a.ms = append(a.ms, consensus.Msg{From: a.id, To: b.j, Round: t, Phase: 1, Data: a.sb})
 		a.ex = append(a.ex, b.j)
 	}
 	return consensus.Outbox{Msgs: a.ms, Expect: a.ex}
@@ -217,9 +220,9 @@ func (a *Agent) collect(t int, in consensus.Inbox) error {
 	return nil
 }
 
-// collectEdges takes the phase-1 messages: from an owner, (z_e, y_e,
-// version) into the copies; from a reader, the version of its copy into
-// acked.
+// collectEdges reads the edge's part of every arrived phase-1 payload:
+// from an owner, (z_e, y_e, version) into the copies; from a reader, the
+// version of its copy into acked.
 func (a *Agent) collectEdges(t int, in consensus.Inbox) error {
 	n, k := a.n, 0
 	for _, m := range in.Msgs {
@@ -233,22 +236,22 @@ func (a *Agent) collectEdges(t int, in consensus.Inbox) error {
 			return fmt.Errorf("edge message from agent %d is for round %d phase %d", m.From, m.Round, m.Phase)
 		}
 		b := &a.nb[k]
-		want := 2*n + 1 // (z_e, y_e, version) from the owner
-		if b.owner() {
-			want = 1 // the reader's version
+		if len(m.Data) != b.plen {
+			return fmt.Errorf("edge message from agent %d has %d values, want %d", m.From, len(m.Data), b.plen)
 		}
-		if len(m.Data) != want {
-			return fmt.Errorf("edge message from agent %d has %d values, want %d", m.From, len(m.Data), want)
+		part := m.Data[b.off : b.off+1] // the reader's version
+		if !b.owner() {
+			part = m.Data[b.off : b.off+2*n+1] // the owner's (z_e, y_e, version)
 		}
-		v := m.Data[want-1]
+		v := part[len(part)-1]
 		if !(v >= 0 && v <= float64(t)+1 && v == math.Trunc(v)) {
 			return fmt.Errorf("edge message from agent %d has version %v, want an integer in [0, %d]", m.From, v, t+1)
 		}
 		if b.owner() {
 			a.acked[k] = int64(v)
 		} else {
-			copy(a.z[k*n:(k+1)*n], m.Data[:n])
-			copy(a.y[k*n:(k+1)*n], m.Data[n:2*n])
+			copy(a.z[k*n:(k+1)*n], part[:n])
+			copy(a.y[k*n:(k+1)*n], part[n:2*n])
 			a.ver[k] = int64(v)
 		}
 		k++
