@@ -106,9 +106,11 @@ type Report struct {
 	// declares (registry.Measurer), in declaration order.
 	Measures []float64 `json:",omitempty"`
 	// EdgeDuals, when the algorithm is asked for them, are the agent's
-	// replicas of the duals of its incident edges, ascending by peer; the
-	// drift ||y_ij^(i) - y_ij^(j)||^2 between the two replicas of an edge
-	// measures what one-sided message loss did (metrics.DualDrift).
+	// replicas of the duals of its incident edges, ascending by peer (for
+	// a dual with one writer: the writer's value or the reader's copy,
+	// with its Version); the drift ||y_ij^(i) - y_ij^(j)||^2 between the
+	// two replicas of an edge at one version measures a fork that message
+	// loss made (metrics.DualDrift).
 	EdgeDuals []EdgeDual `json:",omitempty"`
 }
 
