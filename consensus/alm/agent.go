@@ -58,7 +58,9 @@ import (
 // different values of the same version, so a difference is always a
 // delay of the reader, never a second dual. Versions are the round t+1 of
 // the owner's last write (consensus.EdgeDual.Version); metrics.DualDrift
-// compares equal versions and counts the delayed copies apart.
+// compares equal versions and counts the delayed copies apart. The price
+// is the second phase: one more frame per agent and one more message
+// latency per round than a protocol whose endpoints update replicas.
 //
 // Dropouts: a lost message removes from the round only the terms that
 // need its content. A missing x_j (phase 0) skips the penalty term of edge
