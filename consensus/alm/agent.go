@@ -25,7 +25,8 @@ import (
 //	         SafeguardEdge, the reset);
 //	phase 1: for every edge in E0 or E1 the owner sends (y_ou, version)
 //	         to u, and u replaces its copy with it (u sends back the
-//	         version of its copy, which keeps the exchange symmetric); on
+//	         version of its copy, which keeps the exchange symmetric; an
+//	         agent sends one payload, all its edges' parts, to all); on
 //	         the rounds that check the global safeguard, the same phase
 //	         all-reduces the owners' ||y_ou||^2 and every agent zeroes
 //	         every y (value and copy) if ||y|| >= M_y;
