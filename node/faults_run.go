@@ -240,7 +240,7 @@ func (r *runner) staleSlot(h Header) *staleMsg {
 // t-S..t-1 if there is one and j has not left.
 func (r *runner) staleFor(j, t, ph int) ([]float64, bool) {
 	s := r.o.Faults.Staleness
-	if s == 0 || ph >= len(r.stale) || r.stale[ph] == nil || r.leaveKey[j] <= r.cur {
+	if s == 0 || ph >= len(r.stale) || r.stale[ph] == nil || r.leaveOf(j) <= r.cur {
 		return nil, false
 	}
 	m := &r.stale[ph][j]

@@ -1,6 +1,27 @@
 package node
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// lastAll is the slice allAgents returned last.
+var lastAll atomic.Pointer[[]int]
+
+// allAgents returns the ids 0..n-1 in a slice that callers must not
+// modify: the agents of a process share it, so the all-reduce's member
+// list costs N ints per process, not per agent.
+func allAgents(n int) []int {
+	if p := lastAll.Load(); p != nil && len(*p) == n {
+		return *p
+	}
+	all := make([]int, n)
+	for j := range all {
+		all[j] = j
+	}
+	lastAll.Store(&all)
+	return all
+}
 
 // groupState holds the members of the current phase's reduce: all agents
 // 0..N-1 (the all-reduce) or the agents of Outbox.Group. The root of a
@@ -11,8 +32,8 @@ import "fmt"
 type groupState struct {
 	members []int  // ascending; all when not grouped
 	grouped bool   // members come from Outbox.Group
-	member  []bool // member[j]: j is in the group (valid when grouped)
-	all     []int  // 0..N-1
+	member  []bool // member[j]: j is in the group (valid when grouped; made on the first group)
+	all     []int  // 0..N-1, shared read-only by the agents of the process (allAgents)
 	buf     []int  // storage of members when grouped
 }
 
@@ -21,11 +42,7 @@ type groupState struct {
 // repeats, within 0..n-1 and contain id.
 func (g *groupState) set(group []int, id, n int) error {
 	if g.all == nil {
-		g.all = make([]int, n)
-		for j := range g.all {
-			g.all[j] = j
-		}
-		g.member = make([]bool, n)
+		g.all = allAgents(n)
 	}
 	if group != nil {
 		self := false
@@ -51,6 +68,9 @@ func (g *groupState) set(group []int, id, n int) error {
 		g.members, g.grouped = g.all, false
 		return nil
 	}
+	if g.member == nil {
+		g.member = make([]bool, n)
+	}
 	g.buf = append(g.buf[:0], group...)
 	g.members, g.grouped = g.buf, true
 	for _, j := range g.members {
@@ -67,7 +87,7 @@ func (g *groupState) has(j int) bool { return !g.grouped || g.member[j] }
 func (r *runner) sendGroupSum(t, ph int) {
 	to := r.sumTo[:0]
 	for _, j := range r.group.members {
-		if j != r.id && r.leaveKey[j] > r.cur {
+		if j != r.id && r.leaveOf(j) > r.cur {
 			to = append(to, j)
 		}
 	}

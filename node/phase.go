@@ -34,7 +34,7 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 	r.waitMsgs = 0
 	for k, j := range r.expect {
 		r.got[k] = false
-		if r.leaveKey[j] > r.cur {
+		if r.leaveOf(j) > r.cur {
 			r.waitMsgs++
 		}
 	}
@@ -42,13 +42,15 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 	if r.reduce {
 		r.sumGot = false
 		r.sumSent = false
-		for j := range r.termGot {
-			r.termGot[j] = j == r.id
-			if r.root == r.id && j != r.id && r.group.has(j) && r.leaveKey[j] > r.cur {
-				r.waitTerms++
+		clear(r.termGot)
+		r.termGot[r.id] = true
+		if r.root == r.id {
+			for _, j := range r.group.members {
+				if j != r.id && r.leaveOf(j) > r.cur {
+					r.waitTerms++
+				}
 			}
-		}
-		if r.root != r.id {
+		} else {
 			r.waitTerms = 1 // the root's sum
 		}
 	}
@@ -134,8 +136,8 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	}
 	r.reduceLen = len(out.Reduce)
 	if r.terms == nil {
-		r.terms = make([][]float64, r.o.N)
-		r.termGot = make([]bool, r.o.N)
+		r.terms = make(map[int][]float64)
+		r.termGot = make(map[int]bool)
 	}
 	r.terms[r.id] = append(r.terms[r.id][:0], out.Reduce...)
 	r.earlyFrom = -1
@@ -250,7 +252,7 @@ func (r *runner) sendTerm(t, ph int) error {
 // root are kept for that case.
 func (r *runner) reduceRoot() int {
 	for _, j := range r.group.members {
-		if j == r.id || r.leaveKey[j] > r.cur {
+		if j == r.id || r.leaveOf(j) > r.cur {
 			return j
 		}
 	}
@@ -352,7 +354,7 @@ func (r *runner) takeFuture() {
 // not frames a run needs.
 func (r *runner) keepFuture(h Header, f []byte, now int) {
 	if r.futureBy == nil {
-		r.futureBy = make([]int32, r.o.N)
+		r.futureBy = make(map[int]int32)
 	}
 	switch {
 	case h.Round > now+r.o.FutureWindow, int(r.futureBy[h.From]) >= r.o.FutureFrames:
@@ -623,7 +625,7 @@ func (r *runner) accept(h Header, f []byte) {
 		r.data[k] = DecodeValues(r.data[k], f, h)
 		r.got[k] = true
 		r.rememberValues(h, r.data[k])
-		if r.leaveKey[h.From] > r.cur {
+		if r.leaveOf(h.From) > r.cur {
 			r.waitMsgs--
 		}
 	case FrameReduce:
@@ -640,7 +642,7 @@ func (r *runner) accept(h Header, f []byte) {
 		}
 		r.terms[h.From] = DecodeValues(r.terms[h.From], f, h)
 		r.termGot[h.From] = true
-		if r.root == r.id && r.leaveKey[h.From] > r.cur {
+		if r.root == r.id && r.leaveOf(h.From) > r.cur {
 			r.waitTerms--
 		}
 	case FrameSum:
@@ -671,8 +673,11 @@ func (r *runner) accept(h Header, f []byte) {
 // depart records that agent j sends nothing from phase key k on; if that
 // includes the current phase, it is no longer awaited.
 func (r *runner) depart(j int, k uint64) {
-	if j == r.id || r.leaveKey[j] != noLeave {
+	if j == r.id || r.leaveOf(j) != noLeave {
 		return
+	}
+	if r.leaveKey == nil {
+		r.leaveKey = make(map[int]uint64)
 	}
 	r.leaveKey[j] = k
 	if r.log.IsDebug() {
@@ -706,7 +711,7 @@ func (r *runner) switchRoot() {
 	if r.root == r.id {
 		r.waitTerms = 0
 		for _, j := range r.group.members {
-			if !r.termGot[j] && r.leaveKey[j] > r.cur {
+			if !r.termGot[j] && r.leaveOf(j) > r.cur {
 				r.waitTerms++
 			}
 		}

@@ -172,6 +172,16 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 // noLeave is the leave key of an agent that has not left.
 const noLeave = math.MaxUint64
 
+// leaveOf returns the leave key of agent j: the first phase it skips, or
+// noLeave. Only agents that left have an entry, so an agent's memory
+// grows with the departures it saw, not with N.
+func (r *runner) leaveOf(j int) uint64 {
+	if k, ok := r.leaveKey[j]; ok {
+		return k
+	}
+	return noLeave
+}
+
 // phaseKey orders (round, phase) pairs: key(t, ph) < key(t', ph') iff
 // (t, ph) precedes (t', ph') lexicographically.
 func phaseKey(round, phase int) uint64 { return uint64(round)<<16 | uint64(phase) }
@@ -215,11 +225,11 @@ type runner struct {
 	one       [1]int                     // a destination list of one
 	groups    []sendGroup                // the phase's distinct payloads
 	sumTo     []int                      // destinations of a group reduce's sum
-	leaveKey  []uint64                   // leaveKey[j]: first phase agent j skips
+	leaveKey  map[int]uint64             // leaveKey[j]: first phase agent j skips (see leaveOf)
 	future    [futureSlots][]futureFrame // frames of the next rounds' phases, a slot per round (see takeFuture)
 	far       []futureFrame              // frames of later rounds
 	farMin    int                        // least round in far
-	futureBy  []int32                    // futureBy[j]: frames of agent j in future and far
+	futureBy  map[int]int32              // futureBy[j]: frames of agent j in future and far
 	nFuture   int                        // frames in future
 	futureCap int                        // bound of nFuture
 	next      uint64                     // key of the first phase this agent has not sent
@@ -235,21 +245,21 @@ type runner struct {
 
 	// State of the current phase.
 	cur       uint64
-	expect    []int       // sorted expected senders
-	got       []bool      // got[k]: message of expect[k] arrived
-	data      [][]float64 // data[k]: values from expect[k]
-	waitMsgs  int         // expected senders still awaited
-	reduce    bool        // the phase has an all-reduce
-	reduceLen int         // length of every term
-	termGot   []bool      // termGot[j]: term of agent j arrived
-	terms     [][]float64 // terms[j]: term of agent j
-	waitTerms int         // terms still awaited
-	sum       []float64   // the reduce sum
-	root      int         // the agent that sums the phase's terms
-	sumGot    bool        // a non-root agent has the root's sum
-	sumSent   bool        // the root has broadcast the sum of the phase
-	early     []float64   // a sum from an agent that is not (yet) the root
-	earlyFrom int         // its sender, -1 if none
+	expect    []int             // sorted expected senders
+	got       []bool            // got[k]: message of expect[k] arrived
+	data      [][]float64       // data[k]: values from expect[k]
+	waitMsgs  int               // expected senders still awaited
+	reduce    bool              // the phase has an all-reduce
+	reduceLen int               // length of every term
+	termGot   map[int]bool      // termGot[j]: term of agent j arrived (its own: true)
+	terms     map[int][]float64 // terms[j]: term of agent j (buffers reused)
+	waitTerms int               // terms still awaited
+	sum       []float64         // the reduce sum
+	root      int               // the agent that sums the phase's terms
+	sumGot    bool              // a non-root agent has the root's sum
+	sumSent   bool              // the root has broadcast the sum of the phase
+	early     []float64         // a sum from an agent that is not (yet) the root
+	earlyFrom int               // its sender, -1 if none
 	msgs      []consensus.Msg
 	missing   []int
 	closed    bool       // the phase's inbox is delivered: its frames are late
@@ -271,7 +281,6 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		id:        id,
 		log:       o.Logger.With("agent", id),
 		control:   ep.Control(),
-		leaveKey:  make([]uint64, o.N),
 		earlyFrom: -1,
 		warn:      newWarnLimiter(o.Logger.With("agent", id), DefaultWarnPeriod),
 		futureCap: min(16*o.N*(o.FutureWindow+1), DefaultFutureCap),
@@ -293,9 +302,6 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		r.timer = time.NewTimer(time.Hour)
 	}
 	r.timer.Stop()
-	for j := range r.leaveKey {
-		r.leaveKey[j] = noLeave
-	}
 	return r
 }
 
