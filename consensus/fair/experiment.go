@@ -36,8 +36,8 @@ type Row struct {
 // the parameters p (its C replaced), and evaluates each solution on test.
 // For the convex logistic loss it also solves the problem by Reference
 // (tolerance refTol), so that the table shows how far Algorithm 1 ends
-// from the optimum.
-func Table(train, test *Data, losses []Loss, cs []float64, p Params, refTol float64) ([]Row, error) {
+// from the optimum. done, if not nil, is called with every row.
+func Table(train, test *Data, losses []Loss, cs []float64, p Params, refTol float64, done func(Row)) ([]Row, error) {
 	if err := test.Validate(); err != nil {
 		return nil, fmt.Errorf("test data: %w", err)
 	}
@@ -68,6 +68,9 @@ func Table(train, test *Data, losses []Loss, cs []float64, p Params, refTol floa
 				r.RefObj, r.RefCov, r.RefTestAcc = Objective(train, loss, ref), Covariance(train, ref), Accuracy(test, ref)
 			}
 			rows = append(rows, r)
+			if done != nil {
+				done(r)
+			}
 		}
 	}
 	return rows, nil

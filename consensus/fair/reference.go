@@ -12,7 +12,7 @@ import (
 // gradient (FISTA with restart) with the full gradient; a^T theta(nu) is
 // nonincreasing in nu. If |a^T theta(0)| <= c, theta(0) is optimal;
 // otherwise, with sigma = sign(a^T theta(0)), bisection finds nu >= 0 with
-// sigma a^T theta(sigma nu) in [c (1 - 1e-6), c], and theta(sigma nu) is
+// sigma a^T theta(sigma nu) in [c (1 - 1e-4), c], and theta(sigma nu) is
 // optimal to that accuracy. tol bounds the norm of each inner solve's
 // projected-gradient mapping. It returns theta and the multiplier sigma nu.
 func Reference(d *Data, loss Loss, c, r float64, tol float64) ([]float64, float64, error) {
@@ -53,7 +53,7 @@ func Reference(d *Data, loss Loss, c, r float64, tol float64) ([]float64, float6
 			lo = mid
 		} else {
 			hi = mid
-			if cov >= c*(1-1e-6) {
+			if cov >= c*(1-1e-4) {
 				return theta, sigma * mid, nil
 			}
 		}
