@@ -63,6 +63,9 @@ func (r *run) alive(a *agent, s node.Status, now time.Time) {
 		return
 	}
 	a.lastSeen = now
+	if s.Report.Round > max(a.at, a.lastRound) {
+		a.movedAt = now
+	}
 	a.at = max(a.at, s.Report.Round)
 	if s.PID > 0 {
 		a.pid = s.PID

@@ -100,9 +100,10 @@ type agent struct {
 	ready     bool
 	state     agentState
 	lastSeen  time.Time
-	lastRound int // last round reported, -1 if none
-	at        int // round of the last heartbeat, -1 if none
-	pid       int // process id from the heartbeats, 0 if unknown
+	lastRound int       // last round reported, -1 if none
+	at        int       // round of the last heartbeat, -1 if none
+	movedAt   time.Time // when max(at, lastRound) last grew (start: the run's start)
+	pid       int       // process id from the heartbeats, 0 if unknown
 	traffic   node.Traffic
 	last      *consensus.Report // latest report, for final.json
 }
@@ -173,6 +174,7 @@ func (r *run) execute(ctx context.Context) {
 	r.started = time.Now()
 	for i := range r.agents {
 		r.agents[i].lastSeen = r.started
+		r.agents[i].movedAt = r.started
 	}
 	if err := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStart})); err != nil {
 		r.fail(StopError, fmt.Errorf("publish start: %w", err))
@@ -298,7 +300,7 @@ func (r *run) ingest(frame []byte, now time.Time) {
 			r.log.Warn("report before start dropped", "agent", s.ID, "kind", s.Kind, "round", s.Report.Round)
 			return
 		}
-		a.lastRound = max(a.lastRound, s.Report.Round)
+		a.advance(s.Report.Round, now)
 		a.remember(s.Report)
 		if s.Kind == node.StatusFinal && s.Stop != "" && !r.stopSent && r.failure == nil {
 			r.fail(StopElsewhere, fmt.Errorf("%w: agent %d stopped after round %d (stop reason %q)", ErrStoppedElsewhere, s.ID, s.Report.Round, s.Stop))
@@ -476,6 +478,42 @@ func (r *run) checkSilence(now time.Time) {
 		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: a.lastRound, Message: err.Error()})
 		r.fail(StopUnresponsive, err)
 	}
+	if r.cfg.Heartbeat > 0 && r.startSent {
+		r.checkStalled(now)
+	}
+}
+
+// checkStalled names an agent that still sends heartbeats but has not
+// advanced a round for longer than AgentTimeout while another live agent
+// is past its round: a hung agent, alive to the liveness check.
+func (r *run) checkStalled(now time.Time) {
+	front := -1
+	for id := range r.agents {
+		if a := &r.agents[id]; a.state == agentLive {
+			front = max(front, a.at, a.lastRound)
+		}
+	}
+	for id := range r.agents {
+		a := &r.agents[id]
+		round := max(a.at, a.lastRound)
+		stalled := now.Sub(a.movedAt)
+		if a.state != agentLive || round >= front || stalled <= r.cfg.AgentTimeout {
+			continue
+		}
+		a.state = agentSilent
+		err := &AgentError{ID: id, Round: round, Silent: stalled, Kind: ErrUnresponsive}
+		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: round, Message: err.Error()})
+		r.fail(StopUnresponsive, err)
+		return
+	}
+}
+
+// advance records that the agent reported round t at now.
+func (a *agent) advance(t int, now time.Time) {
+	if t > max(a.at, a.lastRound) {
+		a.movedAt = now
+	}
+	a.lastRound = max(a.lastRound, t)
 }
 
 // abandon gives up on the agents still live AgentTimeout after Stop.

@@ -131,10 +131,11 @@ func TestCoordinatorLost(t *testing.T) {
 	}
 	agents := nullAgents(t, ring(t, 2), 1)
 	agents[1] = silent{agents[1]}
-	var quiet time.Time
+	quietc := make(chan time.Time, 1)
 	go func() {
 		if err := StartWhenReady(context.Background(), obs, 2); err != nil {
 			t.Error(err)
+			quietc <- time.Time{}
 			return
 		}
 		end := time.Now().Add(beating)
@@ -142,7 +143,7 @@ func TestCoordinatorLost(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 			_ = obs.Control(EncodeControl(Control{Kind: ControlAlive}))
 		}
-		quiet = time.Now()
+		quietc <- time.Now()
 	}()
 	begin := time.Now()
 	err = RunAll(context.Background(), agents, tr, Options{Rounds: 100000, PhaseDeadline: 20 * time.Millisecond, CoordinatorTimeout: timeout})
@@ -153,6 +154,7 @@ func TestCoordinatorLost(t *testing.T) {
 	if took < beating {
 		t.Errorf("the agents gave up after %v, while the coordinator's controls came for %v", took, beating)
 	}
+	quiet := <-quietc
 	if after := time.Since(quiet); quiet.IsZero() || after > timeout+2*time.Second {
 		t.Errorf("the agents gave up %v after the last control, deadline %v", after, timeout)
 	}
