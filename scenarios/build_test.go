@@ -17,6 +17,12 @@ func TestBuildShipped(t *testing.T) {
 				t.Fatal(err)
 			}
 			st, err := s.Build()
+			if err != nil && strings.Contains(err.Error(), "shared/data/") && strings.Contains(err.Error(), "no such file") {
+				// Scenarios on the shared data sets (a9a, MNIST) need
+				// the data beside the repository; the error is a
+				// field error, which names the file but keeps no chain.
+				t.Skipf("data file not present: %v", err)
+			}
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
