@@ -31,7 +31,7 @@ func TestLostPeerIsNotAwaited(t *testing.T) {
 			res, err := runObserved(t, tr, agents, opts, func(obs Observer, s Status) {
 				mu.Lock()
 				defer mu.Unlock()
-				if s.ID == 0 && !sent {
+				if s.ID == 0 && s.Kind == StatusProgress && !sent {
 					sent = true
 					if err := obs.Control(EncodeControl(Control{Kind: ControlLost, Agent: 1})); err != nil {
 						t.Error(err)
