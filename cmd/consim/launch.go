@@ -129,6 +129,9 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if err != nil {
 		return nil, err
 	}
+	if s.Runtime.Transport == "stepped" {
+		return nil, usagef("runtime.transport = stepped: the stepped engine runs every agent in one process; use consim run or consim scale, or a chan or nats transport with launch")
+	}
 	if s.Runtime.Workers > 0 {
 		return nil, usagef("runtime.workers = %d: oracle worker processes are not launched yet; use runtime.workers: 0 (each agent process evaluates its own requests) or consim run", s.Runtime.Workers)
 	}
