@@ -146,7 +146,7 @@ func (l *sparseLaplacian) lanczos(deflate bool) LanczosResult {
 	// probability one: uniforms of a named stream.
 	start := NamedStream("graph.lanczos")
 	for i := range q {
-		q[i] = start.Uniform(0, 0, uint64(i), 0) - 0.5
+		q[i] = float64(start.Uniform(0, 0, uint64(i), 0)) - 0.5
 	}
 	if deflate {
 		center(q)
@@ -210,7 +210,7 @@ func lastComponent(d, e2 []float64, theta, bound float64, largest bool) float64 
 	for i, v := range e2 {
 		e[i] = math.Sqrt(v)
 	}
-	delta := 0x1p-30 * max(bound, math.Abs(theta))
+	delta := float64(0x1p-30 * max(bound, math.Abs(theta)))
 	shift := theta - delta
 	if largest {
 		shift = theta + delta
