@@ -91,11 +91,11 @@ func (r *run) lose(l Lost) {
 	err := &AgentError{ID: l.ID, Round: round, PID: l.PID, Msg: l.Reason, Kind: ErrAgentLost}
 	r.faults = append(r.faults, Fault{Agent: l.ID, Kind: "lost", Round: round, Message: err.Error()})
 	if !r.cfg.ContinueOnDeparture || !r.startSent {
-		a.state = agentSilent
+		r.end(a, agentSilent)
 		r.fail(StopLost, err)
 		return
 	}
-	a.state = agentDeparted
+	r.end(a, agentDeparted)
 	r.log.Warn("agent lost; the run continues without it", "agent", l.ID, "pid", l.PID, "round", round, "reason", l.Reason)
 	if cerr := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlLost, Agent: l.ID})); cerr != nil {
 		r.log.Warn("publish lost control", "agent", l.ID, "err", cerr)

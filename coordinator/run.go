@@ -126,6 +126,7 @@ type run struct {
 	b   *bundle
 
 	agents   []agent
+	nLive    int // agents in state agentLive
 	pending  map[int]*pendingRound
 	measured int // rows written
 	lastRow  int // round of the last row, -1 if none
@@ -148,6 +149,7 @@ func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle) *run {
 		cfg: cfg, obs: obs, ev: ev, b: b,
 		log:     cfg.Logger.With("run", cfg.RunID),
 		agents:  make([]agent, cfg.N),
+		nLive:   cfg.N,
 		pending: make(map[int]*pendingRound),
 		lastRow: -1,
 		begin:   time.Now(),
@@ -306,14 +308,14 @@ func (r *run) ingest(frame []byte, now time.Time) {
 			r.fail(StopElsewhere, fmt.Errorf("%w: agent %d stopped after round %d (stop reason %q)", ErrStoppedElsewhere, s.ID, s.Report.Round, s.Stop))
 		}
 		if s.Kind == node.StatusFinal {
-			a.state = agentFinished
+			r.end(a, agentFinished)
 			r.log.Debug("agent finished", "agent", s.ID, "round", s.Report.Round)
 		}
 		r.collect(s.Report, s.Traffic)
 	case node.StatusDeparted:
 		r.depart(s)
 	case node.StatusFailed:
-		a.state = agentFailed
+		r.end(a, agentFailed)
 		err := &AgentError{ID: s.ID, Round: a.lastRound, Msg: s.Err, Kind: ErrAgentFailed}
 		r.faults = append(r.faults, Fault{Agent: s.ID, Kind: "failed", Round: a.lastRound, Message: s.Err})
 		r.fail(StopAgentFailed, err)
@@ -391,7 +393,7 @@ func (r *run) measurePending(t int) {
 // with ErrAgentDeparted.
 func (r *run) depart(s node.Status) {
 	a := &r.agents[s.ID]
-	a.state = agentDeparted
+	r.end(a, agentDeparted)
 	err := &AgentError{ID: s.ID, Round: a.lastRound, Msg: s.Err, Kind: ErrAgentDeparted}
 	r.faults = append(r.faults, Fault{Agent: s.ID, Kind: "departed", Round: a.lastRound, Message: s.Err})
 	if !r.cfg.ContinueOnDeparture {
@@ -473,7 +475,7 @@ func (r *run) checkSilence(now time.Time) {
 			r.lose(Lost{ID: id, Reason: fmt.Sprintf("no heartbeat for %v (deadline %v)", silent.Round(time.Millisecond), r.cfg.AgentTimeout)})
 			continue
 		}
-		a.state = agentSilent
+		r.end(a, agentSilent)
 		err := &AgentError{ID: id, Round: a.lastRound, Silent: silent, Kind: ErrUnresponsive}
 		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: a.lastRound, Message: err.Error()})
 		r.fail(StopUnresponsive, err)
@@ -500,7 +502,7 @@ func (r *run) checkStalled(now time.Time) {
 		if a.state != agentLive || round >= front || stalled <= r.cfg.AgentTimeout {
 			continue
 		}
-		a.state = agentSilent
+		r.end(a, agentSilent)
 		err := &AgentError{ID: id, Round: round, Silent: stalled, Kind: ErrUnresponsive}
 		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: round, Message: err.Error()})
 		r.fail(StopUnresponsive, err)
@@ -524,7 +526,7 @@ func (r *run) abandon() {
 		if a.state != agentLive {
 			continue
 		}
-		a.state = agentSilent
+		r.end(a, agentSilent)
 		left = append(left, id)
 		r.faults = append(r.faults, Fault{Agent: id, Kind: "unresponsive", Round: a.lastRound,
 			Message: fmt.Sprintf("no final status within %v of the stop control", r.cfg.AgentTimeout)})
@@ -570,14 +572,15 @@ func (r *run) notReady() []int {
 }
 
 // live counts the agents that have not finished, failed or gone silent.
-func (r *run) live() int {
-	n := 0
-	for _, a := range r.agents {
-		if a.state == agentLive {
-			n++
-		}
+func (r *run) live() int { return r.nLive }
+
+// end moves a live agent to the final state st, keeping the count of live
+// agents (a state other than agentLive is final).
+func (r *run) end(a *agent, st agentState) {
+	if a.state == agentLive && st != agentLive {
+		r.nLive--
 	}
-	return n
+	a.state = st
 }
 
 // summary assembles the Summary of the run ending at end.
