@@ -72,24 +72,21 @@ func (s *Settings) Validate() error {
 		errs.Add("safeguard_every", "must be an integer >= 1, got %d", s.SafeguardEvery)
 	}
 	p := s.Params
-	check := func(name string, x *float64, ok func(float64) bool, want string) {
-		if x != nil && !ok(*x) {
-			errs.Add("params."+name, "must be %s, got %s", want, registry.Num(*x))
-		}
-	}
-	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
-	nonneg := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
-	check("eta", p.Eta, pos, "a finite number > 0")
-	check("tau", p.Tau, pos, "a finite number > 0")
-	check("rho", p.Rho, nonneg, "a finite number >= 0")
-	check("mu", p.Mu, nonneg, "a finite number >= 0")
-	check("beta", p.Beta, func(x float64) bool { return x > 0 && x <= 1 }, "in (0, 1]")
-	check("m_y", p.MY, func(x float64) bool { return x > 0 }, "> 0 (.inf disables resets)")
-	check("c_tau", p.CTau, pos, "a finite number > 0")
-	check("c_beta", p.CBeta, pos, "a finite number > 0")
-	check("scale", p.Scale, pos, "a finite number > 0")
+	errs.Check("params.eta", p.Eta, registry.Positive)
+	errs.Check("params.tau", p.Tau, registry.Positive)
+	errs.Check("params.rho", p.Rho, registry.NonNegative)
+	errs.Check("params.mu", p.Mu, registry.NonNegative)
+	errs.Check("params.beta", p.Beta, registry.UnitInterval)
+	errs.Check("params.m_y", p.MY, MYRange)
+	errs.Check("params.c_tau", p.CTau, registry.Positive)
+	errs.Check("params.c_beta", p.CBeta, registry.Positive)
+	errs.Check("params.scale", p.Scale, registry.Positive)
 	return errs.Err()
 }
+
+// MYRange is the allowed range of the dual safeguard radius M_y: any
+// value > 0, +Inf disabling the resets.
+var MYRange = registry.Range{In: func(x float64) bool { return x > 0 }, Want: "> 0 (.inf disables resets)"}
 
 // Algorithm describes the ALM (Algorithm 2 of the paper; Algorithm 1 when
 // every p_ij = 1) to the registry.

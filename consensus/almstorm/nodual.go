@@ -37,20 +37,13 @@ func NewNoDualSettings() *NoDualSettings { return &NoDualSettings{} }
 func (s *NoDualSettings) Validate() error {
 	var errs registry.FieldErrors
 	p := s.Params
-	check := func(name string, x *float64, ok func(float64) bool, want string) {
-		if x != nil && !ok(*x) {
-			errs.Add("params."+name, "must be %s, got %s", want, registry.Num(*x))
-		}
-	}
-	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
-	nonneg := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
-	check("tau", p.Tau, pos, "a finite number > 0")
-	check("rho", p.Rho, nonneg, "a finite number >= 0")
-	check("mu", p.Mu, nonneg, "a finite number >= 0")
-	check("beta", p.Beta, func(x float64) bool { return x > 0 && x <= 1 }, "in (0, 1]")
-	check("c_tau", p.CTau, pos, "a finite number > 0")
-	check("c_beta", p.CBeta, pos, "a finite number > 0")
-	check("scale", p.Scale, pos, "a finite number > 0")
+	errs.Check("params.tau", p.Tau, registry.Positive)
+	errs.Check("params.rho", p.Rho, registry.NonNegative)
+	errs.Check("params.mu", p.Mu, registry.NonNegative)
+	errs.Check("params.beta", p.Beta, registry.UnitInterval)
+	errs.Check("params.c_tau", p.CTau, registry.Positive)
+	errs.Check("params.c_beta", p.CBeta, registry.Positive)
+	errs.Check("params.scale", p.Scale, registry.Positive)
 	return errs.Err()
 }
 

@@ -66,6 +66,31 @@ func (es FieldErrors) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
+// Check adds "key: must be <Range.Want>, got <x>" when x is set (an
+// optional override) and outside r.
+func (es *FieldErrors) Check(key string, x *float64, r Range) {
+	if x != nil && !r.In(*x) {
+		es.Add(key, "must be %s, got %s", r.Want, Num(*x))
+	}
+}
+
+// Range is a set of allowed values for FieldErrors.Check: In tests a
+// value, Want names the set in messages.
+type Range struct {
+	In   func(float64) bool
+	Want string
+}
+
+// The ranges of most step sizes and weights.
+var (
+	// Positive is 0 < x < +Inf.
+	Positive = Range{func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }, "a finite number > 0"}
+	// NonNegative is 0 <= x < +Inf.
+	NonNegative = Range{func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }, "a finite number >= 0"}
+	// UnitInterval is 0 < x <= 1.
+	UnitInterval = Range{func(x float64) bool { return x > 0 && x <= 1 }, "in (0, 1]"}
+)
+
 // Add appends a FieldError at key with a formatted message.
 func (es *FieldErrors) Add(key, format string, args ...any) {
 	*es = append(*es, FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
