@@ -326,12 +326,7 @@ func (st *state) partial(d *Data, loss Loss, lo int, part []float64) int64 {
 		}
 		evals++
 		x := d.Row(k - lo)
-		y := d.Y[k-lo]
-		_, dv := loss.Eval(y * dot(x, st.theta))
-		w := dv * y
-		for j, v := range x {
-			part[j] += w * v
-		}
+		addLossGrad(loss, x, d.Y[k-lo], st.theta, part[:dim])
 		if st.p.SampledConstraint {
 			wz := d.Z[k-lo] - st.zbar
 			for j, v := range x {

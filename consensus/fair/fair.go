@@ -91,19 +91,9 @@ func (d *Data) Validate() error {
 // CovVector returns a = (1/n) sum_k (z_k - zbar) x_k, so that a^T theta is
 // the empirical covariance of z and theta^T x.
 func (d *Data) CovVector() []float64 {
-	n := d.Rows()
-	var zbar float64
-	for _, z := range d.Z {
-		zbar += z
-	}
-	zbar /= float64(n)
+	sum, n := d.zSum()
 	a := make([]float64, d.Dim)
-	for k := range n {
-		w := (d.Z[k] - zbar) / float64(n)
-		for j, v := range d.Row(k) {
-			a[j] += w * v
-		}
-	}
+	d.covPartial(sum/n, n, a)
 	return a
 }
 
@@ -176,28 +166,30 @@ func Objective(d *Data, loss Loss, theta []float64) float64 {
 // gradient of the loss averaged over rows (all examples when rows is nil).
 func Gradient(d *Data, loss Loss, theta []float64, rows []int, g []float64) {
 	clear(g)
-	add := func(k int) {
-		x := d.Row(k)
-		_, dv := loss.Eval(d.Y[k] * dot(x, theta))
-		w := dv * d.Y[k]
-		for j, v := range x {
-			g[j] += w * v
-		}
-	}
 	var m int
 	if rows == nil {
 		m = d.Rows()
 		for k := range m {
-			add(k)
+			addLossGrad(loss, d.Row(k), d.Y[k], theta, g)
 		}
 	} else {
 		m = len(rows)
 		for _, k := range rows {
-			add(k)
+			addLossGrad(loss, d.Row(k), d.Y[k], theta, g)
 		}
 	}
 	for j := range g {
 		g[j] /= float64(m)
+	}
+}
+
+// addLossGrad adds V'(y theta^T x) y x, the gradient of one example's
+// loss, to g.
+func addLossGrad(loss Loss, x []float64, y float64, theta, g []float64) {
+	_, dv := loss.Eval(y * dot(x, theta))
+	w := dv * y
+	for j, v := range x {
+		g[j] += w * v
 	}
 }
 
