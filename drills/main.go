@@ -349,6 +349,18 @@ func (e *errList) count(substr string) int {
 	return n
 }
 
+// publishAsOutsider connects to url as an outsider, publishes n messages made by mk
+// on subject, flushes and disconnects.
+func publishAsOutsider(url, subject string, n int, mk func(k int) []byte) error {
+	var errs errList
+	nc, err := connect(url, &errs)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	return publishN(nc, subject, n, mk)
+}
+
 // publishN publishes n messages made by mk on subject and flushes.
 func publishN(nc *nats.Conn, subject string, n int, mk func(k int) []byte) error {
 	for k := range n {
@@ -448,14 +460,8 @@ func forgedData(ctx context.Context, d *drill) row {
 	const n = 1000
 	var subject string
 	return d.attacked(ctx, nil, nil, func(url string, r *liveRun) (string, error) {
-		var errs errList
-		nc, err := connect(url, &errs)
-		if err != nil {
-			return "", err
-		}
-		defer nc.Close()
 		subject = node.SubjectAgent(r.id, 1)
-		err = publishN(nc, subject, n, func(k int) []byte { return junkMAC(dataFrame(1, 1000+k)) })
+		err := publishAsOutsider(url, subject, n, func(k int) []byte { return junkMAC(dataFrame(1, 1000+k)) })
 		return fmt.Sprintf("%d data frames x=±1e6 from agent 1, random MAC", n), err
 	}, func(s *coordinator.Summary) error { return refusedOn(subject, n)(s) })
 }
@@ -507,14 +513,8 @@ func replayed(ctx context.Context, d *drill) row {
 func farFuture(ctx context.Context, d *drill) row {
 	const n = 20000
 	return d.attacked(ctx, nil, nil, func(url string, r *liveRun) (string, error) {
-		var errs errList
-		nc, err := connect(url, &errs)
-		if err != nil {
-			return "", err
-		}
-		defer nc.Close()
 		subject := node.SubjectAgent(r.id, 1)
-		err = publishN(nc, subject, n, func(k int) []byte {
+		err := publishAsOutsider(url, subject, n, func(k int) []byte {
 			return seal(r.key, 'a', r.id, dataFrame(1, runRounds-1-k%1000))
 		})
 		return fmt.Sprintf("%d authenticated frames of agent 1 for rounds %d..%d", n, runRounds-1000, runRounds-1), err
@@ -532,14 +532,8 @@ func forgedStop(ctx context.Context, d *drill) row {
 	const n = 20
 	var subject string
 	return d.attacked(ctx, nil, nil, func(url string, r *liveRun) (string, error) {
-		var errs errList
-		nc, err := connect(url, &errs)
-		if err != nil {
-			return "", err
-		}
-		defer nc.Close()
 		subject = node.SubjectControl(r.id)
-		err = publishN(nc, subject, n, func(int) []byte {
+		err := publishAsOutsider(url, subject, n, func(int) []byte {
 			return junkMAC(node.EncodeControl(node.Control{Kind: node.ControlStop, Reason: "forged"}))
 		})
 		return fmt.Sprintf(`%d {"kind":"stop"} controls, random MAC`, n), err
@@ -600,14 +594,8 @@ func junkFlood(ctx context.Context, d *drill) row {
 	const n = 100000
 	var subject string
 	return d.attacked(ctx, nil, nil, func(url string, r *liveRun) (string, error) {
-		var errs errList
-		nc, err := connect(url, &errs)
-		if err != nil {
-			return "", err
-		}
-		defer nc.Close()
 		subject = node.SubjectAgent(r.id, 2)
-		err = publishN(nc, subject, n, func(int) []byte { return randBytes(64) })
+		err := publishAsOutsider(url, subject, n, func(int) []byte { return randBytes(64) })
 		return fmt.Sprintf("%d messages of 64 random bytes on a.2", n), err
 	}, func(s *coordinator.Summary) error { return refusedOn(subject, n)(s) })
 }
