@@ -522,12 +522,17 @@ func (e *natsEndpoint) setRound(t, window int) {
 // not more than its window ahead of its round. Frames it refuses are
 // counted (EndpointStats.Ahead).
 func (e *natsEndpoint) admit(t int) bool {
-	w := e.window.Load()
-	if w < 0 || int64(t) <= e.round.Load()+w {
+	if e.wouldAdmit(t) {
 		return true
 	}
 	e.ahead.Add(1)
 	return false
+}
+
+// wouldAdmit is admit without the count.
+func (e *natsEndpoint) wouldAdmit(t int) bool {
+	w := e.window.Load()
+	return w < 0 || int64(t) <= e.round.Load()+w
 }
 
 // Publish implements Endpoint: one message on the agent's own subject,

@@ -166,8 +166,18 @@ func (b *busConn) malformed(subject string, err error) {
 
 // onAgentFrame delivers a frame published on consim.<run>.a.<id> to the
 // local agents it names, after checking its MAC and that its sender is
-// id.
+// id. A frame none of whose local destinations would admit (its round is
+// beyond their window, see natsEndpoint.admit) is dropped and counted as
+// ahead before its MAC is computed: the header alone decides that drop,
+// so a flood of far-future frames, authentic or not, costs a header read
+// per frame rather than a MAC.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
+	eps := *b.eps.Load()
+	if len(m.Data) > MACLen {
+		if h, err := decodeAddress(m.Data[:len(m.Data)-MACLen]); err == nil && !b.anyAdmits(eps, m.Data, h) {
+			return
+		}
+	}
 	frame, ok := b.t.mac.open(macAgent, m.Data)
 	if !ok {
 		b.refuse(m.Subject)
@@ -184,7 +194,6 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 		b.malformed(m.Subject, err)
 		return
 	}
-	eps := *b.eps.Load()
 	wake := urgent(h.Kind)
 	if h.NTo == 0 {
 		for _, e := range eps {
@@ -199,6 +208,50 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 			eps[to].inbox.push(frame, wake)
 		}
 	}
+}
+
+// anyAdmits reports whether some local destination of the frame with
+// header h (read from msg, whose MAC is not checked yet) would admit its
+// round. When none would, each local destination counts the frame as
+// ahead, as it would have after the MAC.
+func (b *busConn) anyAdmits(eps []*natsEndpoint, msg []byte, h Header) bool {
+	local := 0
+	if h.NTo == 0 {
+		for _, e := range eps {
+			if e != nil {
+				if e.wouldAdmit(h.Round) {
+					return true
+				}
+				local++
+			}
+		}
+	} else {
+		for k := range h.NTo {
+			if to := FrameTo(msg, h, k); to >= 0 && to < len(eps) && eps[to] != nil {
+				if eps[to].wouldAdmit(h.Round) {
+					return true
+				}
+				local++
+			}
+		}
+	}
+	if local == 0 {
+		return true // no local destination: the MAC decides what to count
+	}
+	if h.NTo == 0 {
+		for _, e := range eps {
+			if e != nil {
+				e.ahead.Add(1)
+			}
+		}
+		return false
+	}
+	for k := range h.NTo {
+		if to := FrameTo(msg, h, k); to >= 0 && to < len(eps) && eps[to] != nil {
+			eps[to].ahead.Add(1)
+		}
+	}
+	return false
 }
 
 // subjectIs reports whether subject[prefix:] is the decimal id, without
