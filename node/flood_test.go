@@ -123,6 +123,10 @@ func TestFloodOfFarFutureFrames(t *testing.T) {
 // flood costs the agents.
 const floodChildEnv = "CONSIM_FLOOD_CHILD"
 
+// floodUsersEnv, in the child's environment, gives its server users (see
+// floodChild).
+const floodUsersEnv = "CONSIM_FLOOD_USERS"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(floodChildEnv) != "" {
 		os.Exit(floodChild(os.Stdin, os.Stdout))
@@ -131,11 +135,26 @@ func TestMain(m *testing.M) {
 }
 
 // floodChild serves a NATS server on loopback, prints its URL, then for
-// each line "flood RUN KEYHEX N ROUND" publishes N data frames of agent 1
-// for round ROUND to agent 0, sealed with the key (an insider), and
+// each line "flood RUN KEYHEX N ROUND RATE" publishes N data frames of
+// agent 1 for round ROUND to agent 0, sealed with the key (an insider),
+// RATE frames a second (0: as fast as the connection takes them), and
 // prints "done"; it ends at end of input.
+//
+// With floodUsersEnv set to a password, the server admits only the user
+// "agents" (that password; every subject) and the user "tenant" (the
+// same password; publishes only on tenant.>), and the flooder connects
+// as the tenant: another user of a shared server, without the run's
+// permissions.
 func floodChild(in io.Reader, out io.Writer) int {
-	srv, err := StartNATSServer(NATSServerOptions{Port: -1})
+	opts := NATSServerOptions{Port: -1}
+	tenant := os.Getenv(floodUsersEnv)
+	if tenant != "" {
+		opts.Users = []NATSUser{
+			{Name: "agents", Password: tenant},
+			{Name: "tenant", Password: tenant, Publish: []string{"tenant.>"}, Subscribe: []string{"tenant.>"}},
+		}
+	}
+	srv, err := StartNATSServer(opts)
 	if err != nil {
 		fmt.Fprintln(out, "error", err)
 		return 1
@@ -145,24 +164,39 @@ func floodChild(in io.Reader, out io.Writer) int {
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		var run, keyHex string
-		var n, round int
-		if _, err := fmt.Sscanf(sc.Text(), "flood %s %s %d %d", &run, &keyHex, &n, &round); err != nil {
+		var n, round, perSecond int
+		if _, err := fmt.Sscanf(sc.Text(), "flood %s %s %d %d %d", &run, &keyHex, &n, &round, &perSecond); err != nil {
 			fmt.Fprintln(out, "error", err)
 			return 1
 		}
 		key, _ := hex.DecodeString(keyHex)
-		nc, err := nats.Connect(srv.ClientURL())
+		var auth []nats.Option
+		if tenant != "" {
+			// Each refused publish costs the tenant an -ERR, not its
+			// connection; the errors are expected.
+			auth = append(auth, nats.UserInfo("tenant", tenant), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+		}
+		nc, err := nats.Connect(srv.ClientURL(), auth...)
 		if err != nil {
 			fmt.Fprintln(out, "error", err)
 			return 1
 		}
-		m := newMacer(key, run)
+		// The attacker seals one frame and publishes it n times, as
+		// fast as the connection takes it.
+		var msg []byte
 		frame, _ := AppendFrameTo(nil, FrameData, 1, []int{0}, round, 0, make([]float64, 10))
+		_ = newMacer(key, run).seal(macAgent, frame, func(m []byte) error { msg = append(msg, m...); return nil })
 		subject := SubjectAgent(run, 1)
-		for range n {
-			if err := m.seal(macAgent, frame, func(msg []byte) error { return nc.Publish(subject, msg) }); err != nil {
+		start := time.Now()
+		for k := range n {
+			if err := nc.Publish(subject, msg); err != nil {
 				fmt.Fprintln(out, "error", err)
 				return 1
+			}
+			if perSecond > 0 && k%1000 == 999 {
+				if ahead := time.Duration(float64(k+1)/float64(perSecond)*float64(time.Second)) - time.Since(start); ahead > 0 {
+					time.Sleep(ahead)
+				}
 			}
 		}
 		err = nc.FlushTimeout(time.Minute)
@@ -178,13 +212,22 @@ func floodChild(in io.Reader, out io.Writer) int {
 
 // BenchmarkFlood floods agent 0 of a live run of 8 null agents (ring,
 // dimension 10, over TCP to a server in another process) with 3,000,000
-// data frames for a far-future round, sealed with the run key (an
-// insider: the worst case, frames without the key are refused before any
-// work on them). It reports the agents' process heap growth during the
-// flood over the heap just before it (MB_grown; the target is < 50) and
-// the round rate during the flood over the rate just before it
-// (rate_ratio; the target is > 0.5), both within one run. Run it with
-// -benchtime=1x; FLOOD_FRAMES overrides the number of frames.
+// data frames for a far-future round. It reports the agents' process heap
+// growth during the flood over the heap just before it (MB_grown; the
+// target is < 50) and the round rate during the flood over the rate just
+// before it (rate_ratio; the target is > 0.5), both within one run. Run
+// it with -benchtime=1x; FLOOD_FRAMES overrides the number of frames and
+// FLOOD_RATE paces them (frames a second; default 0, as fast as the
+// flooder's connection takes them).
+//
+//   - insider-open-server: the server admits anyone and the frames are
+//     sealed with the run key (an insider: the worst case for the agents,
+//     frames without the key cost them no more). Every frame reaches the
+//     agents' process, which drops it on its header.
+//   - tenant-permissions: the server admits only its users, as a server
+//     consim starts or one configured with the run's permissions does; the
+//     flooder is another user of the server, whose publishes on the run's
+//     subjects the server refuses.
 func BenchmarkFlood(b *testing.B) {
 	frames := 3_000_000
 	if s := os.Getenv("FLOOD_FRAMES"); s != "" {
@@ -192,23 +235,58 @@ func BenchmarkFlood(b *testing.B) {
 			b.Fatalf("FLOOD_FRAMES=%q: %v", s, err)
 		}
 	}
-	for range b.N {
-		grown, ratio, rate0, rate := floodOnce(b, frames)
-		b.ReportMetric(grown, "MB_grown")
-		b.ReportMetric(ratio, "rate_ratio")
-		b.ReportMetric(rate0, "rounds/s_before")
-		b.ReportMetric(rate, "rounds/s_flooded")
+	perSecond := 0
+	if s := os.Getenv("FLOOD_RATE"); s != "" {
+		if _, err := fmt.Sscan(s, &perSecond); err != nil || perSecond < 0 {
+			b.Fatalf("FLOOD_RATE=%q: want frames a second, 0 for as fast as possible", s)
+		}
+	}
+	for _, mode := range []struct {
+		name    string
+		permits bool
+	}{{"insider-open-server", false}, {"tenant-permissions", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for range b.N {
+				grown, ratio, rate0, rate := floodOnce(b, frames, perSecond, mode.permits)
+				b.ReportMetric(grown, "MB_grown")
+				b.ReportMetric(ratio, "rate_ratio")
+				b.ReportMetric(rate0, "rounds/s_before")
+				b.ReportMetric(rate, "rounds/s_flooded")
+			}
+		})
 	}
 }
 
 // floodOnce runs one flooded run; see BenchmarkFlood.
-func floodOnce(b *testing.B, frames int) (grownMB, ratio, rate0, rate float64) {
+func floodOnce(b *testing.B, frames, perSecond int, permissions bool) (grownMB, ratio, rate0, rate float64) {
+	var password string
+	if permissions {
+		pw, err := newPassword()
+		if err != nil {
+			b.Fatal(err)
+		}
+		password = pw
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
 	}
-	child := exec.Command(exe, "-test.run=^$")
-	child.Env = append(os.Environ(), floodChildEnv+"=1")
+	// With two CPUs or more and taskset present, the server and flooder
+	// get the last CPU and the agents the others, as if they ran on
+	// another host; FLOOD_PIN=0 shares every CPU between them.
+	var child *exec.Cmd
+	pinned := false
+	if taskset, err := exec.LookPath("taskset"); err == nil && runtime.NumCPU() >= 2 && os.Getenv("FLOOD_PIN") != "0" {
+		last := runtime.NumCPU() - 1
+		if out, err := exec.Command(taskset, "-a", "-p", "-c", fmt.Sprintf("0-%d", last-1), fmt.Sprint(os.Getpid())).CombinedOutput(); err != nil {
+			b.Fatalf("taskset: %v: %s", err, out)
+		}
+		defer func() { _ = exec.Command(taskset, "-a", "-p", "-c", fmt.Sprintf("0-%d", last), fmt.Sprint(os.Getpid())).Run() }()
+		child = exec.Command(taskset, "-c", fmt.Sprint(last), exe, "-test.run=^$")
+		pinned = true
+	} else {
+		child = exec.Command(exe, "-test.run=^$")
+	}
 	stdin, err := child.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -217,6 +295,7 @@ func floodOnce(b *testing.B, frames int) (grownMB, ratio, rate0, rate float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	child.Env = append(os.Environ(), floodChildEnv+"=1", floodUsersEnv+"="+password)
 	child.Stderr = os.Stderr
 	if err := child.Start(); err != nil {
 		b.Fatal(err)
@@ -233,7 +312,11 @@ func floodOnce(b *testing.B, frames int) (grownMB, ratio, rate0, rate float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr, err := NewNATSTransport(NATSOptions{RunID: "flood", URL: url, Key: key})
+	opts := NATSOptions{RunID: "flood", URL: url, Key: key}
+	if permissions {
+		opts.User, opts.Password = "agents", password
+	}
+	tr, err := NewNATSTransport(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -303,7 +386,7 @@ func floodOnce(b *testing.B, frames int) (grownMB, ratio, rate0, rate float64) {
 		}
 	}()
 	r0, t0 := latest.Load(), time.Now()
-	fmt.Fprintf(stdin, "flood flood %x %d %d\n", key, frames, rounds-1)
+	fmt.Fprintf(stdin, "flood flood %x %d %d %d\n", key, frames, rounds-1, perSecond)
 	if !lines.Scan() || lines.Text() != "done" {
 		b.Fatalf("flood child: %q", lines.Text())
 	}
@@ -324,6 +407,7 @@ func floodOnce(b *testing.B, frames int) (grownMB, ratio, rate0, rate float64) {
 		grownMB = float64(p-base) / (1 << 20)
 	}
 	tr0 := final.Traffic
+	b.Logf("CPUs pinned (agents | server and flooder): %v", pinned)
 	b.Logf("%d frames in %v: %.0f rounds/s before, %.0f during (ratio %.2f); heap %.1f MB before, +%.1f MB at the peak; agent 0 dropped %d ahead, %d at a full queue, %d slow-consumer events",
 		frames, flood.Round(time.Millisecond), rate0, rate, rate/rate0, float64(base)/(1<<20), grownMB, tr0.Ahead, tr0.InboxOverflow, tr0.SlowConsumer)
 	return grownMB, rate / rate0, rate0, rate
