@@ -4,7 +4,11 @@
 //
 // A run bundle is a directory with summary.json and metrics.jsonl (see
 // coordinator); a sweep directory holds sweep.csv and runs/<run-id>/
-// bundles. Report detects which of the two a directory is and writes
+// bundles. The bundle of a run that was killed before it ended has
+// scenario.yaml and metric lines but no summary.json: it is read as an
+// incomplete run from its complete lines (a line cut short at the end is
+// skipped and counted), and its report says the run did not finish and
+// leaves what only the summary holds unknown. Report detects which of the two a directory is and writes
 // plots/ and report.md into it; nothing else in the directory is touched,
 // and a second Report overwrites the first one's files.
 //

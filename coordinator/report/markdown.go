@@ -45,13 +45,19 @@ func SweepMarkdown(keys []string, aggs []PointAgg) string {
 	return b.String()
 }
 
-// RunMarkdown renders the summary table of one run.
+// RunMarkdown renders the summary table of one run. For an incomplete
+// run (see Run.Incomplete) it starts with a line saying the run did not
+// finish, gives the values of the last recorded row as the last recorded
+// ones, and writes "unknown (run did not finish)" for what only
+// summary.json holds.
 func RunMarkdown(r *Run, st RunStats) string {
+	if r.Incomplete {
+		return incompleteMarkdown(r, st)
+	}
 	s := r.Summary
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Run %s\n\n", s.RunID)
-	fmt.Fprintf(&b, "| quantity | value |\n| --- | --- |\n")
-	rows := [][2]string{
+	writeTable(&b, [][2]string{
 		{"status", s.Status + reason(s.Reason)},
 		{"stop cause", s.StopCause},
 		{"agents", fmt.Sprint(s.Agents)},
@@ -66,11 +72,53 @@ func RunMarkdown(r *Run, st RunStats) string {
 		{"messages", fmt.Sprint(s.Traffic.MsgsSent)},
 		{"bytes", fmt.Sprint(s.Traffic.BytesSent)},
 		{"dropouts", fmt.Sprint(s.Traffic.Dropouts)},
-	}
-	for _, row := range rows {
-		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
-	}
+	})
 	return b.String()
+}
+
+// incompleteMarkdown is RunMarkdown of a run that did not finish: what
+// its rows say, and unknown for the rest.
+func incompleteMarkdown(r *Run, st RunStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Run %s (did not finish)\n\n", r.ID())
+	fmt.Fprintf(&b, "**Incomplete run bundle: %s.** The measured values below come from the recorded rows.\n\n", r.IncompleteNote())
+	rounds := unknownUnfinished + "; no round recorded"
+	wall := unknownUnfinished
+	msgs, bytes := unknownUnfinished, unknownUnfinished
+	if len(r.Rows) > 0 {
+		last := r.Rows[len(r.Rows)-1]
+		rounds = fmt.Sprintf("%s; last round recorded %d", unknownUnfinished, last.Round)
+		wall = fmt.Sprintf("%s; %.3f at the last recorded round", unknownUnfinished, last.Elapsed.Seconds())
+		if r.HasMsgs {
+			msgs = fmt.Sprintf("%s; %d through the last recorded round", unknownUnfinished, last.Msgs)
+			bytes = fmt.Sprintf("%s; %d through the last recorded round", unknownUnfinished, last.Bytes)
+		}
+	}
+	writeTable(&b, [][2]string{
+		{"status", unknownUnfinished},
+		{"stop cause", unknownUnfinished},
+		{"agents", unknownUnfinished},
+		{"rounds", rounds},
+		{"wall s", wall},
+		{"last recorded consensus error", num(st.FinalConsensusErr, "%.4e")},
+		{"tolerance", num(st.Tolerance, "%.3e")},
+		{"rounds to tolerance", num(st.RoundsToTol, "%.0f")},
+		{"consensus rate per round", num(st.Rate, "%.6f")},
+		{"last recorded optimality gap", num(st.FinalOptGap, "%.4e")},
+		{"last recorded feasibility", num(st.FinalFeasibility, "%.4e")},
+		{"messages", msgs},
+		{"bytes", bytes},
+		{"dropouts", unknownUnfinished},
+	})
+	return b.String()
+}
+
+// writeTable writes a two-column quantity | value table.
+func writeTable(b *strings.Builder, rows [][2]string) {
+	b.WriteString("| quantity | value |\n| --- | --- |\n")
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s | %s |\n", row[0], row[1])
+	}
 }
 
 func reason(r string) string {

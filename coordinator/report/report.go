@@ -50,26 +50,35 @@ func WriteSweep(dir string, t *SweepTable) ([]string, error) {
 // Report draws the plots of the run bundle or sweep directory dir into
 // dir/plots/ and writes dir/report.md, replacing the files an earlier
 // Report wrote there; it writes nothing else. tol applies to a run
-// bundle; a sweep's rows carry their own. It returns the paths written.
+// bundle; a sweep's rows carry their own. The bundle of a run that did
+// not finish (see Detect) is reported from its complete metrics lines,
+// with report.md saying so at the top (see WriteRunReport). It returns
+// the paths written.
 func Report(dir string, tol Tolerance) ([]string, error) {
 	kind, err := Detect(dir)
 	if err != nil {
 		return nil, err
 	}
 	switch kind {
-	case KindRun:
-		return reportRun(dir, tol)
+	case KindRun, KindIncompleteRun:
+		r, err := ReadRun(dir)
+		if err != nil {
+			return nil, err
+		}
+		return WriteRunReport(r, tol)
 	case KindSweep:
 		return reportSweep(dir)
 	}
-	return nil, fmt.Errorf("%s is neither a run bundle (no summary.json) nor a sweep directory (no sweep.csv)", dir)
+	return nil, NotResultsDir(dir)
 }
 
-func reportRun(dir string, tol Tolerance) ([]string, error) {
-	r, err := ReadRun(dir)
-	if err != nil {
-		return nil, err
-	}
+// WriteRunReport draws the plots of r into r.Dir/plots/ and writes
+// r.Dir/report.md, as Report does for a run bundle. The report.md of an
+// incomplete run starts with a line saying the run did not finish (see
+// Run.IncompleteNote) and gives "unknown (run did not finish)" for what
+// only summary.json holds. It returns the paths written.
+func WriteRunReport(r *Run, tol Tolerance) ([]string, error) {
+	dir := r.Dir
 	st := StatsOf(r, tol.Abs, tol.Rel)
 	paths, err := plotInto(dir, func(plots string) ([]string, error) { return PlotRun(r, st, plots) })
 	if err != nil {

@@ -67,7 +67,11 @@ func plotRunAgainst(r *Run, st RunStats, dir string, ax runAxis) ([]string, erro
 		first, last := ax.x(&r.Rows[0]), ax.x(&r.Rows[len(r.Rows)-1])
 		ss = append(ss, series{name: "tolerance " + tickLabel(st.Tolerance), xys: plotter.XYs{{X: first, Y: st.Tolerance}, {X: last, Y: st.Tolerance}}, dashed: true})
 	}
-	title := "consensus error (1/N) sum_i ||x_i - xbar||^2 from round 0 — " + r.Summary.RunID
+	id := r.ID()
+	if r.Incomplete {
+		id += " (did not finish)"
+	}
+	title := "consensus error (1/N) sum_i ||x_i - xbar||^2 from round 0 — " + id
 	if len(r.Rows) > 0 && r.Rows[0].ConsensusErr == 0 {
 		title += " (0 at the first row: off the log axis)"
 	}
@@ -81,7 +85,7 @@ func plotRunAgainst(r *Run, st RunStats, dir string, ax runAxis) ([]string, erro
 	if err != nil {
 		return paths, err
 	}
-	p, err = linePlot("optimality gap and feasibility — "+r.Summary.RunID, ax.label, "gap [f], feasibility [x]", true, []series{
+	p, err = linePlot("optimality gap and feasibility — "+id, ax.label, "gap [f], feasibility [x]", true, []series{
 		{name: "optimality gap f(xbar) - f*", xys: gap},
 		{name: "feasibility ||E[A] x||", xys: feas},
 	})

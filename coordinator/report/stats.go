@@ -34,7 +34,9 @@ type RunStats struct {
 
 // StatsOf measures a run: its tolerance is absTol when > 0, else relTol
 // times the consensus error of the row counting starts from (round 0, or
-// the peak after a zero start; see RunStats.RoundsToTol).
+// the peak after a zero start; see RunStats.RoundsToTol). For an
+// incomplete run (no summary.json) Status is empty and the traffic totals
+// and wall time, which only the summary holds, are NaN.
 func StatsOf(r *Run, absTol, relTol float64) RunStats {
 	s := r.Summary
 	st := RunStats{
@@ -48,6 +50,9 @@ func StatsOf(r *Run, absTol, relTol float64) RunStats {
 		Bytes:             float64(s.Traffic.BytesSent),
 		Dropouts:          float64(s.Traffic.Dropouts),
 		WallSeconds:       s.WallSeconds,
+	}
+	if r.Incomplete {
+		st.Msgs, st.Bytes, st.Dropouts, st.WallSeconds = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
 	rounds, errs := consensusSeries(r)
 	// The tolerance, the rounds to it and the decay window are counted
