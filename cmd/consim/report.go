@@ -20,7 +20,8 @@ import (
 // For a run bundle, "rounds to tolerance" counts up to --tolerance, else
 // the metrics.tolerance of the bundle's scenario.yaml, else
 // scenarios.DefaultSweepRelTolerance times the first measured consensus
-// error. A sweep's rows already carry their tolerance.
+// error. A sweep's rows already carry their tolerance. The bundle of a run
+// that did not finish is reported too, with a warning (see writeReport).
 func (a *app) reportCmd() *cobra.Command {
 	var abs float64
 	cmd := &cobra.Command{
@@ -31,7 +32,13 @@ summary.json) or a sweep directory (with sweep.csv) into RESULTS_DIR/plots/
 and writes RESULTS_DIR/report.md. It writes nothing else; running it
 again replaces its own earlier plots and report.md. For a run bundle,
 "rounds to tolerance" counts up to --tolerance, else the bundle's
-metrics.tolerance, else 1e-3 of the first measured consensus error.`,
+metrics.tolerance, else 1e-3 of the first measured consensus error.
+
+The bundle of a run that did not finish (killed or crashed: scenario.yaml
+and metrics.jsonl or metrics.csv but no summary.json) is reported from its
+complete metrics lines; report.md says at the top that the run did not
+finish, gives "unknown (run did not finish)" for the status, stop cause,
+wall time and traffic totals, and a warning goes to stderr.`,
 		Example: `  consim report results/quickstart-20250101T120000-ab12
   consim report results/dropout-sweep-20250101T120000-cd34 --tolerance 1e-6`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -53,30 +60,44 @@ metrics.tolerance, else 1e-3 of the first measured consensus error.`,
 		if abs < 0 {
 			return usagef("--tolerance %g: want a number >= 0", abs)
 		}
-		return writeReport(args[0], abs, a.stdout)
+		return writeReport(args[0], abs, a.stdout, a.stderr)
 	})
 	return cmd
 }
 
 // writeReport writes the plots and report.md of the run bundle or sweep
 // directory dir, with the absolute tolerance abs (0: the default), and
-// prints each path written.
-func writeReport(dir string, abs float64, stdout io.Writer) error {
+// prints each path written to stdout. The bundle of a run that did not
+// finish (no summary.json) is reported from its complete metrics lines,
+// with a warning on stderr saying so.
+func writeReport(dir string, abs float64, stdout, stderr io.Writer) error {
 	kind, err := report.Detect(dir)
 	if err != nil {
 		return usageError{err}
 	}
-	if kind == report.KindUnknown {
-		return usagef("%s is neither a run bundle (summary.json) nor a sweep directory (sweep.csv)", dir)
-	}
 	tol := report.Tolerance{Abs: abs, Rel: scenarios.DefaultSweepRelTolerance}
-	if kind == report.KindRun && tol.Abs == 0 {
-		// The tolerance the run was given, when its scenario can be read.
-		if s, err := scenarios.Load(filepath.Join(dir, coordinator.ScenarioFile)); err == nil {
-			tol.Abs = s.Metrics.Tolerance
+	var paths []string
+	switch kind {
+	case report.KindUnknown:
+		return usageError{report.NotResultsDir(dir)}
+	case report.KindSweep:
+		paths, err = report.Report(dir, tol)
+	default:
+		if tol.Abs == 0 {
+			// The tolerance the run was given, when its scenario can be read.
+			if s, err := scenarios.Load(filepath.Join(dir, coordinator.ScenarioFile)); err == nil {
+				tol.Abs = s.Metrics.Tolerance
+			}
 		}
+		r, rerr := report.ReadRun(dir)
+		if rerr != nil {
+			return usageError{rerr}
+		}
+		if r.Incomplete {
+			fmt.Fprintf(stderr, "consim report: warning: %s is an incomplete run bundle: %s\n", dir, r.IncompleteNote())
+		}
+		paths, err = report.WriteRunReport(r, tol)
 	}
-	paths, err := report.Report(dir, tol)
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
