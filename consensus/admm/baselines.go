@@ -180,8 +180,7 @@ func (m *ComSVRG2) Epoch(rng *rand.Rand) {
 	eta, batch := m.prm.Eta, m.prm.Batch
 	s := m.est
 
-	copy(s.X, m.x)
-	m.c.InnerMean(s.X, s.G)
+	s.SnapshotInner(m.x)
 	m.snapshotJacobian(s.X)
 	m.c.OuterGradMean(s.G, m.r3)
 	m.jacT(m.r3, s.Grad)

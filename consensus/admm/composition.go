@@ -45,15 +45,62 @@ type IdentityStackedJacobian interface {
 	InnerJacobianTail(j int, x, dst []float64)
 }
 
+// StackedInner is implemented by compositions whose inner functions are
+// the point itself with further rows below it,
+//
+//	g_j(x) = [ x ; h_j(x) ],   h_j : R^d -> R^(r-d),
+//
+// (r >= d). The counter and the estimator use this structure to skip
+// copying x into every g_j(x) and to evaluate several h_j at once; the
+// values are the ones Inner writes, bit for bit.
+type StackedInner interface {
+	// InnerTails writes h_j(x) for j = js[0], js[1], ..., r - d values
+	// each, one after the other into dst (length len(js)(r - d)). Each
+	// value must equal, bit for bit, the one Inner(j, x, .) writes below
+	// x.
+	InnerTails(x []float64, js []int, dst []float64)
+}
+
+// InnerJacTSummer is implemented by compositions that add up the
+// transposed Jacobian products of all inner components in one pass, faster
+// than m calls of InnerJacT.
+type InnerJacTSummer interface {
+	// InnerJacTSum writes sum_j (dg_j(x))^T u into dst: every entry is
+	// 0 + t_0 + t_1 + ... + t_{m-1}, added left to right, with t_j the
+	// entry InnerJacT(j, x, u, .) writes, so that it equals bit for bit
+	// the sum of m InnerJacT calls.
+	InnerJacTSum(x, u, dst []float64)
+}
+
+// OuterGradSummer is implemented by compositions that add up the outer
+// gradients of all components in one pass, faster than n calls of
+// OuterGrad.
+type OuterGradSummer interface {
+	// OuterGradSum writes sum_i grad f_i(y) into dst: every entry is
+	// 0 + t_0 + t_1 + ... + t_{n-1}, added left to right, with t_i the
+	// entry OuterGrad(i, y, .) writes, so that it equals bit for bit the
+	// sum of n OuterGrad calls.
+	OuterGradSum(y, dst []float64)
+}
+
 // OracleCounter routes queries to a Composition and counts them the way the
 // paper does: every call of Inner, InnerJacT, InnerJacobian or OuterGrad is
 // one query. Outer (function values of f_i) is never queried by the methods;
-// objective values for the plots are computed outside the counter.
+// objective values for the plots are computed outside the counter. A
+// method that reuses a value it has already computed at the same point
+// (the Estimator's g_j(x~)) still charges the query the algorithm makes,
+// so the counts are the algorithm's, not the implementation's.
 type OracleCounter struct {
 	P Composition
 	// G counts values g_j(x), DG Jacobian queries dg_j(x) and DF gradients
 	// grad f_i(y).
 	G, DG, DF int64
+
+	// tails is InnerMean's scratch for the h_j(x) of a StackedInner P,
+	// allocated on first use.
+	tails []float64
+	// all is 0, 1, ..., m-1, the indices InnerMean passes to InnerTails.
+	all []int
 }
 
 // NewOracleCounter returns a counter at zero for p.
@@ -103,9 +150,18 @@ func (c *OracleCounter) OuterGrad(i int, y, dst []float64) {
 	c.P.OuterGrad(i, y, dst)
 }
 
-// InnerMean writes g(x) = (1/m) sum_j g_j(x) into dst (m queries).
+// InnerMean writes g(x) = (1/m) sum_j g_j(x) into dst (m queries). For a
+// StackedInner composition it sums the structured values (innerMeanStacked),
+// which gives the same bits.
 func (c *OracleCounter) InnerMean(x, dst []float64) {
 	d := c.P.Dims()
+	if s, ok := c.P.(StackedInner); ok && d.R >= d.D {
+		if len(c.tails) != d.M*(d.R-d.D) {
+			c.tails = make([]float64, d.M*(d.R-d.D))
+		}
+		c.innerMeanStacked(s, x, dst, c.tails)
+		return
+	}
 	tmp := make([]float64, d.R)
 	clear(dst)
 	for j := range d.M {
@@ -115,9 +171,71 @@ func (c *OracleCounter) InnerMean(x, dst []float64) {
 	scale(dst, 1/float64(d.M))
 }
 
+// innerMeanStacked writes g(x) = (1/m) sum_j [x; h_j(x)] into dst and
+// the h_j(x) of every j, in order, into tails (length m(r - d)): m
+// queries. Every entry of dst is the sum InnerMean forms, 0 + v_0 + v_1 +
+// ... + v_{m-1} in the order of j, times 1/m, so the result is the same
+// bits; the head entries add m copies of x[k] without copying x, and the
+// tails come from InnerTails.
+func (c *OracleCounter) innerMeanStacked(s StackedInner, x, dst, tails []float64) {
+	d := c.P.Dims()
+	c.G += int64(d.M)
+	if len(c.all) != d.M {
+		c.all = make([]int, d.M)
+		for j := range c.all {
+			c.all[j] = j
+		}
+	}
+	s.InnerTails(x, c.all, tails)
+	repeatSum(dst[:d.D], x, d.M)
+	rt := dst[d.D:d.R]
+	clear(rt)
+	if len(rt) > 0 {
+		for j := range d.M {
+			axpy(rt, 1, tails[j*len(rt):(j+1)*len(rt)])
+		}
+	}
+	scale(dst[:d.R], 1/float64(d.M))
+}
+
+// repeatSum sets dst[k] = 0 + x[k] + x[k] + ... (m terms, added left to
+// right) for every k: the sum of m copies of x formed as axpy(dst, 1, x)
+// m times from dst = 0 forms it, four entries at a time to overlap the
+// additions of independent entries.
+func repeatSum(dst, x []float64, m int) {
+	dst = dst[:len(x)]
+	k := 0
+	for ; k+4 <= len(x); k += 4 {
+		x0, x1, x2, x3 := x[k], x[k+1], x[k+2], x[k+3]
+		var s0, s1, s2, s3 float64
+		for range m {
+			s0 += x0
+			s1 += x1
+			s2 += x2
+			s3 += x3
+		}
+		dst[k], dst[k+1], dst[k+2], dst[k+3] = s0, s1, s2, s3
+	}
+	for ; k < len(x); k++ {
+		var s float64
+		for range m {
+			s += x[k]
+		}
+		dst[k] = s
+	}
+}
+
 // OuterGradMean writes u = (1/n) sum_i grad f_i(y) into dst (n queries).
+// For an OuterGradSummer composition the sum is OuterGradSum's, the same
+// bits.
 func (c *OracleCounter) OuterGradMean(y, dst []float64) {
 	d := c.P.Dims()
+	if s, ok := c.P.(OuterGradSummer); ok {
+		c.DF += int64(d.N)
+		s.OuterGradSum(y, dst)
+		scale(dst, 1/float64(d.N))
+		return
+	}
 	tmp := make([]float64, d.R)
 	clear(dst)
 	for i := range d.N {
@@ -128,9 +246,16 @@ func (c *OracleCounter) OuterGradMean(y, dst []float64) {
 }
 
 // JacTMean writes (dg(x))^T u = (1/m) sum_j (dg_j(x))^T u into dst
-// (m queries).
+// (m queries). For an InnerJacTSummer composition the sum is
+// InnerJacTSum's, the same bits.
 func (c *OracleCounter) JacTMean(x, u, dst []float64) {
 	d := c.P.Dims()
+	if s, ok := c.P.(InnerJacTSummer); ok {
+		c.DG += int64(d.M)
+		s.InnerJacTSum(x, u, dst)
+		scale(dst, 1/float64(d.M))
+		return
+	}
 	tmp := make([]float64, d.D)
 	clear(dst)
 	for j := range d.M {

@@ -27,6 +27,7 @@ type Portfolio struct {
 	rets [][]float64 // r_i, rows of the n x N reward matrix
 	mean []float64   // rbar
 	cov  *mat.SymDense
+	all  []int // 0, 1, ..., n-1: every row, for rowDots
 }
 
 // NewPortfolio builds the problem from the n x N reward matrix (row i is
@@ -39,8 +40,9 @@ func NewPortfolio(returns mat.Matrix) (*Portfolio, error) {
 	if n < 2 || assets < 1 {
 		return nil, fmt.Errorf("admm: reward matrix is %d x %d, need at least 2 periods and 1 asset", n, assets)
 	}
-	p := &Portfolio{rets: make([][]float64, n), mean: make([]float64, assets)}
+	p := &Portfolio{rets: make([][]float64, n), mean: make([]float64, assets), all: make([]int, n)}
 	for i := range n {
+		p.all[i] = i
 		row := make([]float64, assets)
 		for k := range assets {
 			v := returns.At(i, k)
@@ -76,6 +78,36 @@ func (p *Portfolio) Inner(j int, x, dst []float64) {
 	dst[a] = dot(p.rets[j], x)
 }
 
+// InnerTails implements StackedInner: g_j(x) = [x; <r_j, x>], so it
+// writes <r_j, x> for j = js[0], js[1], ... into dst[0], dst[1], ....
+func (p *Portfolio) InnerTails(x []float64, js []int, dst []float64) {
+	rowDots(p.rets, x, js, dst[:len(js)])
+}
+
+// rowDots sets dst[b] = dot(rows[js[b]], x) for every b. It forms four
+// of the sums in one pass over x, each added in the order dot adds it, so
+// every value is dot's, bit for bit; the four independent sums overlap
+// where one dot waits for each addition in turn.
+func rowDots(rows [][]float64, x []float64, js []int, dst []float64) {
+	dst = dst[:len(js)]
+	b := 0
+	for ; b+4 <= len(js); b += 4 {
+		r0, r1, r2, r3 := rows[js[b]], rows[js[b+1]], rows[js[b+2]], rows[js[b+3]]
+		r0, r1, r2, r3 = r0[:len(x)], r1[:len(x)], r2[:len(x)], r3[:len(x)]
+		var s0, s1, s2, s3 float64
+		for k, v := range x {
+			s0 += float64(r0[k] * v)
+			s1 += float64(r1[k] * v)
+			s2 += float64(r2[k] * v)
+			s3 += float64(r3[k] * v)
+		}
+		dst[b], dst[b+1], dst[b+2], dst[b+3] = s0, s1, s2, s3
+	}
+	for ; b < len(js); b++ {
+		dst[b] = dot(rows[js[b]], x)
+	}
+}
+
 // InnerJacT writes (dg_j(x))^T u = u_x + u_last r_j into dst.
 func (p *Portfolio) InnerJacT(j int, x, u, dst []float64) {
 	a := len(x)
@@ -85,6 +117,58 @@ func (p *Portfolio) InnerJacT(j int, x, u, dst []float64) {
 	for k, rk := range rj {
 		dst[k] = u[k] + float64(last*rk)
 	}
+}
+
+// InnerJacTSum implements InnerJacTSummer: every entry is
+// 0 + (u[k] + u_last r_0[k]) + ... + (u[k] + u_last r_{m-1}[k]), added
+// left to right with each term rounded as InnerJacT rounds it, four rows
+// to a pass over dst.
+func (p *Portfolio) InnerJacTSum(x, u, dst []float64) {
+	a := len(x)
+	last := u[a]
+	u, dst = u[:a], dst[:a]
+	clear(dst)
+	j := 0
+	for ; j+4 <= len(p.rets); j += 4 {
+		r0, r1, r2, r3 := p.rets[j][:a], p.rets[j+1][:a], p.rets[j+2][:a], p.rets[j+3][:a]
+		for k, uk := range u {
+			dst[k] = dst[k] + float64(uk+float64(last*r0[k])) + float64(uk+float64(last*r1[k])) +
+				float64(uk+float64(last*r2[k])) + float64(uk+float64(last*r3[k]))
+		}
+	}
+	for ; j < len(p.rets); j++ {
+		rj := p.rets[j][:a]
+		for k, uk := range u {
+			dst[k] += float64(uk + float64(last*rj[k]))
+		}
+	}
+}
+
+// OuterGradSum implements OuterGradSummer: with c_i = <r_i, y_x> - y_last,
+// every entry is 0 + (2c_0 - 1) r_0[k] + ... + (2c_{n-1} - 1) r_{n-1}[k]
+// and the last 0 + (-2c_0) + ... + (-2c_{n-1}), added left to right with
+// each term rounded as OuterGrad rounds it; the inner products are
+// rowDots's, four at a time.
+func (p *Portfolio) OuterGradSum(y, dst []float64) {
+	a := len(p.mean)
+	n := len(p.rets)
+	cs := make([]float64, n)
+	rowDots(p.rets, y[:a], p.all, cs)
+	yl := y[a]
+	for i := range cs {
+		cs[i] -= yl
+	}
+	out := dst[:a]
+	clear(out)
+	var lastSum float64
+	for i, c := range cs {
+		f := 2*c - 1
+		for k, rk := range p.rets[i][:a] {
+			out[k] += float64(f * rk)
+		}
+		lastSum += -2 * c
+	}
+	dst[a] = lastSum
 }
 
 // InnerJacobian writes dg_j(x) = [I; r_j^T] ((N+1) x N, row-major) into dst.
