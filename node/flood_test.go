@@ -281,7 +281,9 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool) (grownMB, 
 		if out, err := exec.Command(taskset, "-a", "-p", "-c", fmt.Sprintf("0-%d", last-1), fmt.Sprint(os.Getpid())).CombinedOutput(); err != nil {
 			b.Fatalf("taskset: %v: %s", err, out)
 		}
-		defer func() { _ = exec.Command(taskset, "-a", "-p", "-c", fmt.Sprintf("0-%d", last), fmt.Sprint(os.Getpid())).Run() }()
+		defer func() {
+			_ = exec.Command(taskset, "-a", "-p", "-c", fmt.Sprintf("0-%d", last), fmt.Sprint(os.Getpid())).Run()
+		}()
 		child = exec.Command(taskset, "-c", fmt.Sprint(last), exe, "-test.run=^$")
 		pinned = true
 	} else {

@@ -43,6 +43,18 @@ import (
 // SubjectAgent returns the subject agent id publishes its frames on.
 func SubjectAgent(run string, id int) string { return "consim." + run + ".a." + strconv.Itoa(id) }
 
+// SubjectAgentTo returns the subject agent from publishes frames for
+// agent to on, in the per-destination layout (NATSOptions.PerDestination).
+func SubjectAgentTo(run string, from, to int) string {
+	return "consim." + run + ".a." + strconv.Itoa(from) + "." + strconv.Itoa(to)
+}
+
+// SubjectAgentAll returns the subject agent from publishes frames for every
+// agent on, in the per-destination layout.
+func SubjectAgentAll(run string, from int) string {
+	return "consim." + run + ".a." + strconv.Itoa(from) + ".all"
+}
+
 // SubjectAgents returns the wildcard of every agent's frames in run.
 func SubjectAgents(run string) string { return "consim." + run + ".a.>" }
 
@@ -160,6 +172,23 @@ type NATSOptions struct {
 	ReconnectBufSize int
 	// Logger receives connection events. Default: discard.
 	Logger hclog.Logger
+
+	// PerDestination selects the subject layout of the agents' frames.
+	// Default (false): a frame is published once on its sender's subject
+	// consim.<run>.a.<from>, and every process of the run receives every
+	// frame (it subscribes to consim.<run>.a.>) and hands it to its local
+	// agents the frame names: one publish and one delivery per process,
+	// the cheapest layout when one process runs all or most agents. With
+	// PerDestination, a frame with a destination list is published once
+	// per destination on consim.<run>.a.<from>.<to>, a frame for every
+	// agent once on consim.<run>.a.<from>.all, and a process subscribes
+	// only to consim.<run>.a.*.<id> for its agents and to
+	// consim.<run>.a.*.all: the server delivers each process only its
+	// agents' frames, which is what one agent per process (consim node)
+	// wants. A process of either layout accepts frames of both; a process
+	// with PerDestination does not hear a default-layout publisher, so
+	// the processes of one run use the same layout.
+	PerDestination bool
 
 	// extraUsers are added to the embedded server's users (tests).
 	extraUsers []NATSUser
@@ -410,14 +439,21 @@ func (t *NATSTransport) track(c func() error) error {
 // subscribe subscribes nc to subject with handler and sets the
 // subscription's pending limits.
 func subscribe(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) error {
+	_, err := subscription(nc, subject, queue, handler)
+	return err
+}
+
+// subscription is subscribe, returning the subscription.
+func subscription(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) (*nats.Subscription, error) {
 	sub, err := nc.QueueSubscribe(subject, queue, handler)
 	if err != nil {
-		return fmt.Errorf("subscribe %s: %w", subject, err)
+		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
 	}
 	if err := sub.SetPendingLimits(natsPendingMsgs, natsPendingBytes); err != nil {
-		return fmt.Errorf("subscribe %s: %w", subject, err)
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
 	}
-	return nil
+	return sub, nil
 }
 
 // Endpoint implements Transport: agent id joins the process's shared
@@ -434,7 +470,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 	run := t.opts.RunID
 	e := &natsEndpoint{
 		bus: b, id: id,
-		subject: SubjectAgent(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
+		subject: SubjectAgent(run, id), subjectAll: SubjectAgentAll(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
 		inbox: newBoundedQueue(inboxCap), control: newMailbox(),
 	}
 	e.window.Store(-1)
@@ -508,8 +544,14 @@ type natsEndpoint struct {
 	round, window atomic.Int64
 	ahead         atomic.Int64 // frames admit dropped
 
-	mu    sync.Mutex
-	stats EndpointStats // Refused, Malformed, SlowConsumer charged to this endpoint
+	// subjectAll and subjects[to] are the agent's subjects in the
+	// per-destination layout.
+	subjectAll string
+
+	mu       sync.Mutex
+	stats    EndpointStats // Refused, Malformed, SlowConsumer charged to this endpoint
+	subjects map[int]string
+	sub      *nats.Subscription // consim.<run>.a.*.<id>, per-destination layout
 }
 
 // setRound implements roundTracker.
@@ -536,9 +578,42 @@ func (e *natsEndpoint) wouldAdmit(t int) bool {
 }
 
 // Publish implements Endpoint: one message on the agent's own subject,
-// whatever the number of destinations.
+// whatever the number of destinations; in the per-destination layout,
+// the same message once per destination (see NATSOptions.PerDestination).
 func (e *natsEndpoint) Publish(frame []byte) error {
-	return e.bus.t.mac.seal(macAgent, frame, func(msg []byte) error { return e.bus.nc.Publish(e.subject, msg) })
+	if !e.bus.t.opts.PerDestination {
+		return e.bus.t.mac.seal(macAgent, frame, func(msg []byte) error { return e.bus.nc.Publish(e.subject, msg) })
+	}
+	h, err := decodeAddress(frame)
+	if err != nil {
+		return fmt.Errorf("node: publish of agent %d: %w", e.id, err)
+	}
+	return e.bus.t.mac.seal(macAgent, frame, func(msg []byte) error {
+		if h.NTo == 0 {
+			return e.bus.nc.Publish(e.subjectAll, msg)
+		}
+		for k := range h.NTo {
+			if err := e.bus.nc.Publish(e.subjectTo(FrameTo(frame, h, k)), msg); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// subjectTo returns SubjectAgentTo(run, e.id, to), built once per to.
+func (e *natsEndpoint) subjectTo(to int) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.subjects[to]
+	if !ok {
+		if e.subjects == nil {
+			e.subjects = make(map[int]string)
+		}
+		s = e.subject + "." + strconv.Itoa(to)
+		e.subjects[to] = s
+	}
+	return s
 }
 
 // PublishEval implements EvalPublisher: one oracle worker of the queue

@@ -22,7 +22,7 @@ import (
 // other clients of the server.
 //
 //	role         user           publish                         subscribe
-//	agent i      agent-<i>      a.<i>, s.<i>, eval              a.>, r.>, ctl
+//	agent i      agent-<i>      a.<i>, a.<i>.>, s.<i>, eval     a.>, r.>, ctl
 //	all agents   agents         anything (see AgentsUser)       a.>, r.>, ctl
 //	worker w     worker-<w>     r.<w>                           eval
 //	coordinator  coordinator    ctl, claim (+ claim answers)    s.>, claim, _INBOX.>
@@ -78,7 +78,7 @@ func AgentUser(run string, id int) (NATSUser, error) {
 	pw, err := newPassword()
 	i := strconv.Itoa(id)
 	return NATSUser{Name: "agent-" + i, Password: pw,
-		Publish: runSubjects(run, "a."+i, "s."+i, "eval"), Subscribe: agentSubscribe(run)}, err
+		Publish: runSubjects(run, "a."+i, "a."+i+".>", "s."+i, "eval"), Subscribe: agentSubscribe(run)}, err
 }
 
 // AgentsUser returns the user of a process that runs every agent of run

@@ -3,6 +3,8 @@ package node
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -52,8 +54,12 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 		return nil, err
 	}
 	b.nc = nc
+	agents := SubjectAgents(run)
+	if t.opts.PerDestination {
+		agents = "consim." + run + ".a.*.all"
+	}
 	err = errors.Join(
-		subscribe(nc, SubjectAgents(run), "", b.onAgentFrame),
+		subscribe(nc, agents, "", b.onAgentFrame),
 		subscribe(nc, SubjectResults(run), "", b.onResult),
 		subscribe(nc, SubjectControl(run), "", b.onControl),
 	)
@@ -83,6 +89,22 @@ func (b *busConn) register(e *natsEndpoint) error {
 	eps[e.id] = e
 	b.eps.Store(&eps)
 	b.open++
+	if b.t.opts.PerDestination {
+		// The agent's own frames: consim.<run>.a.*.<id>, registered at
+		// the server before Endpoint returns.
+		sub, err := subscription(b.nc, b.agentPrefix+"*."+strconv.Itoa(e.id), "", b.onAgentFrame)
+		if err == nil {
+			if err = b.nc.FlushTimeout(b.t.opts.ConnectTimeout); err != nil {
+				_ = sub.Unsubscribe()
+			}
+		}
+		if err != nil {
+			eps[e.id] = nil
+			b.open--
+			return fmt.Errorf("subscribe to agent %d's frames: %w", e.id, err)
+		}
+		e.sub = sub
+	}
 	return nil
 }
 
@@ -99,6 +121,9 @@ func (b *busConn) unregister(e *natsEndpoint) (last bool) {
 	eps[e.id] = nil
 	b.eps.Store(&eps)
 	b.open--
+	if e.sub != nil {
+		_ = e.sub.Unsubscribe()
+	}
 	return b.open == 0
 }
 
@@ -164,17 +189,28 @@ func (b *busConn) malformed(subject string, err error) {
 	}
 }
 
-// onAgentFrame delivers a frame published on consim.<run>.a.<id> to the
-// local agents it names, after checking its MAC and that its sender is
-// id. A frame none of whose local destinations would admit (its round is
+// onAgentFrame delivers a frame published on consim.<run>.a.<from>,
+// consim.<run>.a.<from>.<to> or consim.<run>.a.<from>.all (see
+// NATSOptions.PerDestination) to the local agents it is for, after
+// checking its MAC and that its sender is from: on a.<from>, those its
+// header names; on a.<from>.<to>, agent to, which the header must name;
+// on a.<from>.all, every local agent, and the header must name none.
+// A frame none of whose local destinations would admit (its round is
 // beyond their window, see natsEndpoint.admit) is dropped and counted as
 // ahead before its MAC is computed: the header alone decides that drop,
 // so a flood of far-future frames, authentic or not, costs a header read
-// per frame rather than a MAC.
+// per frame rather than a MAC. A frame with no local destination is
+// dropped before its MAC too, uncounted: in the default layout every
+// process receives every frame.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
+	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
+	if !ok {
+		b.refuse(m.Subject)
+		return
+	}
 	if len(m.Data) > MACLen {
-		if h, err := decodeAddress(m.Data[:len(m.Data)-MACLen]); err == nil && !b.anyAdmits(eps, m.Data, h) {
+		if h, err := decodeAddress(m.Data[:len(m.Data)-MACLen]); err == nil && !b.anyAdmits(eps, m.Data, h, to) {
 			return
 		}
 	}
@@ -184,95 +220,139 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 		return
 	}
 	h, err := decodeAddress(frame)
-	if err == nil && h.Kind >= FrameEval && h.Kind <= FrameEvalFail {
+	switch {
+	case err != nil:
+	case h.Kind >= FrameEval && h.Kind <= FrameEvalFail:
 		err = fmt.Errorf("%s frame on an agent subject", h.Kind)
-	}
-	if err == nil && !subjectIs(m.Subject, len(b.agentPrefix), h.From) {
+	case h.From != from:
 		err = fmt.Errorf("frame of agent %d", h.From)
+	case to == toAll && h.NTo != 0:
+		err = fmt.Errorf("frame for %d agents on a subject for all", h.NTo)
+	case to >= 0 && !names(frame, h, to):
+		err = fmt.Errorf("frame not for agent %d", to)
 	}
 	if err != nil {
 		b.malformed(m.Subject, err)
 		return
 	}
 	wake := urgent(h.Kind)
-	if h.NTo == 0 {
+	switch {
+	case to >= 0:
+		if to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
+			eps[to].inbox.push(frame, wake)
+		}
+	case h.NTo == 0:
 		for _, e := range eps {
 			if e != nil && e.admit(h.Round) {
 				e.inbox.push(frame, wake)
 			}
 		}
-		return
-	}
-	for k := range h.NTo {
-		if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
-			eps[to].inbox.push(frame, wake)
+	default:
+		for k := range h.NTo {
+			if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
+				eps[to].inbox.push(frame, wake)
+			}
 		}
 	}
 }
 
-// anyAdmits reports whether some local destination of the frame with
-// header h (read from msg, whose MAC is not checked yet) would admit its
-// round. When none would, each local destination counts the frame as
-// ahead, as it would have after the MAC.
-func (b *busConn) anyAdmits(eps []*natsEndpoint, msg []byte, h Header) bool {
-	local := 0
-	if h.NTo == 0 {
-		for _, e := range eps {
-			if e != nil {
-				if e.wouldAdmit(h.Round) {
-					return true
-				}
-				local++
-			}
-		}
-	} else {
-		for k := range h.NTo {
-			if to := FrameTo(msg, h, k); to >= 0 && to < len(eps) && eps[to] != nil {
-				if eps[to].wouldAdmit(h.Round) {
-					return true
-				}
-				local++
-			}
-		}
+// Destinations a subject's tail gives besides an agent id (see
+// parseAgentSubject).
+const (
+	toHeader = -1 // consim.<run>.a.<from>: those the header names
+	toAll    = -2 // consim.<run>.a.<from>.all: every agent
+)
+
+// parseAgentSubject reads subject[prefix:] as "<from>", "<from>.<to>" or
+// "<from>.all", decimal ids without leading zeros, without allocating;
+// to is toHeader, the id, or toAll.
+func parseAgentSubject(subject string, prefix int) (from, to int, ok bool) {
+	if len(subject) <= prefix {
+		return 0, 0, false
 	}
-	if local == 0 {
-		return true // no local destination: the MAC decides what to count
+	tail := subject[prefix:]
+	head, rest, dotted := strings.Cut(tail, ".")
+	if from, ok = parseID(head); !ok {
+		return 0, 0, false
 	}
-	if h.NTo == 0 {
-		for _, e := range eps {
-			if e != nil {
-				e.ahead.Add(1)
-			}
+	switch {
+	case !dotted:
+		return from, toHeader, true
+	case rest == "all":
+		return from, toAll, true
+	}
+	to, ok = parseID(rest)
+	return from, to, ok
+}
+
+// parseID parses a decimal agent id without leading zeros.
+func parseID(s string) (int, bool) {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	v := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' || v > MaxFrameID {
+			return 0, false
 		}
-		return false
+		v = 10*v + int(c-'0')
 	}
+	return v, v <= MaxFrameID
+}
+
+// names reports whether the destination list of frame (header h) holds id.
+func names(frame []byte, h Header, id int) bool {
 	for k := range h.NTo {
-		if to := FrameTo(msg, h, k); to >= 0 && to < len(eps) && eps[to] != nil {
-			eps[to].ahead.Add(1)
+		if FrameTo(frame, h, k) == id {
+			return true
 		}
 	}
 	return false
 }
 
-// subjectIs reports whether subject[prefix:] is the decimal id, without
-// allocating.
-func subjectIs(subject string, prefix, id int) bool {
-	if len(subject) <= prefix || id < 0 {
-		return false
+// anyAdmits reports whether some local destination of the frame with
+// header h (read from msg, whose MAC is not checked yet), on a subject
+// for agent to (or toHeader, toAll), would admit its round. When none
+// would, each local destination counts the frame as ahead, as it would
+// have after the MAC; when there is none, nothing is counted.
+func (b *busConn) anyAdmits(eps []*natsEndpoint, msg []byte, h Header, to int) bool {
+	admits := false
+	localDests(eps, msg, h, to, func(e *natsEndpoint) bool {
+		admits = e.wouldAdmit(h.Round)
+		return !admits
+	})
+	if !admits {
+		localDests(eps, msg, h, to, func(e *natsEndpoint) bool {
+			e.ahead.Add(1)
+			return true
+		})
 	}
-	tail := subject[prefix:]
-	if len(tail) > 1 && tail[0] == '0' {
-		return false
-	}
-	v := 0
-	for i := 0; i < len(tail); i++ {
-		c := tail[i]
-		if c < '0' || c > '9' || v > MaxFrameID {
-			return false
+	return admits
+}
+
+// localDests calls f on each local destination of the frame with header
+// h read from msg on a subject for agent to (see anyAdmits) until f
+// returns false.
+func localDests(eps []*natsEndpoint, msg []byte, h Header, to int, f func(*natsEndpoint) bool) {
+	switch {
+	case to >= 0:
+		if to < len(eps) && eps[to] != nil {
+			f(eps[to])
 		}
-		v = 10*v + int(c-'0')
+	case h.NTo == 0:
+		for _, e := range eps {
+			if e != nil && !f(e) {
+				return
+			}
+		}
+	default:
+		for k := range h.NTo {
+			if id := FrameTo(msg, h, k); id >= 0 && id < len(eps) && eps[id] != nil && !f(eps[id]) {
+				return
+			}
+		}
 	}
-	return v == id
 }
 
 // onResult delivers an eval result or failure to the agent it names.

@@ -228,23 +228,29 @@ func FuzzDecodeFrame(f *testing.F) {
 	})
 }
 
-func TestSubjectIs(t *testing.T) {
+func TestParseAgentSubject(t *testing.T) {
 	const p = len("consim.r.a.")
 	for _, tc := range []struct {
-		subject string
-		id      int
-		want    bool
+		subject  string
+		from, to int
+		ok       bool
 	}{
-		{"consim.r.a.0", 0, true},
-		{"consim.r.a.17", 17, true},
-		{"consim.r.a.17", 1, false},
-		{"consim.r.a.017", 17, false},
-		{"consim.r.a.", 0, false},
-		{"consim.r.a.1x", 1, false},
-		{"consim.r.a.99999999999999999999", 7, false},
+		{"consim.r.a.0", 0, toHeader, true},
+		{"consim.r.a.17", 17, toHeader, true},
+		{"consim.r.a.17.3", 17, 3, true},
+		{"consim.r.a.17.all", 17, toAll, true},
+		{"consim.r.a.017", 0, 0, false},
+		{"consim.r.a.17.03", 0, 0, false},
+		{"consim.r.a.17.", 0, 0, false},
+		{"consim.r.a.17.3.4", 0, 0, false},
+		{"consim.r.a.17.All", 0, 0, false},
+		{"consim.r.a.", 0, 0, false},
+		{"consim.r.a.1x", 0, 0, false},
+		{"consim.r.a.99999999999999999999", 0, 0, false},
 	} {
-		if got := subjectIs(tc.subject, p, tc.id); got != tc.want {
-			t.Errorf("subjectIs(%q, %d) = %v, want %v", tc.subject, tc.id, got, tc.want)
+		from, to, ok := parseAgentSubject(tc.subject, p)
+		if ok != tc.ok || ok && (from != tc.from || to != tc.to) {
+			t.Errorf("parseAgentSubject(%q) = %d, %d, %v, want %d, %d, %v", tc.subject, from, to, ok, tc.from, tc.to, tc.ok)
 		}
 	}
 }

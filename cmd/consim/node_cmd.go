@@ -109,6 +109,8 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 		URL:              url,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
+		// One agent per process: the server delivers it only its frames.
+		PerDestination: true,
 	}
 	if err := sec.apply(&nopts); err != nil {
 		return err
