@@ -17,7 +17,9 @@ import (
 // crash turns the complete bundle fabricateRun wrote in dir into the
 // bundle of a run killed while writing: scenario.yaml written, no
 // summary.json, and tail appended to metrics.jsonl in place of its last
-// line (50 rows at rounds 10..500; 49 remain, through round 490).
+// line (50 rows at rounds 10..500; 49 remain, through round 490). In
+// tail, LAST stands for the last line, WHOLE for it without its newline,
+// HALF for its first half.
 func crash(t *testing.T, dir string, tail string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, coordinator.ScenarioFile), []byte("name: fab\nagents: 4\n"), 0o644); err != nil {
@@ -37,6 +39,7 @@ func crash(t *testing.T, dir string, tail string) {
 	}
 	last := lines[49]
 	kept := bytes.Join(lines[:49], nil)
+	tail = strings.ReplaceAll(tail, "WHOLE", string(last[:len(last)-1]))
 	tail = strings.ReplaceAll(tail, "HALF", string(last[:len(last)/2]))
 	tail = strings.ReplaceAll(tail, "LAST", string(last))
 	if err := os.WriteFile(path, append(kept, tail...), 0o644); err != nil {
@@ -56,6 +59,7 @@ func TestReadRunIncomplete(t *testing.T) {
 	}{
 		{"last line cut mid-line", "HALF", 49, 1, ""},
 		{"every line complete", "LAST", 50, 0, ""},
+		{"last line without its newline", "WHOLE", 49, 1, ""},
 		{"nothing after the last newline", "", 49, 0, ""},
 		{"unparsable complete last line", "HALF\n", 49, 1, ""},
 		{"unparsable line then a cut one", "HALF\nHALF", 49, 2, ""},
