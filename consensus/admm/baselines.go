@@ -93,8 +93,8 @@ type ComSVRG2 struct {
 	stacked bool
 	diag    float64
 	v       []float64
-	// Scratch: r1, r2, r3 of length r, d1, d2 of length d.
-	r1, r2, r3, d1, d2 []float64
+	// Scratch: r1, r2, r3 of length r, d1 of length d.
+	r1, r2, r3, d1 []float64
 }
 
 // NewComSVRG2 starts com-SVRG-2 at x0. prm.Rho is ignored.
@@ -119,7 +119,7 @@ func NewComSVRG2(p Composition, reg Regularizer, x0 []float64, prm Params) (*Com
 		jac: make([]float64, rows*d.D), jtmp: make([]float64, rows*d.D),
 		v:  make([]float64, d.D),
 		r1: make([]float64, d.R), r2: make([]float64, d.R), r3: make([]float64, d.R),
-		d1: make([]float64, d.D), d2: make([]float64, d.D),
+		d1: make([]float64, d.D),
 	}
 	return m, nil
 }
@@ -189,8 +189,8 @@ func (m *ComSVRG2) Epoch(rng *rand.Rand) {
 	for range m.prm.K {
 		ghat := s.InnerEstimate(rng, batch, m.x)
 		i := rng.IntN(d.N)
-		m.c.OuterGrad(i, ghat, m.r1) // a = grad f_i(g_hat)
-		m.c.OuterGrad(i, s.G, m.r2)  // grad f_i(g(x~))
+		// a = grad f_i(g_hat) and grad f_i(g(x~))
+		m.c.OuterGradPair(i, ghat, s.G, m.r1, m.r2)
 		// v = dg(x~)^T (a - grad f_i(g(x~))) + grad F(x~)
 		//     - (1/N) sum_b [dg_{l_b}(x~) - dg_{l_b}(x)]^T a
 		for k := range m.r3 {
@@ -200,10 +200,9 @@ func (m *ComSVRG2) Epoch(rng *rand.Rand) {
 		axpy(m.v, 1, s.Grad)
 		for range batch {
 			l := rng.IntN(d.M)
-			m.c.InnerJacT(l, s.X, m.r1, m.d1)
-			m.c.InnerJacT(l, m.x, m.r1, m.d2)
-			for k := range m.v {
-				m.v[k] -= float64(inv * (m.d1[k] - m.d2[k]))
+			m.c.InnerJacTDiff(l, s.X, m.x, m.r1, m.d1)
+			for k, dk := range m.d1 {
+				m.v[k] -= float64(inv * dk)
 			}
 		}
 		axpy(m.x, -eta, m.v)

@@ -83,6 +83,26 @@ type OuterGradSummer interface {
 	OuterGradSum(y, dst []float64)
 }
 
+// OuterGradPairer is implemented by compositions that evaluate the
+// gradient of one outer component at two points faster than two calls of
+// OuterGrad.
+type OuterGradPairer interface {
+	// OuterGradPair writes grad f_i(y) into dy and grad f_i(z) into dz,
+	// bit for bit the values of OuterGrad(i, y, dy) and OuterGrad(i, z,
+	// dz).
+	OuterGradPair(i int, y, z, dy, dz []float64)
+}
+
+// InnerJacTDiffer is implemented by compositions that form the difference
+// of two transposed Jacobian products of one inner component faster than
+// two calls of InnerJacT.
+type InnerJacTDiffer interface {
+	// InnerJacTDiff writes (dg_j(x))^T u - (dg_j(y))^T u into dst: every
+	// entry is a - b with a and b the entries InnerJacT(j, x, u, .) and
+	// InnerJacT(j, y, u, .) write, bit for bit.
+	InnerJacTDiff(j int, x, y, u, dst []float64)
+}
+
 // OracleCounter routes queries to a Composition and counts them the way the
 // paper does: every call of Inner, InnerJacT, InnerJacobian or OuterGrad is
 // one query. Outer (function values of f_i) is never queried by the methods;
@@ -101,6 +121,9 @@ type OracleCounter struct {
 	tails []float64
 	// all is 0, 1, ..., m-1, the indices InnerMean passes to InnerTails.
 	all []int
+	// jd is InnerJacTDiff's scratch for the general form, allocated on
+	// first use.
+	jd []float64
 }
 
 // NewOracleCounter returns a counter at zero for p.
@@ -148,6 +171,38 @@ func (c *OracleCounter) InnerJacobianTail(j int, x, dst []float64) {
 func (c *OracleCounter) OuterGrad(i int, y, dst []float64) {
 	c.DF++
 	c.P.OuterGrad(i, y, dst)
+}
+
+// OuterGradPair writes grad f_i(y) into dy and grad f_i(z) into dz (two
+// queries), in one call of OuterGradPair for an OuterGradPairer
+// composition.
+func (c *OracleCounter) OuterGradPair(i int, y, z, dy, dz []float64) {
+	if s, ok := c.P.(OuterGradPairer); ok {
+		c.DF += 2
+		s.OuterGradPair(i, y, z, dy, dz)
+		return
+	}
+	c.OuterGrad(i, y, dy)
+	c.OuterGrad(i, z, dz)
+}
+
+// InnerJacTDiff writes (dg_j(x))^T u - (dg_j(y))^T u into dst (two
+// queries), in one call of InnerJacTDiff for an InnerJacTDiffer
+// composition.
+func (c *OracleCounter) InnerJacTDiff(j int, x, y, u, dst []float64) {
+	if s, ok := c.P.(InnerJacTDiffer); ok {
+		c.DG += 2
+		s.InnerJacTDiff(j, x, y, u, dst)
+		return
+	}
+	if len(c.jd) != len(dst) {
+		c.jd = make([]float64, len(dst))
+	}
+	c.InnerJacT(j, x, u, dst)
+	c.InnerJacT(j, y, u, c.jd)
+	for k, b := range c.jd {
+		dst[k] -= b
+	}
 }
 
 // InnerMean writes g(x) = (1/m) sum_j g_j(x) into dst (m queries). For a

@@ -119,6 +119,42 @@ func (p *Portfolio) InnerJacT(j int, x, u, dst []float64) {
 	}
 }
 
+// InnerJacTDiff implements InnerJacTDiffer. The Jacobian [I; r_j^T] does
+// not depend on the point, so both products are the same computation,
+// t = u_x + u_last r_j, and every entry is t[k] - t[k] (0, or NaN where t
+// is not finite) from one evaluation of t.
+func (p *Portfolio) InnerJacTDiff(j int, x, y, u, dst []float64) {
+	a := len(x)
+	last := u[a]
+	rj := p.rets[j]
+	u, dst = u[:len(rj)], dst[:len(rj)] // one bounds check each for the loop
+	for k, rk := range rj {
+		t := u[k] + float64(last*rk)
+		dst[k] = t - t
+	}
+}
+
+// OuterGradPair implements OuterGradPairer: the two inner products
+// <r_i, y_x> and <r_i, z_x> are formed in one pass, each added in dot's
+// order, and then written as OuterGrad writes them.
+func (p *Portfolio) OuterGradPair(i int, y, z, dy, dz []float64) {
+	a := len(p.mean)
+	ri := p.rets[i][:a]
+	yx, zx := y[:a], z[:a]
+	var sy, sz float64
+	for k, v := range ri {
+		sy += float64(v * yx[k])
+		sz += float64(v * zx[k])
+	}
+	cy, cz := sy-y[a], sz-z[a]
+	for k, rk := range ri {
+		dy[k] = (2*cy - 1) * rk
+		dz[k] = (2*cz - 1) * rk
+	}
+	dy[a] = -2 * cy
+	dz[a] = -2 * cz
+}
+
 // InnerJacTSum implements InnerJacTSummer: every entry is
 // 0 + (u[k] + u_last r_0[k]) + ... + (u[k] + u_last r_{m-1}[k]), added
 // left to right with each term rounded as InnerJacT rounds it, four rows

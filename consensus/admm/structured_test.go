@@ -36,6 +36,12 @@ func TestPortfolioOffersStructuredForms(t *testing.T) {
 	if _, ok := c.(OuterGradSummer); !ok {
 		t.Error("the portfolio problem does not implement OuterGradSummer")
 	}
+	if _, ok := c.(OuterGradPairer); !ok {
+		t.Error("the portfolio problem does not implement OuterGradPairer")
+	}
+	if _, ok := c.(InnerJacTDiffer); !ok {
+		t.Error("the portfolio problem does not implement InnerJacTDiffer")
+	}
 	c = denseOnly{p}
 	if _, ok := c.(StackedInner); ok {
 		t.Error("denseOnly does not hide StackedInner")
@@ -46,13 +52,20 @@ func TestPortfolioOffersStructuredForms(t *testing.T) {
 	if _, ok := c.(OuterGradSummer); ok {
 		t.Error("denseOnly does not hide OuterGradSummer")
 	}
+	if _, ok := c.(OuterGradPairer); ok {
+		t.Error("denseOnly does not hide OuterGradPairer")
+	}
+	if _, ok := c.(InnerJacTDiffer); ok {
+		t.Error("denseOnly does not hide InnerJacTDiffer")
+	}
 }
 
 // TestStructuredSumsMatchGeneral compares InnerTails, InnerMean,
-// OuterGradMean and JacTMean of the portfolio problem with the general
-// forms (InnerJacT, OuterGrad and Inner one component at a time) bit for
-// bit, with the same counts, on sizes that exercise the four-at-a-time
-// loops and their remainders.
+// OuterGradMean, JacTMean, OuterGradPair and InnerJacTDiff of the
+// portfolio problem with the general forms (InnerJacT, OuterGrad and Inner
+// one component at a time) bit for bit, with the same counts, on sizes
+// that exercise the four-at-a-time loops and their remainders, and with
+// an infinite entry, where a difference of equal products is NaN.
 func TestStructuredSumsMatchGeneral(t *testing.T) {
 	for _, sz := range []struct{ assets, periods int }{{1, 2}, {3, 5}, {4, 8}, {6, 17}, {9, 40}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.assets, sz.periods), func(t *testing.T) {
@@ -60,7 +73,11 @@ func TestStructuredSumsMatchGeneral(t *testing.T) {
 			d := p.Dims()
 			rng := rand.New(rand.NewPCG(uint64(sz.assets), 9))
 			for range 5 {
-				x, y, u := randVec(rng, d.D), randVec(rng, d.R), randVec(rng, d.R)
+				x, y, z, u := randVec(rng, d.D), randVec(rng, d.R), randVec(rng, d.R), randVec(rng, d.R)
+				i, j := rng.IntN(d.N), rng.IntN(d.M)
+				if rng.IntN(2) == 0 {
+					u[rng.IntN(d.R)] = math.Inf(1)
+				}
 
 				js := make([]int, rng.IntN(10))
 				for b := range js {
@@ -85,6 +102,10 @@ func TestStructuredSumsMatchGeneral(t *testing.T) {
 					{"InnerMean", d.R, func(c *OracleCounter, dst []float64) { c.InnerMean(x, dst) }},
 					{"OuterGradMean", d.R, func(c *OracleCounter, dst []float64) { c.OuterGradMean(y, dst) }},
 					{"JacTMean", d.D, func(c *OracleCounter, dst []float64) { c.JacTMean(x, u, dst) }},
+					{"OuterGradPair", 2 * d.R, func(c *OracleCounter, dst []float64) {
+						c.OuterGradPair(i, y, z, dst[:d.R], dst[d.R:])
+					}},
+					{"InnerJacTDiff", d.D, func(c *OracleCounter, dst []float64) { c.InnerJacTDiff(j, x, z[:d.D], u, dst) }},
 				} {
 					a, b := make([]float64, op.n), make([]float64, op.n)
 					op.run(s, a)

@@ -165,9 +165,8 @@ func (e *Estimator) Estimate(rng *rand.Rand, batch int, x []float64) []float64 {
 	d := e.c.P.Dims()
 	i := rng.IntN(d.N)
 	j := rng.IntN(d.M)
-	e.c.OuterGrad(i, e.GHat, e.r1)
+	e.c.OuterGradPair(i, e.GHat, e.G, e.r1, e.r2)
 	e.c.InnerJacT(j, x, e.r1, e.d1)
-	e.c.OuterGrad(i, e.G, e.r2)
 	e.c.InnerJacT(j, e.X, e.r2, e.d2)
 	for k := range e.V {
 		e.V[k] = e.d1[k] - e.d2[k] + e.Grad[k]
