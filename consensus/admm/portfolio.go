@@ -84,27 +84,37 @@ func (p *Portfolio) InnerTails(x []float64, js []int, dst []float64) {
 	rowDots(p.rets, x, js, dst[:len(js)])
 }
 
-// rowDots sets dst[b] = dot(rows[js[b]], x) for every b. It forms four
+// rowDots sets dst[b] = dot(rows[js[b]], x) for every b. It forms eight
 // of the sums in one pass over x, each added in the order dot adds it, so
-// every value is dot's, bit for bit; the four independent sums overlap
-// where one dot waits for each addition in turn.
+// every value is dot's, bit for bit: a single dot waits for each addition
+// in turn, and eight independent sums fill that wait. A last group of
+// fewer than eight repeats its last row in the unused places and discards
+// their sums, since a pass costs about the same however many of its sums
+// are used.
 func rowDots(rows [][]float64, x []float64, js []int, dst []float64) {
 	dst = dst[:len(js)]
-	b := 0
-	for ; b+4 <= len(js); b += 4 {
-		r0, r1, r2, r3 := rows[js[b]], rows[js[b+1]], rows[js[b+2]], rows[js[b+3]]
-		r0, r1, r2, r3 = r0[:len(x)], r1[:len(x)], r2[:len(x)], r3[:len(x)]
-		var s0, s1, s2, s3 float64
+	var r [8][]float64
+	for b := 0; b < len(js); b += 8 {
+		g := min(8, len(js)-b)
+		for q := range r {
+			r[q] = rows[js[b+min(q, g-1)]]
+		}
+		n := len(x) // one bounds check per row for the loop
+		r0, r1, r2, r3 := r[0][:n], r[1][:n], r[2][:n], r[3][:n]
+		r4, r5, r6, r7 := r[4][:n], r[5][:n], r[6][:n], r[7][:n]
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
 		for k, v := range x {
 			s0 += float64(r0[k] * v)
 			s1 += float64(r1[k] * v)
 			s2 += float64(r2[k] * v)
 			s3 += float64(r3[k] * v)
+			s4 += float64(r4[k] * v)
+			s5 += float64(r5[k] * v)
+			s6 += float64(r6[k] * v)
+			s7 += float64(r7[k] * v)
 		}
-		dst[b], dst[b+1], dst[b+2], dst[b+3] = s0, s1, s2, s3
-	}
-	for ; b < len(js); b++ {
-		dst[b] = dot(rows[js[b]], x)
+		sums := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+		copy(dst[b:b+g], sums[:g])
 	}
 }
 
