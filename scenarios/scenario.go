@@ -189,6 +189,10 @@ type Runtime struct {
 	// evaluation requests (algorithms that fan out, such as a
 	// zeroth-order method); 0 lets each agent evaluate its own.
 	Workers int `yaml:"workers"`
+	// MemoryLimit is the memory a run may need by its estimate (see
+	// EstimateMemory); Validate refuses a scenario whose estimate is
+	// larger. Zero (left out) takes the machine's physical memory.
+	MemoryLimit ByteSize `yaml:"memory_limit,omitempty"`
 }
 
 // Output sets where results go.

@@ -30,6 +30,9 @@ func (s *Scenario) Validate() error {
 	v.runtime()
 	v.faults()
 	v.sweep()
+	if len(v.errs.list) == 0 {
+		v.memory()
+	}
 	// Report in file order, overrides last.
 	file := s.src.file
 	sort.SliceStable(v.errs.list, func(i, j int) bool {
@@ -176,6 +179,9 @@ func (v *validator) runtime() {
 		v.fail("runtime.workers", "must be an integer >= 0, got %d", v.s.Runtime.Workers)
 	}
 	r := v.s.Runtime
+	if _, written := v.s.src.pos["runtime.memory_limit"]; written && r.MemoryLimit <= 0 {
+		v.fail("runtime.memory_limit", "must be a size > 0 such as 8GiB, got %d", int64(r.MemoryLimit))
+	}
 	v.oneOf("runtime.transport", r.Transport, Transports())
 	if r.Transport == TransportStepped && v.s.Faults.Active() {
 		v.fail("runtime.transport", "stepped runs without loss, deadlines or faults: remove the faults block or use chan, nats or nats-tcp")
@@ -201,6 +207,19 @@ func (v *validator) runtime() {
 		if d.d <= 0 {
 			v.fail(d.key, "must be a duration > 0, got %s", d.d)
 		}
+	}
+}
+
+// memory refuses a scenario whose memory estimate exceeds its limit
+// (Scenario.CheckMemory). It runs only on an otherwise valid scenario, as
+// the estimate reads the sizes that the other checks vouch for.
+func (v *validator) memory() {
+	key := "agents"
+	if _, ok := v.s.src.pos["runtime.memory_limit"]; ok {
+		key = "runtime.memory_limit"
+	}
+	if _, err := v.s.CheckMemory(); err != nil {
+		v.fail(key, "%v", err)
 	}
 }
 

@@ -29,6 +29,7 @@ type runFlags struct {
 	runID     string
 	logLevel  string
 	sets      []string
+	memLimit  string
 	sec       natsSecurity
 }
 
@@ -40,6 +41,7 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 	addRunIDFlag(cmd, &f.runID, "run `ID` (default: <name>-<UTC time>-<random>)")
 	addLogLevelFlag(cmd, &f.logLevel, "info", "log `level`")
 	addSetFlag(cmd, &f.sets, ", e.g. --set graph.p=0.3")
+	addMemoryLimitFlag(cmd, &f.memLimit)
 	addNATSSecurityFlags(cmd, &f.sec)
 }
 
@@ -50,7 +52,7 @@ func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenari
 	if err := f.sec.export(); err != nil {
 		return nil, err
 	}
-	s, err := loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
+	s, err := loadScenario(path, runtimeOverrides(memoryLimitOverride(f.sets, f.memLimit), transport, url, f.out))
 	if err != nil {
 		return nil, err
 	}

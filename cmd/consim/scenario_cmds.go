@@ -52,27 +52,50 @@ func runtimeOverrides(sets []string, transport, natsURL, out string) []string {
 	return sets
 }
 
+// memoryLimitOverride returns sets followed by the override that
+// --memory-limit stands for (an empty limit adds nothing).
+func memoryLimitOverride(sets []string, limit string) []string {
+	if limit == "" {
+		return sets
+	}
+	return append(append([]string(nil), sets...), "runtime.memory_limit="+limit)
+}
+
+// addMemoryLimitFlag adds --memory-limit, the scenario key
+// runtime.memory_limit.
+func addMemoryLimitFlag(cmd *cobra.Command, limit *string) {
+	cmd.Flags().StringVar(limit, "memory-limit", "", "refuse a scenario whose memory estimate exceeds `SIZE`, e.g. 8GiB or 512MiB (scenario runtime.memory_limit; default: physical memory)")
+}
+
 func (a *app) validateCmd() *cobra.Command {
 	var sets []string
+	var memLimit string
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO",
 		Short: "check a scenario file and print it with every default filled in",
 		Long: `Validate loads SCENARIO, applies the --set overrides, checks every key and
 builds the scenario (graph, problem, algorithm) without running it. It
 prints the scenario as YAML with every default filled in, followed by the
-algorithm's resolved parameters as comments. A bad file is a usage error
-(exit 2) naming file:line:column and the key.`,
+algorithm's resolved parameters and the run's memory estimate as comments.
+A bad file is a usage error (exit 2) naming file:line:column and the key;
+so is a scenario whose memory estimate exceeds runtime.memory_limit
+(--memory-limit), by default the machine's physical memory.`,
 		Example: `  consim validate scenarios/quickstart.yaml
   consim validate scenarios/quickstart.yaml --set rounds=500 --set graph.p=0.5`,
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
+	addMemoryLimitFlag(cmd, &memLimit)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
 		path := args[0]
-		s, err := loadScenario(path, sets)
+		s, err := loadScenario(path, memoryLimitOverride(sets, memLimit))
 		if err != nil {
 			return err
+		}
+		est, err := scenarios.EstimateMemory(s)
+		if err != nil {
+			return usageError{err}
 		}
 		st, err := buildScenario(s)
 		if err != nil {
@@ -84,6 +107,7 @@ algorithm's resolved parameters as comments. A bad file is a usage error
 		}
 		fmt.Fprintf(a.stdout, "# %s: valid; resolved scenario with defaults:\n%s", path, out)
 		printResolved(a.stdout, s.Algorithm.Name, st.Resolved())
+		printEstimate(a.stdout, s, est)
 		return nil
 	})
 	return cmd
@@ -109,6 +133,16 @@ func printResolved(w io.Writer, algorithm string, vs []registry.Value) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// printEstimate writes the memory estimate of s and its limit as one
+// YAML comment line.
+func printEstimate(w io.Writer, s *scenarios.Scenario, est scenarios.Estimate) {
+	limit := "no limit known"
+	if b, src := s.MemoryLimit(); b > 0 {
+		limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
+	}
+	fmt.Fprintf(w, "# memory estimate: %s; %s\n", est, limit)
 }
 
 func (a *app) graphCmd() *cobra.Command {
