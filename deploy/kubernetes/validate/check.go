@@ -513,16 +513,6 @@ func (ix *index) resolveVars(c *corev1.Container, s string) (string, error) {
 	return out, err
 }
 
-// servicePort returns the port of svc whose port number is port.
-func servicePort(svc *corev1.Service, port int) *corev1.ServicePort {
-	for k := range svc.Spec.Ports {
-		if int(svc.Spec.Ports[k].Port) == port {
-			return &svc.Spec.Ports[k]
-		}
-	}
-	return nil
-}
-
 // containerPort resolves a port (number or name) of container c.
 func containerPort(c *corev1.Container, p intstr.IntOrString) (int, bool) {
 	if p.Type == intstr.Int {
