@@ -649,11 +649,16 @@ func perSecond(rounds int, d time.Duration) float64 {
 	return float64(rounds) / d.Seconds()
 }
 
-// ids formats agent ids as "1, 3".
+// ids formats agent ids as "1, 3": the first 20, then how many more.
 func ids(list []int) string {
-	parts := make([]string, len(list))
-	for k, id := range list {
-		parts[k] = strconv.Itoa(id)
+	const shown = 20
+	parts := make([]string, 0, min(len(list), shown))
+	for _, id := range list[:min(len(list), shown)] {
+		parts = append(parts, strconv.Itoa(id))
 	}
-	return strings.Join(parts, ", ")
+	s := strings.Join(parts, ", ")
+	if len(list) > shown {
+		s = fmt.Sprintf("%s and %d more (%d in all)", s, len(list)-shown, len(list))
+	}
+	return s
 }

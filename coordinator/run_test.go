@@ -536,3 +536,17 @@ func TestRunDiverged(t *testing.T) {
 		})
 	}
 }
+
+func TestIDsListsTwentyThenCounts(t *testing.T) {
+	if got := ids([]int{1, 3}); got != "1, 3" {
+		t.Errorf("ids(1, 3) = %q", got)
+	}
+	long := make([]int, 20_000)
+	for k := range long {
+		long[k] = k
+	}
+	got := ids(long)
+	if want := "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 and 19980 more (20000 in all)"; got != want {
+		t.Errorf("ids of 20,000 agents = %q, want %q", got, want)
+	}
+}
