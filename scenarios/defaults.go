@@ -100,7 +100,7 @@ var keyDocs = map[string]keyDoc{
 	"runtime.agent_timeout":  {"", "silence before an agent is declared lost, > 0"},
 	"runtime.timeout":        {"", "bound on the whole run, > 0"},
 	"runtime.workers":        {"", "oracle workers W >= 0 for algorithms that fan evaluations out (a NATS queue group on the bus); 0 = each agent evaluates its own"},
-	"runtime.memory_limit":   {"physical memory", "refuse a run whose memory estimate is larger: bytes, or a number with B, KB, MB, GB, TB, KiB, MiB, GiB, TiB (e.g. 8GiB)"},
+	"runtime.memory_limit":   {"physical RAM", "refuse a run whose memory estimate is larger: bytes, or a number with B, KB, MB, GB, TB, KiB, MiB, GiB, TiB (e.g. 8GiB)"},
 
 	"faults.loss.rate":         {"", "probability that a data frame i -> j is lost, in [0, 1], per direction independently"},
 	"faults.loss.edges":        {"[]", "directed pairs [[i,j],...] the loss applies to; empty = all"},

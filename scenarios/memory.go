@@ -19,9 +19,9 @@ import (
 )
 
 // Constants of the memory estimate. The per-agent and fixed costs were
-// measured with `consim scale` (peak resident set size) on linux/amd64 at
-// 10^3 to 10^5 agents in dimension 10, where the vectors, messages and
-// data are small, and rounded up.
+// measured with `consim scale` (peak resident set size) on linux/amd64
+// for 8 to 10^5 agents in dimension 10, where the vectors, messages and
+// data are small, and rounded.
 const (
 	// memFloat is the size of a float64.
 	memFloat = 8
@@ -31,10 +31,10 @@ const (
 	// memGoroutineAgent is what an agent costs on a goroutine transport
 	// (chan, nats, nats-tcp) beyond its vectors: the stacks of its
 	// goroutines, its inbox and control queues and its runner's state.
-	memGoroutineAgent = 24 << 10
+	memGoroutineAgent = 40 << 10
 	// memNATSAgent is what an agent's NATS connection and subscriptions
 	// add to memGoroutineAgent on the nats transports.
-	memNATSAgent = 24 << 10
+	memNATSAgent = 8 << 10
 	// memSteppedAgent is what an agent costs on the stepped engine beyond
 	// its vectors: its state struct, its slot and its neighbour lists.
 	memSteppedAgent = 2 << 10
@@ -49,8 +49,8 @@ const (
 	// memBase is the fixed cost of a consim process (runtime, code, the
 	// coordinator and the bundle writers); memBaseNATS is what the
 	// embedded NATS server adds.
-	memBase     = 32 << 20
-	memBaseNATS = 32 << 20
+	memBase     = 24 << 20
+	memBaseNATS = 8 << 20
 	// memDefaultDim is the dimension assumed for a problem whose keys
 	// say nothing of it (see EstimateMemory).
 	memDefaultDim = 100
@@ -137,7 +137,7 @@ func (e Estimate) Part(name string) MemoryPart {
 //	metrics     (T/k + 1) * 512            (T rounds, every k-th measured)
 //	graph       E * 128 + N * 64           (E edges)
 //	gc headroom GOGC% of the parts above   (the Go heap grows to (1+GOGC/100) x live)
-//	runtime     32 MiB, + 32 MiB for an embedded NATS server
+//	runtime     24 MiB, + 8 MiB for an embedded NATS server
 //
 // n and D come from the problem's keys: registry.Sizer when its keys
 // implement it; otherwise the key dim (or n, assets) gives n and D is
@@ -152,7 +152,7 @@ func (e Estimate) Part(name string) MemoryPart {
 // its neighbour by about 1/p rounds (p the smallest presence probability;
 // gilbert_elliott adds the mean bad spell 1/p_bg), so Q = ceil(1/p) + 1,
 // at most node.DefaultFutureWindow (256), the rounds of frames an agent
-// buffers at worst. A is 24 KiB per agent for the goroutines and queues
+// buffers at worst. A is 40 KiB per agent for the goroutines and queues
 // of chan, 48 KiB with a NATS connection, 2 KiB on stepped.
 //
 // The arithmetic is in float64, so absurd sizes give huge totals rather
