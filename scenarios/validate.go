@@ -18,7 +18,9 @@ import (
 // returns all violations as an ErrorList, each at the line of the key's
 // value (or of its nearest written parent when the key was left out). It
 // does not build the graph, so connectivity of the expected graph is left
-// to the caller; it does check that a graph.file exists.
+// to the caller; it does check that a graph.file exists. An otherwise
+// valid scenario whose memory estimate (EstimateMemory) exceeds its
+// MemoryLimit is refused too, before anything is allocated for it.
 func (s *Scenario) Validate() error {
 	v := &validator{s: s}
 	v.top()
