@@ -526,7 +526,8 @@ func (b ByteSize) String() string {
 	return strconv.FormatInt(int64(b), 10)
 }
 
-// MarshalYAML writes b as String does; Parse reads it back exactly.
+// MarshalYAML writes b as String does, or as a YAML integer when it is
+// not a whole number of KiB; Parse reads it back exactly.
 func (b ByteSize) MarshalYAML() (any, error) {
 	if b%1024 != 0 {
 		return int64(b), nil
@@ -572,7 +573,7 @@ const (
 // physicalMemory returns the memory of the machine (MemTotal of
 // /proc/meminfo, or the cgroup's memory.max when smaller) and its source;
 // 0 where neither is known (systems without /proc).
-var physicalMemory = func() (int64, string) {
+func physicalMemory() (int64, string) {
 	total, err := memTotal("/proc/meminfo")
 	if err != nil {
 		return 0, ""
