@@ -127,6 +127,7 @@ type run struct {
 
 	agents   []agent
 	nLive    int // agents in state agentLive
+	nReady   int // agents whose ready status came
 	pending  map[int]*pendingRound
 	measured int // rows written
 	lastRow  int // round of the last row, -1 if none
@@ -191,7 +192,7 @@ func (r *run) execute(ctx context.Context) {
 func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 	t := time.NewTimer(r.cfg.ReadyTimeout)
 	defer t.Stop()
-	for len(r.notReady()) > 0 {
+	for r.nReady < len(r.agents) {
 		select {
 		case <-ctx.Done():
 			r.fail(StopInterrupted, fmt.Errorf("interrupted while waiting for agents %s: %w", ids(r.notReady()), ctx.Err()))
@@ -296,6 +297,9 @@ func (r *run) ingest(frame []byte, now time.Time) {
 	a.traffic = s.Traffic
 	switch s.Kind {
 	case node.StatusReady:
+		if !a.ready {
+			r.nReady++
+		}
 		a.ready = true
 	case node.StatusProgress, node.StatusFinal:
 		if !r.startSent {
