@@ -36,11 +36,11 @@ func NewChanTransport(n int) (*ChanTransport, error) {
 		n:         n,
 		inbox:     make([]*queue, n),
 		control:   make([]*mailbox, n),
-		status:    newMailbox(),
+		status:    newMailbox(mailboxBuffer),
 		connected: make([]bool, n),
 	}
 	for i := range n {
-		t.inbox[i], t.control[i] = newQueue(), newMailbox()
+		t.inbox[i], t.control[i] = newQueue(), newMailbox(controlMailboxBuffer)
 	}
 	return t, nil
 }

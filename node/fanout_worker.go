@@ -159,7 +159,7 @@ func (t *NATSTransport) EvalWorker(w int) (EvalConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &natsEvalConn{nc: nc, mac: t.mac, subject: SubjectResult(t.opts.RunID, w), reqs: newMailbox()}
+	c := &natsEvalConn{nc: nc, mac: t.mac, subject: SubjectResult(t.opts.RunID, w), reqs: newMailbox(mailboxBuffer)}
 	err = subscribe(nc, SubjectEval(t.opts.RunID), EvalQueue, func(m *nats.Msg) {
 		frame, ok := c.mac.open(macEval, m.Data)
 		if !ok {

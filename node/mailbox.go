@@ -2,10 +2,15 @@ package node
 
 import "sync"
 
-// mailboxBuffer is the capacity of a mailbox's output channel: frames go
-// straight into it while the reader keeps up; beyond it they queue in an
-// overflow list.
-const mailboxBuffer = 256
+// Capacities of a mailbox's output channel: frames go straight into it
+// while the reader keeps up; beyond it they queue in an overflow list.
+// An agent's control mailbox holds a few frames a run (start, stop,
+// heartbeats), so it gets a small channel: at 10^5 agents the
+// difference is 6 KiB an agent.
+const (
+	mailboxBuffer        = 256
+	controlMailboxBuffer = 4
+)
 
 // mailbox is an unbounded FIFO of frames read through a channel. put never
 // blocks: while the channel has room a frame goes straight into it, and
@@ -24,8 +29,10 @@ type mailbox struct {
 	drainers sync.WaitGroup
 }
 
-func newMailbox() *mailbox {
-	return &mailbox{out: make(chan []byte, mailboxBuffer), done: make(chan struct{})}
+// newMailbox returns an open mailbox whose channel buffers capacity
+// frames.
+func newMailbox(capacity int) *mailbox {
+	return &mailbox{out: make(chan []byte, capacity), done: make(chan struct{})}
 }
 
 // C yields the frames in the order they were put; it is closed by close.

@@ -11,7 +11,7 @@ import (
 // each sender's frames come out complete and in order.
 func TestMailboxKeepsOrderPastItsBuffer(t *testing.T) {
 	const senders, each = 4, 3 * mailboxBuffer
-	mb := newMailbox()
+	mb := newMailbox(mailboxBuffer)
 	var wg sync.WaitGroup
 	for s := range senders {
 		wg.Go(func() {
@@ -49,7 +49,7 @@ func TestMailboxKeepsOrderPastItsBuffer(t *testing.T) {
 }
 
 func TestMailboxCloseWhileDraining(t *testing.T) {
-	mb := newMailbox()
+	mb := newMailbox(mailboxBuffer)
 	for range 2 * mailboxBuffer {
 		mb.put([]byte("x"))
 	}

@@ -471,7 +471,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 	e := &natsEndpoint{
 		bus: b, id: id,
 		subject: SubjectAgent(run, id), subjectAll: SubjectAgentAll(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
-		inbox: newBoundedQueue(inboxCap), control: newMailbox(),
+		inbox: newBoundedQueue(inboxCap), control: newMailbox(controlMailboxBuffer),
 	}
 	e.window.Store(-1)
 	if err := b.register(e); err != nil {
@@ -486,7 +486,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 // error wrapping ErrRunClaimed. The claim lasts as long as the observer.
 func (t *NATSTransport) Observer() (Observer, error) {
 	w := t.newWatch("observer")
-	o := &natsObserver{mac: t.mac, ctl: SubjectControl(t.opts.RunID), statuses: newMailbox(), timeout: t.opts.ConnectTimeout}
+	o := &natsObserver{mac: t.mac, ctl: SubjectControl(t.opts.RunID), statuses: newMailbox(mailboxBuffer), timeout: t.opts.ConnectTimeout}
 	nc, err := t.connect("observer", w, func() { o.slow.Add(1) })
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"runtime"
 	"syscall"
 	"time"
@@ -67,8 +68,22 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 	}
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	var cpuProfile, memProfile string
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command (pprof format) to `file`")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write a heap profile (pprof format) taken just after round 0 to `file`")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		began := time.Now()
+		if cpuProfile != "" {
+			out, err := os.Create(cpuProfile)
+			if err != nil {
+				return usagef("--cpuprofile: %v", err)
+			}
+			defer out.Close()
+			if err := pprof.StartCPUProfile(out); err != nil {
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			defer pprof.StopCPUProfile()
+		}
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
 		if err != nil {
 			return err
@@ -83,6 +98,11 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 		progress := func(p coordinator.Progress) {
 			if round0.IsZero() {
 				round0 = time.Now()
+				if memProfile != "" {
+					if err := writeHeapProfile(memProfile); err != nil {
+						logger.Warn("heap profile", "error", err)
+					}
+				}
 				fmt.Fprintf(a.stderr, "round 0 measured %.2f s after start\n", round0.Sub(began).Seconds())
 			}
 		}
@@ -138,4 +158,18 @@ func printScale(w io.Writer, r scaleResult) {
 	fmt.Fprintf(w, "peak RSS        %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "CPU time        %.2f s (whole command)\n", r.CPUSeconds)
 	fmt.Fprintf(w, "bundle          %s\n", r.Bundle)
+}
+
+// writeHeapProfile writes the heap profile of the live objects to path.
+func writeHeapProfile(path string) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(out); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
