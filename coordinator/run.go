@@ -125,15 +125,19 @@ type run struct {
 	log hclog.Logger
 	b   *bundle
 
-	agents   []agent
-	nLive    int // agents in state agentLive
-	nReady   int // agents whose ready status came
-	pending  map[int]*pendingRound
-	measured int // rows written
-	lastRow  int // round of the last row, -1 if none
-	initial  *Row
-	final    *Row
-	peak     *Peak // largest finite consensus error measured, nil before one
+	agents []agent
+	nLive  int // agents in state agentLive
+	nReady int // agents whose ready status came
+	// further counts the failures after the first; lastFurther is the
+	// latest (see fail).
+	further     int
+	lastFurther error
+	pending     map[int]*pendingRound
+	measured    int // rows written
+	lastRow     int // round of the last row, -1 if none
+	initial     *Row
+	final       *Row
+	peak        *Peak // largest finite consensus error measured, nil before one
 
 	statusMalformed int64
 	faults          []Fault
@@ -171,6 +175,7 @@ func (r *run) execute(ctx context.Context) {
 		timeout = t.C
 	}
 	defer r.heartbeat()()
+	defer r.logFurther()
 	if !r.awaitReady(ctx, timeout) {
 		return
 	}
@@ -542,15 +547,32 @@ func (r *run) abandon() {
 	r.fail(StopUnresponsive, fmt.Errorf("%w: %s %s sent no final status within %v of the stop control", ErrUnresponsive, who, ids(left), r.cfg.AgentTimeout))
 }
 
+// loggedFailures is how many failures after the first are logged one by
+// one; the others are counted and logged as one line when the run ends
+// (a run of 10^5 agents that loses them all would log 10^5 lines).
+const loggedFailures = 10
+
 // fail records the first failure of the run and stops the agents.
 func (r *run) fail(cause string, err error) {
-	if r.failure == nil {
+	switch {
+	case r.failure == nil:
 		r.failure, r.cause = err, cause
 		r.log.Error("run failed", "err", err)
-	} else {
+	case r.further < loggedFailures:
+		r.further++
 		r.log.Warn("further failure", "err", err)
+	default:
+		r.further++
+		r.lastFurther = err
 	}
 	r.stop(err.Error())
+}
+
+// logFurther logs the count of the further failures fail did not log.
+func (r *run) logFurther() {
+	if n := r.further - loggedFailures; n > 0 {
+		r.log.Warn("further failures not logged one by one", "count", n, "last", r.lastFurther)
+	}
 }
 
 // stop publishes the Stop control once.

@@ -2,10 +2,12 @@ package coordinator
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/node"
+	"github.com/hashicorp/go-hclog"
 )
 
 // testConfig is a config for a run of n agents in a fresh directory.
@@ -548,5 +551,24 @@ func TestIDsListsTwentyThenCounts(t *testing.T) {
 	got := ids(long)
 	if want := "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19 and 19980 more (20000 in all)"; got != want {
 		t.Errorf("ids of 20,000 agents = %q, want %q", got, want)
+	}
+}
+
+func TestFurtherFailuresSummarized(t *testing.T) {
+	var buf bytes.Buffer
+	r := &run{obs: newFakeObserver(), log: hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Warn})}
+	for k := range 1 + loggedFailures + 500 {
+		r.fail(StopLost, fmt.Errorf("agent %d lost", k))
+	}
+	r.logFurther()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if want := 1 + loggedFailures + 1; len(lines) != want {
+		t.Fatalf("%d log lines for 511 failures, want %d:\n%s", len(lines), want, buf.String())
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "count=500") || !strings.Contains(last, "agent 510 lost") {
+		t.Errorf("summary line %q: want count=500 and the last failure", last)
+	}
+	if !strings.Contains(lines[0], "agent 0 lost") || r.cause != StopLost {
+		t.Errorf("first line %q, cause %q: want the first failure", lines[0], r.cause)
 	}
 }
