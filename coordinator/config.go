@@ -45,8 +45,12 @@ type Config struct {
 	// Timeout bounds the whole run, ready wait included; zero means none.
 	// On expiry the coordinator publishes Stop and the run fails.
 	Timeout time.Duration
-	// ReadyTimeout bounds the wait for every agent's ready status
-	// (default DefaultReadyTimeout).
+	// ReadyTimeout bounds the wait for the agents' ready statuses: the
+	// run fails when no new agent has become ready for this long
+	// (default DefaultReadyTimeout). The wait is counted from the latest
+	// ready status, not from the start, so 10^5 goroutine agents that
+	// take longer than ReadyTimeout to start, but keep starting, are
+	// waited for.
 	ReadyTimeout time.Duration
 	// AgentTimeout is how long an agent may stay silent after Start, and
 	// how long agents have to send their final status after a Stop

@@ -206,7 +206,7 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 			r.fail(StopTimeout, fmt.Errorf("%w after %v while waiting for agents %s", ErrTimeout, r.cfg.Timeout, ids(r.notReady())))
 			return false
 		case <-t.C:
-			r.fail(StopNotReady, fmt.Errorf("%w within %v: missing %s", ErrNotReady, r.cfg.ReadyTimeout, ids(r.notReady())))
+			r.fail(StopNotReady, fmt.Errorf("%w: none for %v with %d of %d ready, missing %s", ErrNotReady, r.cfg.ReadyTimeout, r.nReady, len(r.agents), ids(r.notReady())))
 			return false
 		case l := <-r.cfg.Lost:
 			r.lose(l)
@@ -218,9 +218,13 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 				r.fail(StopError, ErrObserverClosed)
 				return false
 			}
+			before := r.nReady
 			r.ingest(f, time.Now())
 			if r.failure != nil {
 				return false
+			}
+			if r.nReady > before {
+				t.Reset(r.cfg.ReadyTimeout)
 			}
 		}
 	}

@@ -572,3 +572,20 @@ func TestFurtherFailuresSummarized(t *testing.T) {
 		t.Errorf("first line %q, cause %q: want the first failure", lines[0], r.cause)
 	}
 }
+
+// TestReadyTimeoutCountsFromTheLatestReady: agents that become ready one
+// every 40 ms, 200 ms in all, are waited for with a ReadyTimeout of
+// 100 ms, since each ready status restarts it.
+func TestReadyTimeoutCountsFromTheLatestReady(t *testing.T) {
+	obs := newFakeObserver()
+	s := sim{n: 5, rounds: 2, every: 1, interval: time.Millisecond, readyGap: 40 * time.Millisecond}
+	cfg := testConfig(t, 5)
+	cfg.ReadyTimeout = 100 * time.Millisecond
+	defer s.start(t, obs)()
+	if _, err := Run(context.Background(), cfg, obs, fakeEvaluator{}); err != nil {
+		t.Fatalf("agents kept becoming ready within the timeout: %v", err)
+	}
+	if got := readSummary(t, cfg); got.Status != StatusOK {
+		t.Errorf("summary status %q cause %q reason %q, want ok", got.Status, got.StopCause, got.Reason)
+	}
+}
