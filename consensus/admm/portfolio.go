@@ -84,25 +84,26 @@ func (p *Portfolio) InnerTails(x []float64, js []int, dst []float64) {
 	rowDots(p.rets, x, js, dst[:len(js)])
 }
 
-// rowDots sets dst[b] = dot(rows[js[b]], x) for every b. It forms eight
+// rowDots sets dst[b] = dot(rows[js[b]], x) for every b. It forms six
 // of the sums in one pass over x, each added in the order dot adds it, so
 // every value is dot's, bit for bit: a single dot waits for each addition
-// in turn, and eight independent sums fill that wait. A last group of
-// fewer than eight repeats its last row in the unused places and discards
-// their sums, since a pass costs about the same however many of its sums
-// are used.
+// in turn, and six independent sums fill that wait (six sums, their six
+// products and x[k] fit in the floating-point registers, so none is
+// spilled). A last group of fewer than six repeats its last row in the
+// unused places and discards their sums, since a pass costs about the
+// same however many of its sums are used.
 func rowDots(rows [][]float64, x []float64, js []int, dst []float64) {
+	const w = 6
 	dst = dst[:len(js)]
-	var r [8][]float64
-	for b := 0; b < len(js); b += 8 {
-		g := min(8, len(js)-b)
+	var r [w][]float64
+	for b := 0; b < len(js); b += w {
+		g := min(w, len(js)-b)
 		for q := range r {
 			r[q] = rows[js[b+min(q, g-1)]]
 		}
 		n := len(x) // one bounds check per row for the loop
-		r0, r1, r2, r3 := r[0][:n], r[1][:n], r[2][:n], r[3][:n]
-		r4, r5, r6, r7 := r[4][:n], r[5][:n], r[6][:n], r[7][:n]
-		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		r0, r1, r2, r3, r4, r5 := r[0][:n], r[1][:n], r[2][:n], r[3][:n], r[4][:n], r[5][:n]
+		var s0, s1, s2, s3, s4, s5 float64
 		for k, v := range x {
 			s0 += float64(r0[k] * v)
 			s1 += float64(r1[k] * v)
@@ -110,10 +111,8 @@ func rowDots(rows [][]float64, x []float64, js []int, dst []float64) {
 			s3 += float64(r3[k] * v)
 			s4 += float64(r4[k] * v)
 			s5 += float64(r5[k] * v)
-			s6 += float64(r6[k] * v)
-			s7 += float64(r7[k] * v)
 		}
-		sums := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+		sums := [w]float64{s0, s1, s2, s3, s4, s5}
 		copy(dst[b:b+g], sums[:g])
 	}
 }
