@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -224,7 +225,11 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	// goes on without it.
 	lost := make(chan coordinator.Lost, s.Agents)
 	var reported sync.Map // agent ids reported lost
-	sup := &supervisor{out: out, env: append(os.Environ(), node.EnvRunKeyFile+"="+keyFile), envFor: childEnv, onExit: func(c *child) {
+	env := append(os.Environ(), node.EnvRunKeyFile+"="+keyFile)
+	if g := childProcs(s.Agents, runtime.NumCPU(), os.Getenv("GOMAXPROCS")); g > 0 {
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(g))
+	}
+	sup := &supervisor{out: out, env: env, envFor: childEnv, onExit: func(c *child) {
 		err := c.failure()
 		var ce *childError
 		if !errors.As(err, &ce) {
@@ -275,4 +280,21 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		errs = append(errs, fmt.Errorf("launch: %w", err))
 	}
 	return sum, errors.Join(errs...)
+}
+
+// childProcs returns the GOMAXPROCS of each of n agent processes on cpus
+// CPUs: their share of the CPUs, at least 1, so that n processes do not
+// each keep idle threads spinning for work on CPUs the others use (at
+// 16 processes on 2 CPUs, 1 instead of 2 cut the run's CPU time by a
+// fifth). It returns 0, leaving the children's GOMAXPROCS alone, when
+// the user set GOMAXPROCS (set) or when every process gets every CPU.
+func childProcs(n, cpus int, set string) int {
+	if set != "" || n <= 1 {
+		return 0
+	}
+	g := max(1, cpus/n)
+	if g >= cpus {
+		return 0
+	}
+	return g
 }
