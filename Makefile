@@ -10,7 +10,7 @@ STATICCHECK ?= staticcheck
 RACE_PKGS = ./node/... ./coordinator ./sim/...
 PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /sim)
 
-.PHONY: all build run test test-long fuzz faults check vet lint tidy bench clean
+.PHONY: all build run test test-long fuzz faults deploy-check check vet lint tidy bench clean
 
 all: build
 
@@ -38,6 +38,11 @@ test-long:
 ## (drills/): prints a table and fails if any row fails.
 faults: build
 	$(GO) run ./drills -consim bin/consim
+
+## deploy-check: the Kubernetes manifests (deploy/kubernetes) decoded strictly
+## into the typed API objects and checked against consim's invariants, offline.
+deploy-check:
+	cd deploy/kubernetes/validate && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run .
 
 ## fuzz: each fuzz target for FUZZTIME (default 20s).
 FUZZTIME ?= 20s
