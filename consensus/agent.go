@@ -92,36 +92,36 @@ type Agent interface {
 // rounds. Scalars are the agent's own terms of global measures; their
 // meaning is fixed per field so that the coordinator can sum them.
 type Report struct {
-	ID int
+	ID int `json:"id"`
 	// Round is the number of completed rounds.
-	Round int
+	Round int `json:"round"`
 	// X is a copy of the agent's primal block x_i.
-	X []float64
+	X []float64 `json:"x"`
 	// GradEvals counts the first-order oracle calls made so far, in the
 	// algorithm's own unit: stochastic gradient samples for the ALM and the
 	// linearized ADMM, queries of g_j, dg_j and grad f_i (the paper's
 	// "oracle calls") for the composition ADMM, 0 for the exact ADMM.
-	GradEvals int64
+	GradEvals int64 `json:"grad_evals"`
 	// Measures are the agent's values of the measures its algorithm
 	// declares (registry.Measurer), in declaration order.
-	Measures []float64 `json:",omitempty"`
+	Measures []float64 `json:"measures,omitempty"`
 	// EdgeDuals, when the algorithm is asked for them, are the agent's
 	// replicas of the duals of its incident edges, ascending by peer (for
 	// a dual with one writer: the writer's value or the reader's copy,
 	// with its Version); the drift ||y_ij^(i) - y_ij^(j)||^2 between the
 	// two replicas of an edge at one version measures a fork that message
 	// loss made (metrics.DualDrift).
-	EdgeDuals []EdgeDual `json:",omitempty"`
+	EdgeDuals []EdgeDual `json:"edge_duals,omitempty"`
 }
 
 // EdgeDual is agent i's replica y_ij^(i) of the dual of edge {i, Peer}.
 type EdgeDual struct {
-	Peer int
-	Y    []float64
+	Peer int       `json:"peer"`
+	Y    []float64 `json:"y"`
 	// Version identifies the value of a dual with a single writer: the
 	// round after whose update the writer last wrote it (t+1 for a write
 	// in round t; 0 before any write, and always 0 for duals updated at
 	// both endpoints). A reader's copy at an older Version is a delayed
 	// copy, not a fork; metrics.DualDrift compares equal Versions only.
-	Version int64 `json:",omitempty"`
+	Version int64 `json:"version,omitempty"`
 }
