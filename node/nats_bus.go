@@ -30,7 +30,10 @@ type busConn struct {
 	open int
 
 	orphan atomic.Int64 // drops with no local endpoint to charge
-	logged atomic.Int64 // drops logged so far (first, then every 1000th)
+	warn   *warnLimiter // refused and malformed messages, summarized per subject
+
+	namesMu sync.Mutex
+	names   map[string]struct{} // subjects drops are counted under (see named)
 }
 
 // busConn returns the transport's shared connection, connecting it on
@@ -45,7 +48,7 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 		return t.bus, nil
 	}
 	run := t.opts.RunID
-	b := &busConn{t: t, agentPrefix: "consim." + run + ".a."}
+	b := &busConn{t: t, agentPrefix: "consim." + run + ".a.", warn: newWarnLimiter(t.log, DefaultWarnPeriod)}
 	empty := []*natsEndpoint{}
 	b.eps.Store(&empty)
 	w := t.newWatch("agents")
@@ -145,6 +148,7 @@ func (b *busConn) close() error {
 		}
 	}
 	b.nc.Close() // sends what is still buffered first
+	b.warn.flush()
 	return errors.Join(errs...)
 }
 
@@ -168,25 +172,48 @@ func (b *busConn) charge(to *natsEndpoint, f func(s *EndpointStats)) {
 	to.charge(f)
 }
 
+// maxNamedSubjects bounds the subjects a process counts and logs drops
+// under by name; drops on further subjects (an attacker can publish on
+// any number of them) are counted under otherSubjects.
+const maxNamedSubjects = 64
+
+const otherSubjects = "(other subjects)"
+
+// named returns subject, or otherSubjects once maxNamedSubjects other
+// subjects have been named.
+func (b *busConn) named(subject string) string {
+	b.namesMu.Lock()
+	defer b.namesMu.Unlock()
+	if _, ok := b.names[subject]; ok {
+		return subject
+	}
+	if len(b.names) >= maxNamedSubjects {
+		return otherSubjects
+	}
+	if b.names == nil {
+		b.names = make(map[string]struct{})
+	}
+	b.names[subject] = struct{}{}
+	return subject
+}
+
 // refuse counts a message on subject whose MAC failed.
 func (b *busConn) refuse(subject string) {
+	subject = b.named(subject)
 	b.charge(nil, func(s *EndpointStats) {
 		if s.Refused == nil {
 			s.Refused = make(map[string]int64)
 		}
 		s.Refused[subject]++
 	})
-	if n := b.logged.Add(1); n == 1 || n%1000 == 0 {
-		b.t.log.Warn("dropped NATS messages that failed the run's MAC or routing checks", "subject", subject, "dropped", n)
-	}
+	b.warn.note("messages that failed the run's MAC, refused", "on "+subject, nil)
 }
 
 // malformed counts a frame with a valid MAC that cannot be routed.
 func (b *busConn) malformed(subject string, err error) {
+	subject = b.named(subject)
 	b.charge(nil, func(s *EndpointStats) { s.Malformed++ })
-	if n := b.logged.Add(1); n == 1 || n%1000 == 0 {
-		b.t.log.Warn("dropped NATS messages that failed the run's MAC or routing checks", "subject", subject, "dropped", n, "error", err)
-	}
+	b.warn.note("authentic frames that cannot be routed, dropped", "on "+subject, err)
 }
 
 // onAgentFrame delivers a frame published on consim.<run>.a.<from>,

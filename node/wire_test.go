@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/consim/consim/consensus"
@@ -252,5 +253,24 @@ func TestParseAgentSubject(t *testing.T) {
 		if ok != tc.ok || ok && (from != tc.from || to != tc.to) {
 			t.Errorf("parseAgentSubject(%q) = %d, %d, %v, want %d, %d, %v", tc.subject, from, to, ok, tc.from, tc.to, tc.ok)
 		}
+	}
+}
+
+// TestNamedSubjectsBounded: drops on more than maxNamedSubjects subjects
+// are counted under otherSubjects, so a flood on random subjects cannot
+// grow the per-subject counts without bound.
+func TestNamedSubjectsBounded(t *testing.T) {
+	b := &busConn{}
+	for k := range maxNamedSubjects {
+		s := "consim.r.a." + strconv.Itoa(k) + ".x"
+		if got := b.named(s); got != s {
+			t.Fatalf("subject %d named %q, want itself", k, got)
+		}
+	}
+	if got := b.named("consim.r.a.new"); got != otherSubjects {
+		t.Errorf("subject past the bound named %q, want %q", got, otherSubjects)
+	}
+	if got := b.named("consim.r.a.0.x"); got != "consim.r.a.0.x" {
+		t.Errorf("a subject named before is now %q", got)
 	}
 }
