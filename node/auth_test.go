@@ -147,10 +147,10 @@ func testPerAgentUsers(t *testing.T, perDest bool) {
 		}
 		bus += s.Traffic.BusMalformed
 	}
-	// Each connection of an agent the frame names (0 and 2) drops and
-	// counts it; the others, for which it is not, drop it unread.
-	if bus != 2 {
-		t.Errorf("%d agents' connections counted the frame with a foreign sender, want the 2 it names", bus)
+	// Every connection that receives the frame drops and counts it: all
+	// 5 in the shared layout, the 2 it names (0 and 2) per destination.
+	if want := map[bool]int64{false: n, true: 2}[perDest]; bus != want {
+		t.Errorf("%d agents' connections counted the frame with a foreign sender, want %d", bus, want)
 	}
 	nc.Close()
 	if len(denied) != 2 {

@@ -226,9 +226,9 @@ func (b *busConn) malformed(subject string, err error) {
 // beyond their window, see natsEndpoint.admit) is dropped and counted as
 // ahead before its MAC is computed: the header alone decides that drop,
 // so a flood of far-future frames, authentic or not, costs a header read
-// per frame rather than a MAC. A frame with no local destination is
-// dropped before its MAC too, uncounted: in the default layout every
-// process receives every frame.
+// per frame rather than a MAC. An authentic frame with no local
+// destination is dropped uncounted (in the default layout every process
+// receives every frame); a forged one is refused.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
@@ -342,13 +342,21 @@ func names(frame []byte, h Header, id int) bool {
 // header h (read from msg, whose MAC is not checked yet), on a subject
 // for agent to (or toHeader, toAll), would admit its round. When none
 // would, each local destination counts the frame as ahead, as it would
-// have after the MAC; when there is none, nothing is counted.
+// have after the MAC. A frame with no local destination is admitted to
+// the MAC check, so that a forged one is counted refused.
 func (b *busConn) anyAdmits(eps []*natsEndpoint, msg []byte, h Header, to int) bool {
-	admits := false
+	admits, local := false, false
 	localDests(eps, msg, h, to, func(e *natsEndpoint) bool {
+		local = true
 		admits = e.wouldAdmit(h.Round)
 		return !admits
 	})
+	if !local {
+		// No local destination (it has left, or the frame is for another
+		// process): the MAC check decides whether the frame is counted
+		// as refused.
+		return true
+	}
 	if !admits {
 		localDests(eps, msg, h, to, func(e *natsEndpoint) bool {
 			e.ahead.Add(1)
