@@ -461,12 +461,17 @@ func forgedData(ctx context.Context, d *drill) row {
 	var subject string
 	return d.attacked(ctx, nil, nil, func(url string, r *liveRun) (string, error) {
 		subject = node.SubjectAgent(r.id, 1)
-		// Rounds 0..n-1: never beyond the receivers' future window, so
-		// each frame reaches the MAC check (frames far ahead are dropped
-		// on their header, counted ahead, see the far-future row).
+		// Rounds 0..n-1: those within the receivers' future window reach
+		// the MAC check and are refused; those beyond it are dropped on
+		// their header and counted ahead. Either way none is accepted.
 		err := publishAsOutsider(url, subject, n, func(k int) []byte { return junkMAC(dataFrame(1, k)) })
 		return fmt.Sprintf("%d data frames x=±1e6 from agent 1 for rounds 0..%d, random MAC", n, n-1), err
-	}, func(s *coordinator.Summary) error { return refusedOn(subject, n)(s) })
+	}, func(s *coordinator.Summary) error {
+		if got := s.Traffic.RefusedBySubject[subject] + s.Traffic.Ahead; got < n {
+			return fmt.Errorf("%d refused on %s and %d dropped ahead, want %d in all", s.Traffic.RefusedBySubject[subject], subject, s.Traffic.Ahead, n)
+		}
+		return nil
+	})
 }
 
 func replayed(ctx context.Context, d *drill) row {
