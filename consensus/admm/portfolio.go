@@ -211,7 +211,7 @@ func (p *Portfolio) OuterGradSum(y, dst []float64) {
 		for k, rk := range p.rets[i][:a] {
 			out[k] += float64(f * rk)
 		}
-		lastSum += -2 * c
+		lastSum += float64(-2 * c)
 	}
 	dst[a] = lastSum
 }
