@@ -200,10 +200,11 @@ func (l *liveness) watch(timeout time.Duration) {
 }
 
 // peerLost applies a lost control naming agent j: j sends nothing from
-// the phase after the current one on. An agent declared lost itself (its
+// the phase key from on (the phase after the current one during the run,
+// 0 before the start). An agent declared lost itself (its
 // heartbeats did not reach the coordinator in time) stops, as on a stop
 // control: the run goes on without it. It reports whether it stops.
-func (r *runner) peerLost(j int) bool {
+func (r *runner) peerLost(j int, from uint64) bool {
 	if j == r.id {
 		r.log.Warn("declared lost by the coordinator; stopping")
 		r.stopReason = "declared lost by the coordinator"
@@ -215,6 +216,6 @@ func (r *runner) peerLost(j int) bool {
 		return false
 	}
 	r.log.Info("peer declared lost by the coordinator", "peer", j)
-	r.depart(j, r.cur+1)
+	r.depart(j, from)
 	return false
 }

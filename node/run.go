@@ -336,8 +336,16 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 			case ControlStop:
 				r.stopReason = stopReason(c)
 			case ControlStart:
+			case ControlLost:
+				// A peer lost before the start (its control can overtake
+				// the start on a transport that does not order the
+				// controls of concurrent senders) is gone from round 0.
+				if r.peerLost(c.Agent, 0) {
+					return true, nil
+				}
+				continue
 			default:
-				continue // alive and lost controls do not start a run
+				continue // alive controls do not start a run
 			}
 			return c.Kind == ControlStop, nil
 		case <-timer.C:
@@ -371,7 +379,7 @@ func (r *runner) stopRequested() bool {
 				r.stopReason = stopReason(c)
 				stop = true
 			case ControlLost:
-				stop = r.peerLost(c.Agent) || stop
+				stop = r.peerLost(c.Agent, r.cur+1) || stop
 			}
 		default:
 			return stop
