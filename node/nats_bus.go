@@ -232,21 +232,19 @@ func (b *busConn) malformed(subject string, err error) {
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
-	if !ok {
+	if !ok || len(m.Data) < MACLen {
 		b.refuse(m.Subject)
 		return
 	}
-	if len(m.Data) > MACLen {
-		if h, err := decodeAddress(m.Data[:len(m.Data)-MACLen]); err == nil && !b.anyAdmits(eps, m.Data, h, to) {
-			return
-		}
-	}
-	frame, ok := b.t.mac.open(macAgent, m.Data)
-	if !ok {
-		b.refuse(m.Subject)
-		return
-	}
+	frame := m.Data[:len(m.Data)-MACLen]
 	h, err := decodeAddress(frame)
+	if err == nil && !b.anyAdmits(eps, frame, h, to) {
+		return
+	}
+	if _, ok := b.t.mac.open(macAgent, m.Data); !ok {
+		b.refuse(m.Subject)
+		return
+	}
 	switch {
 	case err != nil:
 	case h.Kind >= FrameEval && h.Kind <= FrameEvalFail:
@@ -263,24 +261,12 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 		return
 	}
 	wake := urgent(h.Kind)
-	switch {
-	case to >= 0:
-		if to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
-			eps[to].inbox.push(frame, wake)
+	localDests(eps, frame, h, to, func(e *natsEndpoint) bool {
+		if e.admit(h.Round) {
+			e.inbox.push(frame, wake)
 		}
-	case h.NTo == 0:
-		for _, e := range eps {
-			if e != nil && e.admit(h.Round) {
-				e.inbox.push(frame, wake)
-			}
-		}
-	default:
-		for k := range h.NTo {
-			if to := FrameTo(frame, h, k); to < len(eps) && eps[to] != nil && eps[to].admit(h.Round) {
-				eps[to].inbox.push(frame, wake)
-			}
-		}
-	}
+		return true
+	})
 }
 
 // Destinations a subject's tail gives besides an agent id (see
