@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/scenarios"
 )
 
 // isTerminal reports whether w is a character device (an interactive
@@ -86,7 +87,7 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 	}
 	t := s.Traffic
 	fmt.Fprintf(w, "  %-22s %d messages, %s, %d dropouts, %d late, %d malformed\n",
-		"traffic", t.MsgsSent, bytesString(t.BytesSent), t.Dropouts, t.Late, t.Malformed)
+		"traffic", t.MsgsSent, scenarios.FormatBytes(float64(t.BytesSent)), t.Dropouts, t.Late, t.Malformed)
 	for _, fl := range s.Faults {
 		fmt.Fprintf(w, "  %-22s agent %d %s at round %d: %s\n", "fault", fl.Agent, fl.Kind, fl.Round, fl.Message)
 	}
@@ -113,14 +114,3 @@ func peakRatio(p *coordinator.Peak) string {
 	return fmt.Sprintf("  [falls %.3g-fold from the peak at round %d]", *p.Reduction, p.Round)
 }
 
-func bytesString(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
