@@ -113,4 +113,3 @@ func peakRatio(p *coordinator.Peak) string {
 	}
 	return fmt.Sprintf("  [falls %.3g-fold from the peak at round %d]", *p.Reduction, p.Round)
 }
-
