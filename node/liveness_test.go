@@ -34,7 +34,11 @@ func TestLostPeerIsNotAwaited(t *testing.T) {
 		var attempt atomic.Int32
 	again:
 		retry := false
-		t.Run(string(kind), func(t *testing.T) {
+		name := string(kind)
+		if attempt.Load() > 0 {
+			name += "-again" // a subtest name the run id may hold
+		}
+		t.Run(name, func(t *testing.T) {
 			agents := nullAgents(t, ring(t, n), 2)
 			agents[1] = silent{agents[1]}
 			tr := newTestTransport(t, kind, n)
