@@ -125,9 +125,10 @@ type run struct {
 	log hclog.Logger
 	b   *bundle
 
-	agents []agent
-	nLive  int // agents in state agentLive
-	nReady int // agents whose ready status came
+	agents    []agent
+	nLive     int // agents in state agentLive
+	nDeparted int // agents in state agentDeparted
+	nReady    int // agents whose ready status came
 	// further counts the failures after the first; lastFurther is the
 	// latest (see fail).
 	further     int
@@ -372,6 +373,9 @@ func (r *run) complete(pr *pendingRound) bool {
 	if pr.count == r.cfg.N {
 		return true
 	}
+	if pr.count+r.nDeparted < r.cfg.N {
+		return false // each missing report is of a distinct agent
+	}
 	for id, have := range pr.have {
 		if !have && r.agents[id].state != agentDeparted {
 			return false
@@ -609,6 +613,9 @@ func (r *run) live() int { return r.nLive }
 func (r *run) end(a *agent, st agentState) {
 	if a.state == agentLive && st != agentLive {
 		r.nLive--
+	}
+	if st == agentDeparted && a.state != agentDeparted {
+		r.nDeparted++
 	}
 	a.state = st
 }

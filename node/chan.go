@@ -6,11 +6,14 @@ import (
 )
 
 // ChanTransport connects the agents and the observer of one run inside a
-// process with in-memory queues. Every agent inbox, every control queue
-// and the status queue is an unbounded FIFO (see mailbox): Publish,
-// Status and Control copy the frame once, enqueue it for each reader and
-// return without blocking, so no agent can stall or deadlock another; frames
-// wait in memory until their reader takes them.
+// process with in-memory queues. Every agent inbox and every control
+// queue is an unbounded FIFO (see mailbox): Publish and Control copy the
+// frame once, enqueue it for each reader and return without blocking, so
+// no agent can stall or deadlock another; frames wait in memory until
+// their reader takes them. Status does not block either until the
+// observer reads its first status; from then on it waits while 4N
+// statuses are unread (see newStatusMailbox), and never once the observer
+// is closed.
 //
 // Frames sent to an agent that has not connected yet wait for it; frames
 // sent to an agent whose endpoint is closed are discarded, as a publish to
@@ -36,11 +39,12 @@ func NewChanTransport(n int) (*ChanTransport, error) {
 		n:         n,
 		inbox:     make([]*queue, n),
 		control:   make([]*mailbox, n),
-		status:    newMailbox(mailboxBuffer),
+		status:    newStatusMailbox(n),
 		connected: make([]bool, n),
 	}
 	for i := range n {
 		t.inbox[i], t.control[i] = newQueue(), newMailbox(controlMailboxBuffer)
+		t.control[i].moved = t.inbox[i].signal
 	}
 	return t, nil
 }
@@ -170,6 +174,8 @@ func (e *chanEndpoint) Status(frame []byte) error {
 
 func (e *chanEndpoint) Control() <-chan []byte { return e.t.control[e.id].C() }
 
+func (e *chanEndpoint) lastControl() int64 { return e.t.control[e.id].heard.Load() }
+
 func (e *chanEndpoint) Close() error {
 	e.t.inbox[e.id].close()
 	e.t.control[e.id].close()
@@ -178,12 +184,16 @@ func (e *chanEndpoint) Close() error {
 
 type chanObserver struct{ t *ChanTransport }
 
-func (o *chanObserver) Statuses() <-chan []byte { return o.t.status.C() }
+func (o *chanObserver) Statuses() <-chan []byte { return o.t.status.read() }
 
+// Control implements Observer: every agent gets the frame, and an agent
+// waiting in a phase is woken to read it (see Batcher).
 func (o *chanObserver) Control(frame []byte) error {
 	f := clone(frame)
-	for _, mb := range o.t.control {
-		mb.put(f)
+	for i, mb := range o.t.control {
+		if mb.put(f) {
+			o.t.inbox[i].signal()
+		}
 	}
 	return nil
 }

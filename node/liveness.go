@@ -3,22 +3,19 @@ package node
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/consim/consim/consensus"
 )
 
 // Liveness of a run, both ways, independent of the round rate and of the
 // report period:
 //
 //   - every agent publishes an alive status every Options.Heartbeat,
-//     from a goroutine of its own, naming the round it is in and its
-//     process id, so the coordinator tells a slow agent (alive, in an old
-//     round) from a dead one (silent), whatever ReportEvery is;
+//     from its process's liveClock (not from its round loop), naming the
+//     round it is in and its process id, so the coordinator tells a slow
+//     agent (alive, in an old round) from a dead one (silent), whatever
+//     ReportEvery is;
 //   - the coordinator publishes an alive control every
 //     coordinator.Config.Heartbeat; an agent that has heard no control for
 //     Options.CoordinatorTimeout after the start fails with
@@ -49,63 +46,112 @@ func HeartbeatPeriod(d time.Duration) time.Duration {
 	return max(d/4, 10*time.Millisecond)
 }
 
-// liveness is the heartbeat and the coordinator watchdog of one Run.
+// liveness is the heartbeat and the coordinator watchdog of one Run: its
+// entry in the process's liveClock, which publishes its heartbeats and
+// fires its watchdog, and its control forwarder if the endpoint needs one
+// (see controlHeard).
 type liveness struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 	wg     sync.WaitGroup
+	clock  *liveClock
+	// ownClock: the clock is this Run's alone, stopped with it.
+	ownClock bool
 	// round is the round the agent is in, for its heartbeats.
 	round atomic.Int64
+	// published is when the agent's latest status went out (Unix ns).
+	published atomic.Int64
+	// The clock's fields, under its lock: the agent's endpoint and id, and
+	// its index in the clock's members (-1 once removed).
+	ep  Endpoint
+	id  int
+	idx int
 	// heard is the time of the last valid control (Unix ns), 0 until the
-	// first one: the watchdog is armed by it.
-	heard atomic.Int64
-	once  sync.Once
+	// first one: the watchdog is armed by it. The forwarder notes it, or
+	// the endpoint does (controlHeard).
+	heard     atomic.Int64
+	heardFrom controlHeard
+	once      sync.Once
 }
 
-// startLiveness starts the heartbeat and watchdog of r per r.o, replaces
-// r.control with the forwarder's channel and returns the context the run
-// uses: it is cancelled with cause ErrCoordinatorLost when the watchdog
-// fires. It returns nil when r.o asks for neither.
+// startLiveness registers r with the process's liveClock (r.o.clock, or
+// a clock of its own when Run is called alone) and returns the context
+// the run uses: it is cancelled with cause ErrCoordinatorLost when the
+// watchdog fires. On an endpoint that is not a controlHeard, it also
+// starts a forwarder and replaces r.control with its channel. It returns
+// nil when r.o asks for neither heartbeats nor a watchdog.
 func (r *runner) startLiveness(ctx context.Context) *liveness {
-	if r.o.Heartbeat <= 0 && r.o.CoordinatorTimeout <= 0 {
+	clock, own := r.o.clock, false
+	if clock == nil {
+		clock, own = newLiveClock(r.o), true
+	}
+	if clock == nil {
 		return nil
 	}
-	l := &liveness{done: make(chan struct{})}
+	l := &liveness{done: make(chan struct{}), clock: clock, ownClock: own}
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
-	out := make(chan []byte, 64)
-	src := r.control
-	r.control = out
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		l.forward(src, out)
-	}()
-	if r.o.Heartbeat > 0 {
+	if ch, ok := r.ep.(controlHeard); ok {
+		l.heardFrom = ch // the round loop skips alive controls itself
+	} else {
+		out := make(chan []byte, 64)
+		src := r.control
+		r.control = out
+		wake := func() {}
+		if r.batch != nil {
+			wake = r.batch.Wake
+		}
 		l.wg.Add(1)
 		go func() {
 			defer l.wg.Done()
-			l.beat(r.ep, r.id, r.o.Heartbeat)
+			l.forward(src, out, wake)
 		}()
 	}
-	if r.o.CoordinatorTimeout > 0 {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			l.watch(r.o.CoordinatorTimeout)
-		}()
-	}
+	clock.add(l, r.ep, r.id)
 	return l
 }
 
-// stop ends the liveness goroutines and waits for them.
+// controlHeard is implemented by endpoints that note when a control last
+// reached their agent, so that no forwarder goroutine (see forward) sits
+// between the endpoint and the round loop: only authentic controls reach
+// an endpoint's control channel, and the round loop ignores alive ones.
+type controlHeard interface {
+	// lastControl is when the latest control reached the endpoint (Unix
+	// ns), 0 before the first.
+	lastControl() int64
+}
+
+// lastHeard is when the agent last heard a control (Unix ns), 0 if never.
+func (l *liveness) lastHeard() int64 {
+	if l.heardFrom != nil {
+		return l.heardFrom.lastControl()
+	}
+	return l.heard.Load()
+}
+
+// stop ends the agent's liveness: it leaves the clock, and the forwarder
+// ends.
 func (l *liveness) stop() {
 	if l == nil {
 		return
 	}
-	l.once.Do(func() { close(l.done) })
+	l.once.Do(func() {
+		l.clock.remove(l)
+		if l.ownClock {
+			l.clock.stop()
+		}
+		close(l.done)
+	})
 	l.wg.Wait()
 	l.cancel(nil)
+}
+
+// sent notes that the agent published a status: its next heartbeat is
+// due a period from now.
+func (l *liveness) sent() {
+	if l != nil {
+		l.published.Store(time.Now().UnixNano())
+	}
 }
 
 // setRound notes the round the agent is in.
@@ -127,9 +173,11 @@ func (l *liveness) cause() error {
 	return nil
 }
 
-// forward moves the frames of src to out, except alive controls; every
-// control that decodes is noted as heard. out is closed when src is.
-func (l *liveness) forward(src <-chan []byte, out chan<- []byte) {
+// forward moves the frames of src to out, except alive controls, and
+// calls wake after each (the transport's wake-up came before the frame
+// reached out, see Batcher); every control that decodes is noted as
+// heard. out is closed when src is.
+func (l *liveness) forward(src <-chan []byte, out chan<- []byte, wake func()) {
 	defer close(out)
 	for {
 		var f []byte
@@ -151,48 +199,7 @@ func (l *liveness) forward(src <-chan []byte, out chan<- []byte) {
 		}
 		select {
 		case out <- f:
-		case <-l.done:
-			return
-		}
-	}
-}
-
-// beat publishes an alive status of agent id every period until stop.
-func (l *liveness) beat(ep Endpoint, id int, period time.Duration) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	pid := os.Getpid()
-	for {
-		select {
-		case <-t.C:
-		case <-l.done:
-			return
-		}
-		s := Status{Kind: StatusAlive, ID: id, PID: pid, Report: consensus.Report{ID: id, Round: int(l.round.Load())}}
-		f, err := EncodeStatus(s)
-		if err != nil {
-			continue // a report of two integers always encodes
-		}
-		_ = ep.Status(f) // a lost heartbeat is what the coordinator's deadline is for
-	}
-}
-
-// watch cancels the run with ErrCoordinatorLost once no control has been
-// heard for timeout since the first one.
-func (l *liveness) watch(timeout time.Duration) {
-	t := time.NewTicker(min(max(timeout/8, time.Millisecond), 250*time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case now := <-t.C:
-			h := l.heard.Load()
-			if h == 0 {
-				continue
-			}
-			if silent := now.Sub(time.Unix(0, h)); silent > timeout {
-				l.cancel(fmt.Errorf("%w: no control from the coordinator for %v (deadline %v)", ErrCoordinatorLost, silent.Round(time.Millisecond), timeout))
-				return
-			}
+			wake()
 		case <-l.done:
 			return
 		}

@@ -473,6 +473,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 		subject: SubjectAgent(run, id), subjectAll: SubjectAgentAll(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
 		inbox: newBoundedQueue(inboxCap), control: newMailbox(controlMailboxBuffer),
 	}
+	e.control.moved = e.inbox.signal
 	e.window.Store(-1)
 	if err := b.register(e); err != nil {
 		return nil, fmt.Errorf("node: NATS endpoint for agent %d: %w", id, err)
@@ -640,6 +641,8 @@ func (e *natsEndpoint) Status(frame []byte) error {
 }
 
 func (e *natsEndpoint) Control() <-chan []byte { return e.control.C() }
+
+func (e *natsEndpoint) lastControl() int64 { return e.control.heard.Load() }
 
 // Stats implements StatsReporter.
 func (e *natsEndpoint) Stats() EndpointStats {

@@ -23,6 +23,8 @@ const (
 	// DefaultFutureCap bounds the future frames one agent buffers, whatever
 	// their rounds, so that a flood of well-formed frames costs bounded
 	// memory: a frame beyond it is dropped and counted (Traffic.Overflow).
+	// Above 16,384 agents the bound is 2N instead: an all-reduce's root
+	// may get the terms of all N agents before it reaches their phase.
 	DefaultFutureCap = 1 << 15
 	// DefaultFutureFrames is F, the future frames one agent buffers per
 	// sender, so that one flooding peer cannot fill DefaultFutureCap for
@@ -119,6 +121,9 @@ type Options struct {
 	// pool is the oracle worker pool RunAll shares between its agents on
 	// transports without remote workers; nil makes each Run start its own.
 	pool *evalPool
+	// clock is the liveness clock RunAll shares between its agents; nil
+	// makes each Run start its own.
+	clock *liveClock
 }
 
 // resolve validates o and fills in the defaults.

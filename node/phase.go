@@ -14,6 +14,11 @@ import (
 // errInboxClosed ends a run whose endpoint closed under it.
 var errInboxClosed = errors.New("inbox closed")
 
+// errStopInPhase ends a phase that a stop control found waiting for
+// frames that had not arrived (see collect); the round loop then stops as
+// it does on a stop control at the end of a round.
+var errStopInPhase = errors.New("stop control during the phase")
+
 // phase runs phase ph of round t: send, collect until complete or the
 // deadline, deliver.
 func (r *runner) phase(ctx context.Context, t, ph int) error {
@@ -473,6 +478,11 @@ func (r *runner) collect(ctx context.Context) error {
 		if got {
 			continue
 		}
+		if r.stopPending {
+			// Peers stopped by the same control send nothing more: the
+			// phase ends with what has arrived.
+			return errStopInPhase
+		}
 		if !armed {
 			// The deadline counts from the end of the phase's sends. An
 			// agent awaiting the root's sum allows the root its own
@@ -491,6 +501,11 @@ func (r *runner) collect(ctx context.Context) error {
 		r.need = 0
 		if err != nil {
 			return err
+		}
+		// A control wakes the wait (see Batcher). After a stop the phase
+		// takes what has arrived and, if that is not all, ends.
+		if r.stopRequested() {
+			r.stopPending = true
 		}
 		if expired {
 			if r.log.IsDebug() {

@@ -9,7 +9,10 @@ import (
 // queued for the agent at once. The round loop prefers it to Inbox, which
 // costs a channel operation (and often a goroutine wake-up) per frame:
 // with a batch the agent wakes once for all the frames that arrived while
-// it computed.
+// it computed. A transport whose endpoints are Batchers wakes a waiting
+// agent (as Wake does) when a control frame reaches it, so that a stop
+// control ends a phase's wait at once: peers stopped by the same control
+// send nothing more, and need not announce it with leave frames.
 type Batcher interface {
 	// TakeInbox appends the queued frames to dst in arrival order, empties
 	// the queue and returns the extended slice. ok is false once the

@@ -46,7 +46,9 @@ import (
 // Frames of later phases are kept until their phase, if they are at most
 // Options.FutureWindow rounds ahead of the agent's round, their sender has
 // fewer than Options.FutureFrames kept, and fewer than
-// min{16 N (FutureWindow+1), DefaultFutureCap} are kept in all; others are
+// max{min{16 N (FutureWindow+1), DefaultFutureCap}, 2N} are kept in all
+// (an all-reduce's root may get a term from every agent before it reaches
+// the phase); others are
 // dropped and counted (Traffic.Ahead, Traffic.Overflow), so a flood of
 // frames for far-future rounds costs a counter increment each and bounded
 // memory.
@@ -138,10 +140,16 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		if err := r.straggle(ctx, t); err != nil {
 			return r.fail(err)
 		}
-		for ph := 0; ph < r.a.Phases(t); ph++ {
-			if err := r.phase(ctx, t, ph); err != nil {
+		for ph := 0; ph < r.a.Phases(t) && !stop; ph++ {
+			switch err := r.phase(ctx, t, ph); {
+			case errors.Is(err, errStopInPhase):
+				stop = true
+			case err != nil:
 				return r.fail(err)
 			}
+		}
+		if stop {
+			break
 		}
 		// A round that waited for nothing (no peer left to hear from)
 		// never looked at ctx.
@@ -152,12 +160,17 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		if o.ReportEvery > 0 && done%o.ReportEvery == 0 && done < o.Rounds {
 			r.publish(StatusProgress, r.a.Report(), nil)
 		}
-		stop = r.stopRequested()
+		stop = r.stopRequested() || r.stopPending
 	}
 	if t < o.Rounds {
 		// Stopped early: peers still in this round must not wait for us.
-		// After the last round no peer has a phase left to wait in.
-		r.leave()
+		// After the last round no peer has a phase left to wait in. A
+		// stop control reaches every agent and wakes it in its phase
+		// (see collect), so it needs no leave: N broadcast leaves would
+		// cost N^2 frames (10^8 at 10^4 agents).
+		if !r.stoppedByControl() {
+			r.leave()
+		}
 	} else {
 		// Frames of the last round still delayed may be awaited by peers.
 		settleWait = o.PhaseDeadline
@@ -238,6 +251,10 @@ type runner struct {
 	// stopReason is the reason of the stop control that ended the run
 	// early, for the final status; empty if none did.
 	stopReason string
+	// stopControl is set once a stop control from the coordinator has
+	// been applied; stopPending once one was found during a phase: the
+	// agent waits for no more frames and stops at the end of the round.
+	stopControl, stopPending bool
 	// live is the heartbeat and coordinator watchdog; nil without.
 	live *liveness
 	// warn summarizes repeated warnings (see warnLimiter).
@@ -283,7 +300,7 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 		control:   ep.Control(),
 		earlyFrom: -1,
 		warn:      newWarnLimiter(o.Logger.With("agent", id), DefaultWarnPeriod),
-		futureCap: min(16*o.N*(o.FutureWindow+1), DefaultFutureCap),
+		futureCap: max(min(16*o.N*(o.FutureWindow+1), DefaultFutureCap), 2*o.N),
 	}
 	if o.Faults.injects() {
 		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
@@ -334,7 +351,7 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 			}
 			switch c.Kind {
 			case ControlStop:
-				r.stopReason = stopReason(c)
+				r.stopReason, r.stopControl = stopReason(c), true
 			case ControlStart:
 			case ControlLost:
 				// A peer lost before the start (its control can overtake
@@ -376,7 +393,7 @@ func (r *runner) stopRequested() bool {
 			switch c.Kind {
 			case ControlStop:
 				r.log.Debug("stop requested", "reason", c.Reason)
-				r.stopReason = stopReason(c)
+				r.stopReason, r.stopControl = stopReason(c), true
 				stop = true
 			case ControlLost:
 				stop = r.peerLost(c.Agent, r.cur+1) || stop
@@ -386,6 +403,12 @@ func (r *runner) stopRequested() bool {
 		}
 	}
 }
+
+// stoppedByControl reports whether the run ends on a stop control that
+// every peer gets too, and that wakes a peer waiting in a phase: true on
+// an endpoint that implements Batcher (its transport wakes the agent on a
+// control, see Batcher).
+func (r *runner) stoppedByControl() bool { return r.stopControl && r.batch != nil }
 
 // stopReason is what a final status says of the stop control c.
 func stopReason(c Control) string {
@@ -466,7 +489,9 @@ func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
 	}
 	if err := r.ep.Status(f); err != nil {
 		r.warn.note("statuses not published", "by agent "+strconv.Itoa(r.id), err)
+		return
 	}
+	r.live.sent()
 }
 
 // sendFailed counts a failed delivery and logs it, summarized (see

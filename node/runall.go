@@ -33,6 +33,9 @@ func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Op
 	if err != nil {
 		return err
 	}
+	if opts.clock = newLiveClock(opts); opts.clock != nil {
+		defer opts.clock.stop()
+	}
 	eps := make([]Endpoint, 0, len(agents))
 	closeAll := func() error {
 		var errs []error

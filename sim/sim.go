@@ -142,6 +142,9 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 	nopts := NodeOptions(st, logger)
 	go func() { agentsDone <- node.RunAll(agentCtx, agents, tr, nopts) }()
 	sum, runErr := coordinator.Run(ctx, cfg, obs, ev)
+	// Nobody reads statuses any more: agents that still publish must not
+	// wait for room (see node.ChanTransport).
+	_ = obs.Close()
 
 	// The coordinator has sent Stop if it ended early. Agents that do not
 	// finish within the grace period are cancelled; one that ignores the
