@@ -124,6 +124,8 @@ type Options struct {
 	// clock is the liveness clock RunAll shares between its agents; nil
 	// makes each Run start its own.
 	clock *liveClock
+	// gate bounds the agents of a RunAll that run at once; nil: no bound.
+	gate *gate
 }
 
 // resolve validates o and fills in the defaults.

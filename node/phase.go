@@ -552,6 +552,18 @@ func (r *runner) poll() (bool, error) {
 // Batcher.Wake (see armDeadline and Run), so the wait is a single channel
 // receive; after it the deadline and ctx are checked.
 func (r *runner) wait(ctx context.Context) (expired bool, err error) {
+	if r.inGate {
+		// Waiting agents hold no place of the gate (see gate).
+		r.o.gate.leave()
+		r.inGate = false
+		defer func() {
+			if err == nil {
+				if r.inGate = r.o.gate.enter(ctx); !r.inGate {
+					err = ctx.Err()
+				}
+			}
+		}()
+	}
 	if r.batch != nil {
 		if cw, ok := r.batch.(countWaiter); ok && r.need > 1 {
 			cw.waitInboxFor(r.need)

@@ -110,6 +110,17 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 	if err != nil {
 		return r.fail(err)
 	}
+	if !stop {
+		if !r.o.gate.enter(ctx) {
+			return r.fail(ctx.Err())
+		}
+		r.inGate = true
+		defer func() {
+			if r.inGate {
+				r.o.gate.leave()
+			}
+		}()
+	}
 	if o.ReportEvery > 0 && !stop {
 		// Round 0: the initial state, so the coordinator measures x_0.
 		r.publish(StatusProgress, a.Report(), nil)
@@ -251,6 +262,8 @@ type runner struct {
 	// stopReason is the reason of the stop control that ended the run
 	// early, for the final status; empty if none did.
 	stopReason string
+	// inGate: the agent holds a place of o.gate (see wait).
+	inGate bool
 	// stopControl is set once a stop control from the coordinator has
 	// been applied; stopPending once one was found during a phase: the
 	// agent waits for no more frames and stops at the end of the round.

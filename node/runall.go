@@ -36,6 +36,7 @@ func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Op
 	if opts.clock = newLiveClock(opts); opts.clock != nil {
 		defer opts.clock.stop()
 	}
+	opts.gate = gateFor(len(agents))
 	eps := make([]Endpoint, 0, len(agents))
 	closeAll := func() error {
 		var errs []error
