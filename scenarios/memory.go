@@ -29,9 +29,12 @@ const (
 	// buffered frame, beyond its dim float64 values.
 	memFrameHeader = 64
 	// memGoroutineAgent is what an agent costs on a goroutine transport
-	// (chan, nats, nats-tcp) beyond its vectors: the stacks of its
-	// goroutines, its inbox and control queues and its runner's state.
-	memGoroutineAgent = 40 << 10
+	// (chan, nats, nats-tcp) beyond its vectors: the stack of its
+	// goroutine (8 to 16 KiB at the depth of the round loop), its inbox
+	// and control queues and its runner's state (maps of peers, future
+	// slots, phase buffers). 24 KiB is what remained per agent of the
+	// peak RSS of 10,000 agents on chan (590 MiB) after the other terms.
+	memGoroutineAgent = 24 << 10
 	// memNATSAgent is what an agent's NATS connection and subscriptions
 	// add to memGoroutineAgent on the nats transports.
 	memNATSAgent = 8 << 10
@@ -152,8 +155,8 @@ func (e Estimate) Part(name string) MemoryPart {
 // its neighbour by about 1/p rounds (p the smallest presence probability;
 // gilbert_elliott adds the mean bad spell 1/p_bg), so Q = ceil(1/p) + 1,
 // at most node.DefaultFutureWindow (256), the rounds of frames an agent
-// buffers at worst. A is 40 KiB per agent for the goroutines and queues
-// of chan, 48 KiB with a NATS connection, 2 KiB on stepped.
+// buffers at worst. A is 24 KiB per agent for the goroutine and queues
+// of chan, 32 KiB with a NATS connection, 2 KiB on stepped.
 //
 // The arithmetic is in float64, so absurd sizes give huge totals rather
 // than overflow. The error is for a scenario that lacks what the estimate
@@ -223,9 +226,9 @@ func (s *Scenario) agentCost() (bytes float64, what string) {
 	case TransportStepped:
 		return memSteppedAgent, "state on the stepped engine"
 	case TransportNATS, TransportNATSTCP:
-		return memGoroutineAgent + memNATSAgent, "goroutine stacks, queues and NATS connection"
+		return memGoroutineAgent + memNATSAgent, "goroutine stack, queues and NATS connection"
 	}
-	return memGoroutineAgent, "goroutine stacks and queues"
+	return memGoroutineAgent, "goroutine stack and queues"
 }
 
 // queuedRounds is Q of EstimateMemory.
