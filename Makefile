@@ -35,7 +35,8 @@ test-long:
 	$(GO) test -count=1 -race -timeout 30m ./cmd/...
 
 ## faults: each attack and fault of the security model against a live run
-## (drills/): prints a table and fails if any row fails.
+## (drills/), and network faults on agent processes in network namespaces
+## (root only, skipped otherwise): prints a table and fails if any row fails.
 faults: build
 	$(GO) run ./drills -consim bin/consim
 
