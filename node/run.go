@@ -26,11 +26,14 @@ import (
 // reduce terms until all have arrived or PhaseDeadline passes, wait for
 // the evaluations (see Options.Workers), and hand the inbox to a.Receive. A progress status is published
 // right after the start (round 0, the initial state) and every
-// ReportEvery rounds after that, when ReportEvery > 0; between rounds a
-// stop from the coordinator ends the run. When it ends before the last
-// round (stop, failure, cancellation) Run broadcasts a leave frame, so
-// peers stop waiting for it; it always publishes a final status, or a
-// failed one with the error.
+// ReportEvery rounds after that, when ReportEvery > 0; a stop from the
+// coordinator ends the run at the end of the round it arrives in (or, on
+// a Batcher endpoint, within a phase that still waits for frames: the
+// peers stop too). When it ends before the last round by a failure,
+// cancellation or a stop the peers may not share (a crash, a lost
+// control naming the agent, a stop on an endpoint that is not a Batcher),
+// Run broadcasts a leave frame, so peers stop waiting for it; it always
+// publishes a final status, or a failed one with the error.
 //
 // Inbox contents are deterministic: messages ascending by sender, missing
 // senders ascending, and the reduce sum_i r_i accumulated in ascending
