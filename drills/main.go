@@ -290,14 +290,18 @@ func stopServer(srv *server.Server) {
 
 // unaffected reports whether fin holds the reference's final iterates,
 // bit for bit.
-func (d *drill) unaffected(fin *coordinator.FinalIterates) error {
+func (d *drill) unaffected(fin *coordinator.FinalIterates) error { return sameIterates(d.ref, fin) }
+
+// sameIterates reports whether fin holds ref's final iterates, bit for
+// bit.
+func sameIterates(ref, fin *coordinator.FinalIterates) error {
 	if fin == nil {
 		return errors.New("no final iterates")
 	}
-	if len(fin.Agents) != len(d.ref.Agents) {
-		return fmt.Errorf("%d agents in final.json, reference %d", len(fin.Agents), len(d.ref.Agents))
+	if len(fin.Agents) != len(ref.Agents) {
+		return fmt.Errorf("%d agents in final.json, reference %d", len(fin.Agents), len(ref.Agents))
 	}
-	for i, w := range d.ref.Agents {
+	for i, w := range ref.Agents {
 		g := fin.Agents[i]
 		if g.ID != w.ID || g.Round != w.Round || len(g.X) != len(w.X) {
 			return fmt.Errorf("agent %d: round %d with %d values, reference round %d with %d", g.ID, g.Round, len(g.X), w.Round, len(w.X))

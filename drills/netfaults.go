@@ -267,8 +267,7 @@ func netDelay(latency time.Duration, rate int) func(context.Context, *drill) row
 		res := row{status: r.sum.Status + "/" + r.sum.StopCause, exit: strconv.Itoa(r.code)}
 		tr := r.sum.Traffic
 		res.happened = fmt.Sprintf("%s; %d rounds at %.0f rounds/s, %d dropouts, %d late", injected, r.sum.Rounds, r.sum.RoundsPerSec, tr.Dropouts, tr.Late)
-		d2 := &drill{ref: ref}
-		switch err := d2.unaffected(r.fin); {
+		switch err := sameIterates(ref, r.fin); {
 		case err != nil:
 			res.affected = "yes: " + err.Error()
 			res.err = err

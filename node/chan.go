@@ -44,7 +44,7 @@ func NewChanTransport(n int) (*ChanTransport, error) {
 	}
 	for i := range n {
 		t.inbox[i], t.control[i] = newQueue(), newMailbox(controlMailboxBuffer)
-		t.control[i].moved = t.inbox[i].signal
+		t.control[i].wake = t.inbox[i].signal
 	}
 	return t, nil
 }
@@ -186,14 +186,12 @@ type chanObserver struct{ t *ChanTransport }
 
 func (o *chanObserver) Statuses() <-chan []byte { return o.t.status.read() }
 
-// Control implements Observer: every agent gets the frame, and an agent
-// waiting in a phase is woken to read it (see Batcher).
+// Control implements Observer: every agent gets the frame; its control
+// mailbox wakes an agent waiting in a phase to read it (see Batcher).
 func (o *chanObserver) Control(frame []byte) error {
 	f := clone(frame)
-	for i, mb := range o.t.control {
-		if mb.put(f) {
-			o.t.inbox[i].signal()
-		}
+	for _, mb := range o.t.control {
+		mb.put(f)
 	}
 	return nil
 }

@@ -49,10 +49,11 @@ type mailbox struct {
 	done chan struct{}
 	// heard is when put last took a frame (Unix ns), 0 before the first.
 	heard atomic.Int64
-	// moved, if set, is called after the drainer moves a frame into the
-	// channel: a reader woken by the put of a frame that went to the
-	// overflow list is woken again once it can read it.
-	moved func()
+	// wake, if set, is called each time a put frame becomes readable in
+	// the channel (at once, or when the drainer moves it there): the
+	// reader may be waiting on something else (an agent in a phase waits
+	// on its inbox, see Batcher).
+	wake func()
 	// waitForReader makes put wait for room in the channel, instead of
 	// queueing in the overflow list, once read has been called (see
 	// statusMailbox).
@@ -109,6 +110,9 @@ func (m *mailbox) put(frame []byte) bool {
 	if !m.draining {
 		select {
 		case m.out <- frame:
+			if m.wake != nil {
+				m.wake()
+			}
 			return true
 		default:
 		}
@@ -137,8 +141,8 @@ func (m *mailbox) drain() {
 		m.mu.Unlock()
 		select {
 		case m.out <- f:
-			if m.moved != nil {
-				m.moved()
+			if m.wake != nil {
+				m.wake()
 			}
 		case <-m.done:
 			return

@@ -473,7 +473,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 		subject: SubjectAgent(run, id), subjectAll: SubjectAgentAll(run, id), status: SubjectStatus(run, id), eval: SubjectEval(run),
 		inbox: newBoundedQueue(inboxCap), control: newMailbox(controlMailboxBuffer),
 	}
-	e.control.moved = e.inbox.signal
+	e.control.wake = e.inbox.signal
 	e.window.Store(-1)
 	if err := b.register(e); err != nil {
 		return nil, fmt.Errorf("node: NATS endpoint for agent %d: %w", id, err)

@@ -396,8 +396,8 @@ func (b *busConn) onResult(m *nats.Msg) {
 	}
 }
 
-// onControl hands an authentic control frame to every local agent and
-// wakes an agent waiting in a phase to read it (see Batcher).
+// onControl hands an authentic control frame to every local agent (its
+// control mailbox wakes it if it waits in a phase, see Batcher).
 func (b *busConn) onControl(m *nats.Msg) {
 	frame, ok := b.t.mac.open(macControl, m.Data)
 	if !ok {
@@ -405,8 +405,8 @@ func (b *busConn) onControl(m *nats.Msg) {
 		return
 	}
 	for _, e := range *b.eps.Load() {
-		if e != nil && e.control.put(frame) {
-			e.inbox.signal()
+		if e != nil {
+			e.control.put(frame)
 		}
 	}
 }

@@ -22,8 +22,9 @@ var algorithms = []struct {
 }
 
 // TestDeterministicAcrossTransports runs six agents on a ring under every
-// transport and checks that the final iterates equal, bit for bit, those
-// of a single-goroutine lockstep run, and that nothing was lost.
+// transport, with and without a gate (one place), and checks that the
+// final iterates equal, bit for bit, those of a single-goroutine lockstep
+// run, and that nothing was lost.
 func TestDeterministicAcrossTransports(t *testing.T) {
 	const n, rounds = 6, 25
 	g := ring(t, n)
@@ -31,35 +32,54 @@ func TestDeterministicAcrossTransports(t *testing.T) {
 		want := alg.make(t, g)
 		lockstep(t, want, rounds)
 		for _, kind := range TransportKinds {
-			t.Run(alg.name+"/"+string(kind), func(t *testing.T) {
-				agents := alg.make(t, g)
-				res, err := runObserved(t, newTestTransport(t, kind, n), agents, Options{Rounds: rounds, ReportEvery: 10}, nil)
-				if err != nil {
-					t.Fatal(err)
+			for _, gated := range []bool{false, true} {
+				name := alg.name + "/" + string(kind)
+				if gated {
+					name += "/gated"
 				}
-				sameBits(t, agents, want)
-				if res.progress != 3*n {
-					t.Errorf("%d progress statuses, want %d (rounds 0, 10 and 20 of %d agents)", res.progress, 3*n, n)
-				}
-				for i, s := range res.terminal {
-					tr := s.Traffic
-					if s.Kind != StatusFinal || s.Report.Round != rounds {
-						t.Errorf("agent %d: status %s after round %d, want final after %d", i, s.Kind, s.Report.Round, rounds)
+				t.Run(name, func(t *testing.T) {
+					if gated {
+						// A gate of one place: each agent runs alone
+						// between its waits (see gate).
+						defer func(m, p int) { gateMin, gatePlaces = m, p }(gateMin, gatePlaces)
+						gateMin, gatePlaces = 1, 1
 					}
-					if tr.Dropouts != 0 || tr.ReduceMissing != 0 || tr.Malformed != 0 || tr.Unexpected != 0 {
-						t.Errorf("agent %d: losses in a lossless run: %+v", i, tr)
-					}
-					if tr.MsgsRecv == 0 || tr.BytesSent == 0 {
-						t.Errorf("agent %d: traffic not counted: %+v", i, tr)
-					}
-					for k, v := range s.Report.X {
-						if v != want[i].Report().X[k] {
-							t.Errorf("agent %d: reported x = %v, want %v", i, s.Report.X, want[i].Report().X)
-							break
-						}
-					}
-				}
-			})
+					deterministicRun(t, kind, alg.make(t, g), want, n, rounds)
+				})
+			}
+		}
+	}
+}
+
+// deterministicRun runs agents on a transport of the given kind and
+// checks TestDeterministicAcrossTransports' claims against the lockstep
+// agents want.
+func deterministicRun(t *testing.T, kind TransportKind, agents, want []consensus.Agent, n, rounds int) {
+	t.Helper()
+	res, err := runObserved(t, newTestTransport(t, kind, n), agents, Options{Rounds: rounds, ReportEvery: 10}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, agents, want)
+	if res.progress != 3*n {
+		t.Errorf("%d progress statuses, want %d (rounds 0, 10 and 20 of %d agents)", res.progress, 3*n, n)
+	}
+	for i, s := range res.terminal {
+		tr := s.Traffic
+		if s.Kind != StatusFinal || s.Report.Round != rounds {
+			t.Errorf("agent %d: status %s after round %d, want final after %d", i, s.Kind, s.Report.Round, rounds)
+		}
+		if tr.Dropouts != 0 || tr.ReduceMissing != 0 || tr.Malformed != 0 || tr.Unexpected != 0 {
+			t.Errorf("agent %d: losses in a lossless run: %+v", i, tr)
+		}
+		if tr.MsgsRecv == 0 || tr.BytesSent == 0 {
+			t.Errorf("agent %d: traffic not counted: %+v", i, tr)
+		}
+		for k, v := range s.Report.X {
+			if v != want[i].Report().X[k] {
+				t.Errorf("agent %d: reported x = %v, want %v", i, s.Report.X, want[i].Report().X)
+				break
+			}
 		}
 	}
 }
