@@ -26,10 +26,6 @@ type bundle struct {
 	csvw  *csv.Writer
 }
 
-// createBundle makes the new directory root/id, writes scenario (if not
-// empty) and opens the metric files, the CSV with its header: the fixed
-// Columns, then the algorithm's declared measures. It refuses
-// a directory that already exists.
 // CheckBundle reports whether the bundle of run id under root may be
 // created: ErrBundleExists if its directory is already there. Callers use
 // it before they start agents; Run still refuses an existing directory.
@@ -43,11 +39,22 @@ func CheckBundle(root, id string) error {
 	return nil
 }
 
-func createBundle(root, id string, scenario []byte, measures []string) (b *bundle, err error) {
+// createBundle makes the new directory root/id, writes scenario (if not
+// empty) and opens the metric files, the CSV with its header: the fixed
+// Columns, then the algorithm's declared measures. It refuses a directory
+// that already exists, unless resume is set and the directory holds no
+// summary (the bundle of a coordinator that died, see Config.Resume):
+// that one is replaced.
+func createBundle(root, id string, scenario []byte, measures []string, resume bool) (b *bundle, err error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("create results root: %w", err)
 	}
 	dir := filepath.Join(root, id)
+	if resume {
+		if err := removeUnfinished(dir); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s (a run never rewrites earlier output; choose another run id)", ErrBundleExists, dir)
@@ -79,6 +86,25 @@ func createBundle(root, id string, scenario []byte, measures []string) (b *bundl
 		return nil, err
 	}
 	return b, nil
+}
+
+// removeUnfinished removes the bundle dir of a run whose coordinator died
+// before it wrote the summary; a finished bundle is ErrBundleExists, and
+// no directory is nothing to do.
+func removeUnfinished(dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	switch _, err := os.Lstat(filepath.Join(dir, SummaryFile)); {
+	case err == nil:
+		return fmt.Errorf("%w: %s has %s: the run finished, there is nothing to resume", ErrBundleExists, dir, SummaryFile)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("check results bundle %s: %w", dir, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("replace the unfinished bundle %s: %w", dir, err)
+	}
+	return nil
 }
 
 // appendRow writes r as one line of metrics.jsonl and of metrics.csv. Each

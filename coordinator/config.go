@@ -52,6 +52,16 @@ type Config struct {
 	// take longer than ReadyTimeout to start, but keep starting, are
 	// waited for.
 	ReadyTimeout time.Duration
+	// Resume continues the run of a coordinator that died. The observer
+	// replays the run's statuses from the first (node.NATSOptions.Resume),
+	// so this coordinator measures every round again and writes the whole
+	// bundle: a bundle of the run without summary.json (the dead
+	// coordinator's) is replaced, while one with a summary is a finished
+	// run and is refused as always. The start control is sent again once
+	// the replay has every agent's ready status; agents already in their
+	// rounds ignore it. The rows' elapsed times and the summary's times
+	// and rate are this coordinator's (Summary.Resumed).
+	Resume bool
 	// AgentTimeout is how long an agent may stay silent after Start, and
 	// how long agents have to send their final status after a Stop
 	// (default DefaultAgentTimeout). It must exceed the wall time of

@@ -50,7 +50,7 @@ func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Sum
 		stopEarly(obs, cfg.Logger, err)
 		return nil, fmt.Errorf("coordinator: %w", err)
 	}
-	b, err := createBundle(cfg.OutDir, cfg.RunID, cfg.Scenario, cfg.Measures)
+	b, err := createBundle(cfg.OutDir, cfg.RunID, cfg.Scenario, cfg.Measures, cfg.Resume)
 	if err != nil {
 		stopEarly(obs, cfg.Logger, err)
 		return nil, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, err)
@@ -190,7 +190,11 @@ func (r *run) execute(ctx context.Context) {
 		return
 	}
 	r.startSent = true
-	r.log.Info("run started", "agents", r.cfg.N, "rounds", r.cfg.Rounds)
+	if r.cfg.Resume {
+		r.log.Info("run resumed: replaying its statuses", "agents", r.cfg.N, "rounds", r.cfg.Rounds)
+	} else {
+		r.log.Info("run started", "agents", r.cfg.N, "rounds", r.cfg.Rounds)
+	}
 	r.observe(ctx, timeout)
 }
 
@@ -638,6 +642,7 @@ func (r *run) summary(end time.Time) *Summary {
 		Params:         params(r.cfg.Params),
 		Meta:           r.cfg.Meta,
 		Bundle:         r.b.dir,
+		Resumed:        r.cfg.Resume,
 	}
 	if r.cause != "" {
 		s.StopCause = r.cause

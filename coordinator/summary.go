@@ -137,6 +137,11 @@ type Summary struct {
 	WallSeconds  float64   `json:"wall_s"`
 	// RoundsPerSec is Rounds / WallSeconds.
 	RoundsPerSec float64 `json:"rounds_per_s"`
+	// Resumed is set when this coordinator resumed the run of one that
+	// died (Config.Resume): the times above, the rate and the rows'
+	// elapsed times are its own, and count the replay of the statuses
+	// published before it started.
+	Resumed bool `json:"resumed,omitempty"`
 	// Params are the algorithm's resolved parameters and constants, in
 	// the algorithm's order.
 	Params []Param        `json:"params,omitempty"`

@@ -459,6 +459,7 @@ func attacks() []attack {
 		{"second run claiming the same id", secondClaim},
 		{"kill -9 of an agent (launch)", killAgent},
 		{"coordinator gone (kill -9)", coordinatorGone},
+		{"coordinator killed and resumed (JetStream)", coordinatorResumed},
 	}, netRows()...)
 }
 

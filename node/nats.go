@@ -190,6 +190,21 @@ type NATSOptions struct {
 	// the processes of one run use the same layout.
 	PerDestination bool
 
+	// StatusStream makes the observer read the agents' statuses through a
+	// JetStream stream on the server (StatusStreamName(RunID), in memory,
+	// capturing consim.<run>.s.>) instead of a plain subscription, so that
+	// the statuses published while no observer is connected are kept: a
+	// coordinator that died can be restarted with Resume, replay the
+	// run's statuses from the first and go on live. The server needs
+	// JetStream (consim nats --jetstream) and the observer's user may
+	// publish on $JS.API.>. Without Resume the observer starts a new
+	// stream, replacing one left by an earlier observer of the run id;
+	// with it, it reopens the stream and fails with ErrNoStatusStream if
+	// there is none. The observer's ReleaseStream deletes the stream once
+	// the run is over. Agents need nothing: they publish their statuses
+	// as always, and the server stores them.
+	StatusStream, Resume bool
+
 	// extraUsers are added to the embedded server's users (tests).
 	extraUsers []NATSUser
 }
@@ -495,7 +510,11 @@ func (t *NATSTransport) Observer() (Observer, error) {
 	o.nc = nc
 	err = claim(nc, t.opts.RunID, t.opts.ConnectTimeout)
 	if err == nil {
-		err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", o.onStatus)
+		if t.opts.StatusStream {
+			o.stream, err = openStatusStream(nc, t.opts.RunID, t.opts.Resume, t.opts.ConnectTimeout, o.onStatus)
+		} else {
+			err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", func(m *nats.Msg) { o.onStatus(m.Subject, m.Data) })
+		}
 	}
 	if err == nil {
 		err = nc.FlushTimeout(t.opts.ConnectTimeout)
@@ -703,6 +722,7 @@ type natsObserver struct {
 	ctl      string
 	statuses *mailbox
 	timeout  time.Duration
+	stream   *statusStream // nil without NATSOptions.StatusStream
 	once     sync.Once
 	slow     atomic.Int64
 
@@ -711,14 +731,14 @@ type natsObserver struct {
 }
 
 // onStatus checks a status message and queues its frame.
-func (o *natsObserver) onStatus(m *nats.Msg) {
-	frame, ok := o.mac.open(macStatus, m.Data)
+func (o *natsObserver) onStatus(subject string, data []byte) {
+	frame, ok := o.mac.open(macStatus, data)
 	if !ok {
 		o.mu.Lock()
 		if o.refused == nil {
 			o.refused = make(map[string]int64)
 		}
-		o.refused[m.Subject]++
+		o.refused[subject]++
 		o.mu.Unlock()
 		return
 	}
@@ -746,8 +766,21 @@ func (o *natsObserver) Stats() EndpointStats {
 	return EndpointStats{Refused: cloneCounts(o.refused), SlowConsumer: o.slow.Load()}
 }
 
+// ReleaseStream deletes the run's status stream (NATSOptions.StatusStream)
+// from the server: the run is over and no coordinator will resume it. It
+// does nothing without a stream.
+func (o *natsObserver) ReleaseStream() error {
+	if o.stream == nil {
+		return nil
+	}
+	return o.stream.remove()
+}
+
 func (o *natsObserver) Close() error {
 	o.once.Do(func() {
+		if o.stream != nil {
+			o.stream.stop()
+		}
 		if o.nc != nil {
 			o.nc.Close()
 		}

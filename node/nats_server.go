@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,6 +34,15 @@ type NATSServerOptions struct {
 	// users and without verified client certificates; without it such a
 	// server is refused with ErrInsecureListen.
 	Insecure bool
+	// JetStream enables JetStream, which keeps a run's statuses while its
+	// coordinator is down (NATSOptions.StatusStream), with its store in
+	// StoreDir (required with JetStream; the status streams themselves
+	// are in memory) and at most JetStreamMaxMemory bytes of streams in
+	// memory (0: the server's default, three quarters of the host's
+	// memory).
+	JetStream          bool
+	StoreDir           string
+	JetStreamMaxMemory int64
 }
 
 // StartNATSServer starts a nats-server with the limits consim's transports
@@ -62,6 +72,12 @@ func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
 	}
 	if len(o.Users) > 0 {
 		so.Users = serverUsers(o.Users)
+	}
+	if o.JetStream {
+		if o.StoreDir == "" {
+			return nil, errors.New("node: NATS server with JetStream: no store directory")
+		}
+		so.JetStream, so.StoreDir, so.JetStreamMaxMemory = true, o.StoreDir, o.JetStreamMaxMemory
 	}
 	if err := checkExposure(o); err != nil {
 		return nil, err

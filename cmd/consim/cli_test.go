@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/consim/consim/node"
 )
 
 // reproduceADMM runs `consim reproduce admm` with the flags and arguments
@@ -132,6 +134,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"completion"}, "want a shell"},
 		{[]string{"completion", "tcsh"}, `unknown command "tcsh"`},
 		{[]string{"nats", "--port", "http"}, `invalid argument "http" for "--port"`},
+		{[]string{"nats", "--store", "js"}, "--store js: needs --jetstream"},
 		{[]string{"run", quickstart, "--out"}, "flag needs an argument: --out"},
 		{[]string{"node", "--run-id", "r", "--id", "0", quickstart, "--run", "s"}, "give only --run-id"},
 	}
@@ -481,6 +484,32 @@ func TestCompletion(t *testing.T) {
 			if code != exitOK || !strings.Contains(stdout, w) {
 				t.Errorf("complete %q: exit %d, want %q in\n%s", tt.args, code, w, stdout)
 			}
+		}
+	}
+}
+
+// TestCoordinatorResumeNeedsStream: --resume of a run with no status
+// stream on the server, and --jetstream against a server without
+// JetStream, are usage errors naming what is missing.
+func TestCoordinatorResumeNeedsStream(t *testing.T) {
+	t.Setenv(node.EnvRunKey, strings.Repeat("ab", 32))
+	for _, tc := range []struct {
+		jetstream bool
+		flag      string
+		want      string
+	}{
+		{true, "--resume", "no status stream of the run"},
+		{false, "--jetstream", "has no JetStream"},
+	} {
+		srv, err := node.StartNATSServer(node.NATSServerOptions{Port: -1, JetStream: tc.jetstream, StoreDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := consim(t, "coordinator", quickstart, "--nats", srv.ClientURL(), "--run-id", "nostream", "--out", t.TempDir(), tc.flag)
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %q", tc.flag, code, stderr, exitUsage, tc.want)
 		}
 	}
 }

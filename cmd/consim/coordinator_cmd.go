@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -26,6 +27,9 @@ type coordinatorFlags struct {
 	logLevel     string
 	sets         []string
 	sec          natsSecurity
+	// jetstream and resume: statuses through the run's JetStream stream,
+	// and resuming the run of a coordinator that died.
+	jetstream, resume bool
 }
 
 // coordinatorCmd observes a run whose agents are separate processes
@@ -40,9 +44,20 @@ func (a *app) coordinatorCmd() *cobra.Command {
 until every agent process ('consim node', here or on other hosts) is
 ready, starts the run, measures it, writes the results bundle to
 DIR/<run-id> (--out, else the scenario's output.dir) and prints the
-summary. Give it the scenario file and --set overrides the agents have.`,
+summary. Give it the scenario file and --set overrides the agents have.
+
+With --jetstream the agents' statuses reach the coordinator through a
+JetStream stream on the server ('consim nats --jetstream'), which keeps
+them while no coordinator is connected. If that coordinator dies (kill
+-9, a lost host), start another with --resume and the same arguments
+within runtime.agent_timeout (the agents give up on a silent coordinator
+after that long): it replays the run's statuses from the first, replaces
+the unfinished bundle and finishes it. The stream is deleted when the
+run ends.`,
 		Example: `  consim coordinator --nats nats://host0:4222 --run-id r1 scenarios/quickstart.yaml
-  CONSIM_NATS_URL=nats://host0:4222 consim coordinator --run-id r1 --out results scenarios/quickstart.yaml`,
+  CONSIM_NATS_URL=nats://host0:4222 consim coordinator --run-id r1 --out results scenarios/quickstart.yaml
+  consim coordinator --nats nats://host0:4222 --run-id r1 --jetstream scenarios/quickstart.yaml
+  consim coordinator --nats nats://host0:4222 --run-id r1 --resume scenarios/quickstart.yaml`,
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
@@ -55,6 +70,8 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 	addLogLevelFlag(cmd, &f.logLevel, "info", "log `level`")
 	addSetFlag(cmd, &f.sets, ", as given to every agent")
 	addNATSSecurityFlags(cmd, &f.sec)
+	cmd.Flags().BoolVar(&f.jetstream, "jetstream", false, "read the statuses through the run's JetStream stream on the server, so that a coordinator restarted with --resume loses none")
+	cmd.Flags().BoolVar(&f.resume, "resume", false, "resume the run of a coordinator started with --jetstream that died: replay its statuses, replace its unfinished bundle and finish the run")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		if err := legacyRunFlag(cmd, a.stderr); err != nil {
 			return err
@@ -88,15 +105,33 @@ summary. Give it the scenario file and --set overrides the agents have.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, f.sec.apply, logger)
+		secure := func(o *node.NATSOptions) error {
+			o.StatusStream, o.Resume = f.jetstream || f.resume, f.resume
+			return f.sec.apply(o)
+		}
+		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, secure, logger)
+		if errors.Is(err, node.ErrNoStatusStream) || errors.Is(err, node.ErrNoJetStream) {
+			return usageError{err}
+		}
 		if err != nil {
 			return err
 		}
 		defer tr.Close()
-		fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
-		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, nil, logger, newProgressPrinter(a.stderr))
+		if f.resume {
+			fmt.Fprintf(a.stderr, "run %s: resuming at %s\n", f.runID, f.natsURL)
+		} else {
+			fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
+		}
+		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, nil, logger, newProgressPrinter(a.stderr), f.resume)
 		if sum != nil {
 			printSummary(a.stdout, sum)
+		}
+		if r, ok := obs.(streamReleaser); ok && sum != nil {
+			// The run is over (its summary is written): nothing will
+			// resume it.
+			if rerr := r.ReleaseStream(); rerr != nil {
+				logger.Warn("status stream left on the server", "err", rerr)
+			}
 		}
 		return err
 	})
@@ -133,18 +168,23 @@ func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, secure f
 	return tr, obs, nil
 }
 
+// streamReleaser is an observer whose run's statuses are kept in a
+// stream on the server until ReleaseStream deletes it.
+type streamReleaser interface{ ReleaseStream() error }
+
 // coordinate runs the coordinator of st over obs, a connection of tr,
 // with agents in separate processes; lost, if not nil, delivers agents
 // whose process a supervisor saw exit. A connection the transport gave up
 // on is named in the error.
 func coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node.NATSTransport, obs node.Observer,
-	readyTimeout time.Duration, lost <-chan coordinator.Lost, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	readyTimeout time.Duration, lost <-chan coordinator.Lost, logger hclog.Logger, progress func(coordinator.Progress), resume bool) (*coordinator.Summary, error) {
 	cfg, ev, err := sim.CoordinatorConfig(st, runID, logger, progress)
 	if err != nil {
 		return nil, err
 	}
 	cfg.ReadyTimeout = readyTimeout
 	cfg.Lost = lost
+	cfg.Resume = resume
 	cfg.Meta["transport"] = string(node.TransportNATSTCP)
 	cfg.Meta["mode"] = "processes"
 	sum, err := coordinator.Run(ctx, cfg, obs, ev)

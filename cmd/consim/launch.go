@@ -261,7 +261,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	}
 	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", redactURL(url))
 
-	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, lost, logger, newProgressPrinter(out))
+	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, lost, logger, newProgressPrinter(out), false)
 	if ctx.Err() == nil {
 		// After the last round or the coordinator's stop, agents exit.
 		sup.wait(o.grace)

@@ -27,10 +27,17 @@ func (a *app) natsCmd() *cobra.Command {
 		Long: `Nats serves a NATS server on --addr:--port until interrupted (Ctrl-C or
 SIGTERM) and prints its client URL: the bus of a run whose agents
 ('consim node') and coordinator ('consim coordinator') run on several
-hosts. Give that URL to them with --nats or CONSIM_NATS_URL.`,
+hosts. Give that URL to them with --nats or CONSIM_NATS_URL.
+
+With --jetstream the server keeps each run's statuses in a stream while
+its coordinator ('consim coordinator --jetstream') is down, so that a
+coordinator restarted with --resume finishes the run. The streams are in
+memory; --store is JetStream's own directory (default: a temporary one,
+removed when the server stops).`,
 		Example: `  consim nats --port 0   # loopback, a free port
   consim nats --addr 0.0.0.0 --port 4222 --user consim --password-file nats.pw \
-      --tls-cert server.pem --tls-key server-key.pem`,
+      --tls-cert server.pem --tls-key server-key.pem
+  consim nats --port 4222 --jetstream   # coordinators may be restarted (--resume)`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
@@ -40,6 +47,8 @@ hosts. Give that URL to them with --nats or CONSIM_NATS_URL.`,
 	cmd.Flags().BoolVar(&opts.insecure, "insecure", false, "serve other hosts without authentication (anyone who reaches the port may connect)")
 	addTLSFlags(cmd, &opts.tls, "CA `file` (PEM): require client certificates it signed", "server certificate `file` (PEM)", "server key `file` (PEM)")
 	cmd.Flags().IntVar(&port, "port", 4222, "TCP port to listen on; 0 picks a free one")
+	cmd.Flags().BoolVar(&opts.jetstream, "jetstream", false, "enable JetStream: runs' statuses are kept while their coordinator is down (consim coordinator --jetstream, --resume)")
+	cmd.Flags().StringVar(&opts.store, "store", "", "JetStream's store `DIR` (with --jetstream; default a temporary directory, removed on exit)")
 	mustComplete(cmd, "addr", cobra.NoFileCompletions)
 	mustComplete(cmd, "port", cobra.NoFileCompletions)
 	cmd.RunE = a.runE(func(*cobra.Command, []string) error {
@@ -58,6 +67,8 @@ type natsServeOptions struct {
 	user, passwordFile string
 	insecure           bool
 	tls                node.TLSFiles
+	jetstream          bool
+	store              string
 }
 
 // serveNATS runs a NATS server on addr:port (port 0: a free one) until
@@ -77,6 +88,20 @@ func serveNATS(ctx context.Context, addr string, port int, o natsServeOptions, s
 		}
 		so.Users = []node.NATSUser{{Name: o.user, Password: pw, Subscribe: []string{">"}}}
 	}
+	if o.store != "" && !o.jetstream {
+		return usagef("--store %s: needs --jetstream", o.store)
+	}
+	if o.jetstream {
+		so.JetStream, so.StoreDir = true, o.store
+		if o.store == "" {
+			dir, err := os.MkdirTemp("", "consim-jetstream-")
+			if err != nil {
+				return fmt.Errorf("JetStream store: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			so.StoreDir = dir
+		}
+	}
 	srv, err := node.StartNATSServer(so)
 	if errors.Is(err, node.ErrInsecureListen) {
 		return usageError{err}
@@ -95,7 +120,11 @@ func serveNATS(ctx context.Context, addr string, port int, o natsServeOptions, s
 	if o.tls.CA != "" {
 		join += " --tls-cert CERT.pem --tls-key KEY.pem"
 	}
-	fmt.Fprintf(stdout, "NATS server listening on %s (Ctrl-C to stop)\n", u)
+	js := ""
+	if o.jetstream {
+		js = ", JetStream on"
+	}
+	fmt.Fprintf(stdout, "NATS server listening on %s%s (Ctrl-C to stop)\n", u, js)
 	fmt.Fprintf(stdout, "agents join with: consim node --nats %s%s --run-id ID --id I SCENARIO\n", u, join)
 	<-ctx.Done()
 	srv.Shutdown()

@@ -60,6 +60,9 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 	}
 	fmt.Fprintf(w, "\n  %-22s %d agents, %d of %d rounds in %.2fs (%.0f rounds/s), stop: %s\n",
 		"run", s.Agents, s.Rounds, s.RoundsPlanned, s.WallSeconds, s.RoundsPerSec, s.StopCause)
+	if s.Resumed {
+		fmt.Fprintf(w, "  %-22s by a coordinator that replayed the statuses of one that died (time and rate are its own)\n", "resumed")
+	}
 	if s.Initial != nil && s.Final != nil {
 		i, f := s.Initial.Metrics, s.Final.Metrics
 		fmt.Fprintf(w, "  %-22s %.4e -> %.4e (round %d -> %d)%s\n", "consensus error", i.ConsensusErr, f.ConsensusErr, i.Round, f.Round, ratio(s.Reduction.ConsensusErr, i.Round))
