@@ -4,16 +4,19 @@ import (
 	"bufio"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
@@ -117,96 +120,124 @@ func TestFloodOfFarFutureFrames(t *testing.T) {
 	}
 }
 
-// Flood benchmark: the NATS server and the flooder run in a child
-// process (this test binary, re-executed with floodChildEnv set), as they
-// would on another host, so the agents' process measures only what the
-// flood costs the agents.
+// Flood benchmark: the NATS server and the flooder each run in a child
+// process (this test binary, re-executed with floodChildEnv set to
+// "server" or "flooder"), as they would on other hosts: the agents'
+// process measures only what the flood costs the agents, and the
+// flooder competes with the server as another process, not as a
+// goroutine inside it.
 const floodChildEnv = "CONSIM_FLOOD_CHILD"
 
-// floodUsersEnv, in the child's environment, gives its server users (see
-// floodChild).
+// floodUsersEnv, in the children's environment, is the password of the
+// server's users (see floodServer); empty, the server admits anyone.
 const floodUsersEnv = "CONSIM_FLOOD_USERS"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(floodChildEnv) != "" {
-		os.Exit(floodChild(os.Stdin, os.Stdout))
+	switch os.Getenv(floodChildEnv) {
+	case "server":
+		os.Exit(floodServer(os.Stdin, os.Stdout))
+	case "flooder":
+		os.Exit(flooder(os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
 }
 
-// floodChild serves a NATS server on loopback, prints its URL, then for
-// each line "flood RUN KEYHEX N ROUND RATE" publishes N data frames of
-// agent 1 for round ROUND to agent 0, sealed with the key (an insider),
-// RATE frames a second (0: as fast as the connection takes them), and
-// prints "done"; it ends at end of input.
+// floodTenantEnv, in the children's environment, says how the server
+// keeps the flooding tenant from the run (see floodServer).
+const floodTenantEnv = "CONSIM_FLOOD_TENANT"
+
+// floodServer serves a NATS server on loopback, prints its URL and runs
+// until the end of its input.
 //
 // With floodUsersEnv set to a password, the server admits only the user
 // "agents" (that password; every subject) and the user "tenant" (the
-// same password; publishes only on tenant.>), and the flooder connects
-// as the tenant: another user of a shared server, without the run's
-// permissions.
-func floodChild(in io.Reader, out io.Writer) int {
-	opts := NATSServerOptions{Port: -1}
-	tenant := os.Getenv(floodUsersEnv)
-	if tenant != "" {
-		opts.Users = []NATSUser{
-			{Name: "agents", Password: tenant},
-			{Name: "tenant", Password: tenant, Publish: []string{"tenant.>"}, Subscribe: []string{"tenant.>"}},
+// same password): another user of a shared server. With floodTenantEnv
+// "permissions" both are in one account and the tenant may publish only
+// on tenant.>, so the server refuses its publishes on the run's subjects
+// one by one; with "account" the tenant is in an account of its own,
+// where the run's subjects have no subscriber.
+func floodServer(in io.Reader, out io.Writer) int {
+	var srv *server.Server
+	var err error
+	pw := os.Getenv(floodUsersEnv)
+	switch os.Getenv(floodTenantEnv) {
+	case "account":
+		run, tenant := server.NewAccount("run"), server.NewAccount("tenant")
+		srv, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
+			MaxPayload: natsMaxPayload, MaxPending: natsMaxPending, Accounts: []*server.Account{run, tenant},
+			Users: []*server.User{{Username: "agents", Password: pw, Account: run}, {Username: "tenant", Password: pw, Account: tenant}}})
+		if err == nil {
+			srv.Start()
+			if !srv.ReadyForConnections(5 * time.Second) {
+				err = errors.New("server not ready")
+			}
 		}
+	case "permissions":
+		srv, err = StartNATSServer(NATSServerOptions{Port: -1, Users: []NATSUser{
+			{Name: "agents", Password: pw},
+			{Name: "tenant", Password: pw, Publish: []string{"tenant.>"}, Subscribe: []string{"tenant.>"}},
+		}})
+	default:
+		srv, err = StartNATSServer(NATSServerOptions{Port: -1})
 	}
-	srv, err := StartNATSServer(opts)
 	if err != nil {
 		fmt.Fprintln(out, "error", err)
 		return 1
 	}
 	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
 	fmt.Fprintln(out, srv.ClientURL())
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		var run, keyHex string
-		var n, round, perSecond int
-		if _, err := fmt.Sscanf(sc.Text(), "flood %s %s %d %d %d", &run, &keyHex, &n, &round, &perSecond); err != nil {
-			fmt.Fprintln(out, "error", err)
-			return 1
-		}
-		key, _ := hex.DecodeString(keyHex)
-		var auth []nats.Option
-		if tenant != "" {
-			// Each refused publish costs the tenant an -ERR, not its
-			// connection; the errors are expected.
-			auth = append(auth, nats.UserInfo("tenant", tenant), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
-		}
-		nc, err := nats.Connect(srv.ClientURL(), auth...)
-		if err != nil {
-			fmt.Fprintln(out, "error", err)
-			return 1
-		}
-		// The attacker seals one frame and publishes it n times, as
-		// fast as the connection takes it.
-		var msg []byte
-		frame, _ := AppendFrameTo(nil, FrameData, 1, []int{0}, round, 0, make([]float64, 10))
-		_ = newMacer(key, run).seal(macAgent, frame, func(m []byte) error { msg = append(msg, m...); return nil })
-		subject := SubjectAgent(run, 1)
-		start := time.Now()
-		for k := range n {
-			if err := nc.Publish(subject, msg); err != nil {
-				fmt.Fprintln(out, "error", err)
-				return 1
-			}
-			if perSecond > 0 && k%1000 == 999 {
-				if ahead := time.Duration(float64(k+1)/float64(perSecond)*float64(time.Second)) - time.Since(start); ahead > 0 {
-					time.Sleep(ahead)
-				}
-			}
-		}
-		err = nc.FlushTimeout(time.Minute)
-		nc.Close()
-		if err != nil {
-			fmt.Fprintln(out, "error", err)
-			return 1
-		}
-		fmt.Fprintln(out, "done")
+	_, _ = io.Copy(io.Discard, in)
+	return 0
+}
+
+// flooder reads one line "flood URL RUN KEYHEX N ROUND RATE", publishes N
+// data frames of agent 1 for round ROUND to agent 0 on the server at URL,
+// sealed with the key (an insider), RATE frames a second (0: as fast as
+// the connection takes them), and prints "done". With floodUsersEnv set,
+// it connects as the user "tenant" (see floodServer).
+func flooder(in io.Reader, out io.Writer) int {
+	var url, run, keyHex string
+	var n, round, perSecond int
+	if _, err := fmt.Fscanf(in, "flood %s %s %s %d %d %d\n", &url, &run, &keyHex, &n, &round, &perSecond); err != nil {
+		fmt.Fprintln(out, "error", err)
+		return 1
 	}
+	key, _ := hex.DecodeString(keyHex)
+	var auth []nats.Option
+	if pw := os.Getenv(floodUsersEnv); pw != "" {
+		// Each refused publish costs the tenant an -ERR, not its
+		// connection; the errors are expected.
+		auth = append(auth, nats.UserInfo("tenant", pw), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+	}
+	nc, err := nats.Connect(url, auth...)
+	if err != nil {
+		fmt.Fprintln(out, "error", err)
+		return 1
+	}
+	// The attacker seals one frame and publishes it n times.
+	var msg []byte
+	frame, _ := AppendFrameTo(nil, FrameData, 1, []int{0}, round, 0, make([]float64, 10))
+	_ = newMacer(key, run).seal(macAgent, frame, func(m []byte) error { msg = append(msg, m...); return nil })
+	subject := SubjectAgent(run, 1)
+	start := time.Now()
+	for k := range n {
+		if err := nc.Publish(subject, msg); err != nil {
+			fmt.Fprintln(out, "error", err)
+			return 1
+		}
+		if perSecond > 0 && k%1000 == 999 {
+			if ahead := time.Duration(float64(k+1)/float64(perSecond)*float64(time.Second)) - time.Since(start); ahead > 0 {
+				time.Sleep(ahead)
+			}
+		}
+	}
+	err = nc.FlushTimeout(time.Minute)
+	nc.Close()
+	if err != nil {
+		fmt.Fprintln(out, "error", err)
+		return 1
+	}
+	fmt.Fprintln(out, "done")
 	return 0
 }
 
@@ -227,7 +258,11 @@ func floodChild(in io.Reader, out io.Writer) int {
 //   - tenant-permissions: the server admits only its users, as a server
 //     consim starts or one configured with the run's permissions does; the
 //     flooder is another user of the server, whose publishes on the run's
-//     subjects the server refuses.
+//     subjects the server refuses, one -ERR each.
+//   - tenant-account: the flooder is a user of another account of the
+//     server, as a shared server that gives consim an account of its own
+//     does: the run's subjects in the flooder's account have no
+//     subscriber, and the server drops its publishes.
 func BenchmarkFlood(b *testing.B) {
 	frames := 3_000_000
 	if s := os.Getenv("FLOOD_FRAMES"); s != "" {
@@ -244,10 +279,11 @@ func BenchmarkFlood(b *testing.B) {
 	for _, mode := range []struct {
 		name    string
 		permits bool
-	}{{"insider-open-server", false}, {"tenant-permissions", true}} {
+		tenant  string
+	}{{"insider-open-server", false, ""}, {"tenant-permissions", true, "permissions"}, {"tenant-account", true, "account"}} {
 		b.Run(mode.name, func(b *testing.B) {
 			for range b.N {
-				grown, ratio, rate0, rate := floodOnce(b, frames, perSecond, mode.permits)
+				grown, ratio, rate0, rate := floodOnce(b, frames, perSecond, mode.permits, mode.tenant)
 				b.ReportMetric(grown, "MB_grown")
 				b.ReportMetric(ratio, "rate_ratio")
 				b.ReportMetric(rate0, "rounds/s_before")
@@ -258,7 +294,7 @@ func BenchmarkFlood(b *testing.B) {
 }
 
 // floodOnce runs one flooded run; see BenchmarkFlood.
-func floodOnce(b *testing.B, frames, perSecond int, permissions bool) (grownMB, ratio, rate0, rate float64) {
+func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant string) (grownMB, ratio, rate0, rate float64) {
 	var password string
 	if permissions {
 		pw, err := newPassword()
@@ -272,9 +308,11 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool) (grownMB, 
 		b.Fatal(err)
 	}
 	// With two CPUs or more and taskset present, the server and flooder
-	// get the last CPU and the agents the others, as if they ran on
-	// another host; FLOOD_PIN=0 shares every CPU between them.
-	var child *exec.Cmd
+	// processes get the last CPU and the agents the others, as if they
+	// ran on other hosts; FLOOD_PIN=0 shares every CPU between them.
+	command := func() *exec.Cmd {
+		return exec.Command(exe, "-test.run=^$")
+	}
 	pinned := false
 	if taskset, err := exec.LookPath("taskset"); err == nil && runtime.NumCPU() >= 2 && os.Getenv("FLOOD_PIN") != "0" {
 		last := runtime.NumCPU() - 1
@@ -284,30 +322,47 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool) (grownMB, 
 		defer func() {
 			_ = exec.Command(taskset, "-a", "-p", "-c", fmt.Sprintf("0-%d", last), fmt.Sprint(os.Getpid())).Run()
 		}()
-		child = exec.Command(taskset, "-c", fmt.Sprint(last), exe, "-test.run=^$")
+		command = func() *exec.Cmd { return exec.Command(taskset, "-c", fmt.Sprint(last), exe, "-test.run=^$") }
 		pinned = true
-	} else {
-		child = exec.Command(exe, "-test.run=^$")
 	}
-	stdin, err := child.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
+	// child starts the test binary in role (floodServer or flooder) and
+	// returns its input and its output's lines.
+	child := func(role string) (io.WriteCloser, *bufio.Scanner) {
+		c := command()
+		c.Env = append(os.Environ(), floodChildEnv+"="+role, floodUsersEnv+"="+password, floodTenantEnv+"="+tenant)
+		if role == "server" && pinned {
+			// The server's runtime is sized for the machine, as on a
+			// host of its own, not for the one CPU it is pinned to: its
+			// read loops are then threads the kernel switches between,
+			// and the flooder's busy loop does not hold the agents' for
+			// a Go time slice (10 ms) at a time. FLOOD_SERVER_PROCS
+			// overrides it.
+			procs := strconv.Itoa(runtime.NumCPU())
+			if p := os.Getenv("FLOOD_SERVER_PROCS"); p != "" {
+				procs = p
+			}
+			c.Env = append(c.Env, "GOMAXPROCS="+procs)
+		}
+		c.Stderr = os.Stderr
+		stdin, err := c.StdinPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		stdout, err := c.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { stdin.Close(); _ = c.Wait() })
+		return stdin, bufio.NewScanner(stdout)
 	}
-	stdout, err := child.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
+	_, serverOut := child("server")
+	if !serverOut.Scan() {
+		b.Fatal("flood server printed no URL")
 	}
-	child.Env = append(os.Environ(), floodChildEnv+"=1", floodUsersEnv+"="+password)
-	child.Stderr = os.Stderr
-	if err := child.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { stdin.Close(); _ = child.Wait() }()
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() {
-		b.Fatal("flood child printed no URL")
-	}
-	url := lines.Text()
+	url := serverOut.Text()
 
 	const n, rounds, every = 8, 10_000_000, 100
 	key, err := NewRunKey()
@@ -388,9 +443,10 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool) (grownMB, 
 		}
 	}()
 	r0, t0 := latest.Load(), time.Now()
-	fmt.Fprintf(stdin, "flood flood %x %d %d %d\n", key, frames, rounds-1, perSecond)
+	floodIn, lines := child("flooder")
+	fmt.Fprintf(floodIn, "flood %s flood %x %d %d %d\n", url, key, frames, rounds-1, perSecond)
 	if !lines.Scan() || lines.Text() != "done" {
-		b.Fatalf("flood child: %q", lines.Text())
+		b.Fatalf("flooder: %q", lines.Text())
 	}
 	time.Sleep(500 * time.Millisecond) // frames still queued for the agents
 	rate = float64(latest.Load()-r0) / time.Since(t0).Seconds()
