@@ -78,6 +78,9 @@ type MemoryPart struct {
 type Estimate struct {
 	// Agents is N and Dim the length of an agent's block x_i.
 	Agents, Dim int
+	// Local is the number of agents the per-agent parts count: N, or
+	// Scenario.ProcessAgents for a process that runs only some of them.
+	Local int
 	// MeanDegree and MaxDegree are those of the expected graph (MaxDegree
 	// equals MeanDegree where only the mean is known, e.g. an edge list).
 	MeanDegree, MaxDegree float64
@@ -158,6 +161,11 @@ func (e Estimate) Part(name string) MemoryPart {
 // buffers at worst. A is 24 KiB per agent for the goroutine and queues
 // of chan, 32 KiB with a NATS connection, 2 KiB on stepped.
 //
+// For a process that runs only some agents (Scenario.ProcessAgents = k,
+// e.g. consim node), the vectors, messages, data and agents parts count k
+// agents instead of N, and the reports and metrics parts, which the
+// coordinator holds, are left out; the graph is whole in every process.
+//
 // The arithmetic is in float64, so absurd sizes give huge totals rather
 // than overflow. The error is for a scenario that lacks what the estimate
 // needs (agents, a known problem with decoded keys).
@@ -178,8 +186,12 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	if fp, ok := s.Algorithm.Settings.(registry.VectorFootprint); ok {
 		v, vn = max(fp.VectorsPerAgent(), 0), max(fp.VectorsPerNeighbor(), 0)
 	}
+	local, coordinator := n, true
+	if s.ProcessAgents > 0 {
+		local, coordinator = float64(min(s.ProcessAgents, s.Agents)), false
+	}
 	e := Estimate{
-		Agents: s.Agents, Dim: size.Dim,
+		Agents: s.Agents, Dim: size.Dim, Local: int(local),
 		MeanDegree: mean, MaxDegree: maxd,
 		VectorsPerAgent: v, VectorsPerNeighbor: vn,
 		DataFloats:   size.Floats,
@@ -192,13 +204,15 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	add := func(name string, bytes float64, format string, args ...any) {
 		e.Parts = append(e.Parts, MemoryPart{Name: name, Bytes: bytes, Formula: fmt.Sprintf(format, args...)})
 	}
-	add("vectors", n*dim*memFloat*vecs, "agents %s x dim %s x 8 bytes x %s vectors", count(n), count(dim), count(vecs))
-	add("messages", n*mean*(memFloat*dim+memFrameHeader)*float64(e.QueuedRounds),
-		"agents %s x degree %s x (dim %s x 8 + %d) bytes x %d queued rounds", count(n), count(mean), count(dim), memFrameHeader, e.QueuedRounds)
-	add("data", n*size.Floats*memFloat, "agents %s x %s values x 8 bytes", count(n), count(size.Floats))
-	add("agents", n*agentCost, "agents %s x %s (%s)", count(n), FormatBytes(agentCost), agentWhat)
-	add("reports", n*dim*memFloat, "agents %s x dim %s x 8 bytes", count(n), count(dim))
-	add("metrics", float64(e.MetricRows)*memMetricRow, "%d rows x %d bytes", e.MetricRows, memMetricRow)
+	add("vectors", local*dim*memFloat*vecs, "agents %s x dim %s x 8 bytes x %s vectors", count(local), count(dim), count(vecs))
+	add("messages", local*mean*(memFloat*dim+memFrameHeader)*float64(e.QueuedRounds),
+		"agents %s x degree %s x (dim %s x 8 + %d) bytes x %d queued rounds", count(local), count(mean), count(dim), memFrameHeader, e.QueuedRounds)
+	add("data", local*size.Floats*memFloat, "agents %s x %s values x 8 bytes", count(local), count(size.Floats))
+	add("agents", local*agentCost, "agents %s x %s (%s)", count(local), FormatBytes(agentCost), agentWhat)
+	if coordinator {
+		add("reports", n*dim*memFloat, "agents %s x dim %s x 8 bytes", count(n), count(dim))
+		add("metrics", float64(e.MetricRows)*memMetricRow, "%d rows x %d bytes", e.MetricRows, memMetricRow)
+	}
 	add("graph", edges*memGraphEdge+n*memGraphAgent, "edges %s x %d + agents %s x %d bytes", count(edges), memGraphEdge, count(n), memGraphAgent)
 	var heap float64
 	for _, p := range e.Parts {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -423,5 +424,53 @@ func TestEstimateMatchesRuns(t *testing.T) {
 					scenarios.FormatBytes(e.Total), ratio, scenarios.FormatBytes(float64(peak)), e)
 			}
 		})
+	}
+}
+
+// TestEstimateOneProcessOfTheRun: a process that runs one agent of a
+// 10^6-agent run (ProcessAgents = 1, consim node) counts the per-agent
+// parts for that agent and no coordinator parts, so it validates under a
+// limit the whole run exceeds; the graph is counted whole.
+func TestEstimateOneProcessOfTheRun(t *testing.T) {
+	sets := []string{"agents=1000000", "graph.topology=ring", "runtime.memory_limit=1GiB"}
+	if _, err := scenarios.LoadWith(quickstart, sets...); err == nil {
+		t.Fatal("10^6 goroutine agents validated under 1 GiB")
+	}
+	s, err := scenarios.Load(quickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range sets {
+		if err := s.Set(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole, err := scenarios.EstimateMemory(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ProcessAgents = 1
+	if err := s.Validate(); err != nil {
+		t.Fatalf("one agent's process under 1 GiB: %v", err)
+	}
+	one, err := scenarios.EstimateMemory(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Local != 1 || whole.Local != 1000000 {
+		t.Errorf("Local = %d (one process) and %d (whole run), want 1 and 10^6", one.Local, whole.Local)
+	}
+	for _, name := range []string{"vectors", "messages", "data", "agents"} {
+		if w, o := whole.Part(name).Bytes, one.Part(name).Bytes; math.Abs(o*1e6-w) > 1e-6*w {
+			t.Errorf("%s: %g bytes for one agent, %g for 10^6: want a 10^6-th", name, o, w)
+		}
+	}
+	for _, name := range []string{"reports", "metrics"} {
+		if one.Part(name).Name != "" {
+			t.Errorf("one agent's process counts the coordinator's %s", name)
+		}
+	}
+	if one.Part("graph").Bytes != whole.Part("graph").Bytes {
+		t.Errorf("graph: %g bytes in one process, %g in the whole run", one.Part("graph").Bytes, whole.Part("graph").Bytes)
 	}
 }

@@ -31,6 +31,13 @@ type Scenario struct {
 	// (see Sweep); consim run ignores it and runs the scenario once.
 	Sweep *Sweep `yaml:"sweep,omitempty"`
 
+	// ProcessAgents, if positive, is the number of the run's agents that
+	// the process loading the scenario runs (consim node: 1); it is not
+	// part of the file. The memory estimate (EstimateMemory, and so
+	// Validate) then counts the per-agent parts for these agents only,
+	// and leaves out the coordinator's. 0: the whole run in one process.
+	ProcessAgents int `yaml:"-"`
+
 	src source
 	reg *registry.Registry
 }

@@ -88,7 +88,7 @@ same scenario file and --set overrides.`,
 // over the NATS server at url, in run runID, with the credentials and TLS
 // files of sec.
 func runNode(ctx context.Context, path string, sets []string, url, runID string, id int, sec natsSecurity, logger hclog.Logger) error {
-	s, err := loadScenario(path, sets)
+	s, err := loadProcessScenario(path, sets, 1)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,26 @@ func loadScenario(path string, sets []string) (*scenarios.Scenario, error) {
 	return s, nil
 }
 
+// loadProcessScenario is loadScenario for a process that runs agents
+// of the run's agents (consim node: 1): the memory estimate it is checked
+// against counts those agents only (scenarios.Scenario.ProcessAgents).
+func loadProcessScenario(path string, sets []string, agents int) (*scenarios.Scenario, error) {
+	s, err := scenarios.Load(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, o := range sets {
+		if err := s.Set(o); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	s.ProcessAgents = agents
+	if err := s.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	return s, nil
+}
+
 // buildScenario materialises s; a scenario error (such as a disconnected
 // graph) is a usage error, anything else a failure.
 func buildScenario(s *scenarios.Scenario) (*scenarios.Setup, error) {
