@@ -75,3 +75,61 @@ func TestPeerFarAheadOnASparseGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestFutureFramesPerSender: the early-frame buffer drops a sender's
+// frames beyond Options.FutureFrames, counted as ahead, while another
+// sender's frames are still kept, whether or not the buffer is past the
+// point where it counts per sender; taking the frames of the current
+// phase keeps the counts, so the freed room is a sender's again.
+func TestFutureFramesPerSender(t *testing.T) {
+	const f = 8
+	tr, err := NewChanTransport(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := tr.Endpoint(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := Options{N: 3, Rounds: 10, FutureWindow: 100, FutureFrames: f}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRunner(&sparse{id: 0}, ep, o)
+	r.cur = phaseKey(0, 0)
+	keep := func(from, round int) {
+		r.keepFuture(Header{Kind: FrameData, From: from, Round: round}, nil, 0)
+	}
+	for k := range 3 * f {
+		keep(1, 1+k%3) // rounds 1..3: sender 1 floods
+	}
+	if r.nFuture != f || r.ahead != 2*f {
+		t.Fatalf("sender 1: %d kept, %d ahead; want %d and %d", r.nFuture, r.ahead, f, 2*f)
+	}
+	for range f {
+		keep(2, 2)
+	}
+	if r.nFuture != 2*f || r.ahead != 2*f {
+		t.Fatalf("sender 2: %d kept in all, %d ahead; want %d and %d", r.nFuture, r.ahead, 2*f, 2*f)
+	}
+	keep(2, 2)
+	if r.ahead != 2*f+1 {
+		t.Fatalf("sender 2's frame %d: %d ahead, want %d", f+1, r.ahead, 2*f+1)
+	}
+	// Round 1 comes: sender 1's frames of round 1 are taken (as
+	// unexpected: nobody expects them), which frees room for sender 1 only.
+	r.cur = phaseKey(1, 0)
+	r.takeFuture()
+	taken := 2*f - r.nFuture
+	if taken == 0 {
+		t.Fatal("no frame of round 1 taken")
+	}
+	for range taken {
+		keep(1, 3)
+	}
+	keep(1, 3)
+	keep(2, 3)
+	if want := 2*f + 3; r.ahead != int64(want) {
+		t.Errorf("after round 1: %d ahead, want %d (sender 1 refilled its share, then one more of each sender)", r.ahead, want)
+	}
+}

@@ -338,10 +338,36 @@ func (r *runner) takeFuture() {
 			continue
 		}
 		r.nFuture--
-		r.futureBy[ff.h.From]--
+		if r.countBy {
+			r.futureBy[ff.h.From]--
+		}
 	}
 	clear((*slot)[len(kept):])
 	*slot = kept
+	if r.countBy && r.nFuture < r.o.FutureFrames/2 {
+		r.countBy = false
+	}
+}
+
+// countFuture starts counting the buffered frames per sender (futureBy)
+// from those in the buffer. No sender can reach Options.FutureFrames
+// while the whole buffer holds fewer, so keepFuture counts only from
+// there on (and takeFuture stops once it holds fewer than half as many):
+// a run that buffers a few frames per phase touches no map per frame.
+func (r *runner) countFuture() {
+	if r.futureBy == nil {
+		r.futureBy = make(map[int]int32)
+	}
+	clear(r.futureBy)
+	for _, slot := range r.future {
+		for _, ff := range slot {
+			r.futureBy[ff.h.From]++
+		}
+	}
+	for _, ff := range r.far {
+		r.futureBy[ff.h.From]++
+	}
+	r.countBy = true
 }
 
 // keepFuture buffers frame f of the later phase of h, which arrived in
@@ -358,11 +384,11 @@ func (r *runner) takeFuture() {
 // a time-varying graph let it get, so the per-sender bound drops floods,
 // not frames a run needs.
 func (r *runner) keepFuture(h Header, f []byte, now int) {
-	if r.futureBy == nil {
-		r.futureBy = make(map[int]int32)
+	if !r.countBy && r.nFuture >= r.o.FutureFrames {
+		r.countFuture()
 	}
 	switch {
-	case h.Round > now+r.o.FutureWindow, int(r.futureBy[h.From]) >= r.o.FutureFrames:
+	case h.Round > now+r.o.FutureWindow, r.countBy && int(r.futureBy[h.From]) >= r.o.FutureFrames:
 		r.ahead++
 		r.tr.Ahead++
 		return
@@ -380,7 +406,9 @@ func (r *runner) keepFuture(h Header, f []byte, now int) {
 		r.far = append(r.far, ff)
 	}
 	r.nFuture++
-	r.futureBy[h.From]++
+	if r.countBy {
+		r.futureBy[h.From]++
+	}
 }
 
 // dropFuture discards every buffered frame and returns how many there
@@ -394,6 +422,7 @@ func (r *runner) dropFuture() int {
 	clear(r.far)
 	r.far = r.far[:0]
 	clear(r.futureBy)
+	r.countBy = false
 	r.nFuture = 0
 	return n
 }

@@ -256,7 +256,8 @@ type runner struct {
 	future    [futureSlots][]futureFrame // frames of the next rounds' phases, a slot per round (see takeFuture)
 	far       []futureFrame              // frames of later rounds
 	farMin    int                        // least round in far
-	futureBy  map[int]int32              // futureBy[j]: frames of agent j in future and far
+	futureBy  map[int]int32              // futureBy[j]: frames of agent j in future and far, while counting (see countFuture)
+	countBy   bool                       // futureBy is kept (see countFuture)
 	nFuture   int                        // frames in future
 	futureCap int                        // bound of nFuture
 	next      uint64                     // key of the first phase this agent has not sent
