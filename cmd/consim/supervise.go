@@ -23,6 +23,9 @@ type supervisor struct {
 	// child numbered id.
 	envFor func(id int) []string
 	out    *lockedWriter // children's stderr lines, prefixed; nil discards
+	// skip, if set, drops the stderr lines it reports (from both the
+	// forwarded and the kept lines).
+	skip func(line string) bool
 	// onExit, if set, is called once per child, from the goroutine that
 	// waited for it, after it exited and before wait sees it exited.
 	onExit func(*child)
@@ -52,6 +55,7 @@ type child struct {
 func (s *supervisor) start(name string, id int, path string, args ...string) (*child, error) {
 	c := &child{name: name, id: id, done: make(chan struct{})}
 	c.tail = newTailWriter(tailLines, name+"| ", s.out)
+	c.tail.skip = s.skip
 	c.cmd = exec.Command(path, args...)
 	c.cmd.Env = s.env
 	if s.envFor != nil {

@@ -17,7 +17,8 @@ const maxLine = 4096
 // copies each line, with a prefix, to an optional shared writer.
 type tailWriter struct {
 	prefix string
-	out    *lockedWriter // nil: keep only
+	out    *lockedWriter          // nil: keep only
+	skip   func(line string) bool // lines neither kept nor forwarded; nil: none
 
 	mu      sync.Mutex
 	partial []byte
@@ -56,6 +57,9 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 // line keeps one line and forwards it.
 func (w *tailWriter) line(b []byte) {
 	s := string(b)
+	if w.skip != nil && w.skip(s) {
+		return
+	}
 	w.ring[w.next] = s
 	w.next = (w.next + 1) % len(w.ring)
 	if w.next == 0 {
