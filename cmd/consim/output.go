@@ -58,10 +58,13 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 	if s.Reason != "" {
 		fmt.Fprintf(w, " (%s)", s.Reason)
 	}
-	fmt.Fprintf(w, "\n  %-22s %d agents, %d of %d rounds in %.2fs (%.0f rounds/s), stop: %s\n",
-		"run", s.Agents, s.Rounds, s.RoundsPlanned, s.WallSeconds, s.RoundsPerSec, s.StopCause)
 	if s.Resumed {
-		fmt.Fprintf(w, "  %-22s by a coordinator that replayed the statuses of one that died (time and rate are its own)\n", "resumed")
+		// The replayed rounds took no time: a rate would mean nothing.
+		fmt.Fprintf(w, "\n  %-22s %d agents, %d of %d rounds, stop: %s\n", "run", s.Agents, s.Rounds, s.RoundsPlanned, s.StopCause)
+		fmt.Fprintf(w, "  %-22s by a coordinator that replayed the statuses of one that died (%.2fs of its own)\n", "resumed", s.WallSeconds)
+	} else {
+		fmt.Fprintf(w, "\n  %-22s %d agents, %d of %d rounds in %.2fs (%.0f rounds/s), stop: %s\n",
+			"run", s.Agents, s.Rounds, s.RoundsPlanned, s.WallSeconds, s.RoundsPerSec, s.StopCause)
 	}
 	if s.Initial != nil && s.Final != nil {
 		i, f := s.Initial.Metrics, s.Final.Metrics
