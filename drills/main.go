@@ -165,6 +165,12 @@ func (d *drill) server(users []node.NATSUser) (*server.Server, error) {
 	return node.StartNATSServer(node.NATSServerOptions{Name: "drills", Host: "127.0.0.1", Port: server.RANDOM_PORT, Users: users})
 }
 
+// newRun returns a fresh run id and the results root of its run.
+func (d *drill) newRun() (id, out string) {
+	n := d.seq.Add(1)
+	return fmt.Sprintf("drill-%d", n), filepath.Join(d.dir, fmt.Sprintf("out-%d", n))
+}
+
 // liveRun is a `consim run` process.
 type liveRun struct {
 	id, out string
@@ -182,8 +188,8 @@ func (d *drill) start(url string, env []string, extra ...string) (*liveRun, erro
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	n := d.seq.Add(1)
-	r := &liveRun{id: fmt.Sprintf("drill-%d", n), out: filepath.Join(d.dir, fmt.Sprintf("out-%d", n)), key: key, done: make(chan struct{})}
+	id, out := d.newRun()
+	r := &liveRun{id: id, out: out, key: key, done: make(chan struct{})}
 	args := []string{"run", d.scenario, "--run-id", r.id, "--out", r.out, "--log-level", "error"}
 	for _, s := range append(d.sets(url), extra...) {
 		args = append(args, "--set", s)
@@ -630,8 +636,8 @@ func secondClaim(ctx context.Context, d *drill) row {
 	var second *liveRun
 	out := d.attacked(ctx, nil, nil, func(url string, r *liveRun) (string, error) {
 		// Same run id on the same server, another seed and bundle root.
-		n := d.seq.Add(1)
-		second = &liveRun{id: r.id, out: filepath.Join(d.dir, fmt.Sprintf("out-%d", n)), done: make(chan struct{})}
+		_, root := d.newRun()
+		second = &liveRun{id: r.id, out: root, done: make(chan struct{})}
 		args := []string{"run", d.scenario, "--run-id", r.id, "--out", second.out, "--log-level", "error", "--set", "seed=99"}
 		for _, s := range d.sets(url) {
 			args = append(args, "--set", s)
@@ -658,8 +664,7 @@ func secondClaim(ctx context.Context, d *drill) row {
 // agent_lost, exit 1.
 func killAgent(ctx context.Context, d *drill) row {
 	const victim = 5
-	n := d.seq.Add(1)
-	id, out := fmt.Sprintf("drill-%d", n), filepath.Join(d.dir, fmt.Sprintf("out-%d", n))
+	id, out := d.newRun()
 	args := []string{"launch", d.scenario, "--run-id", id, "--out", out, "--log-level", "error",
 		"--set", "agents=8", "--set", "rounds=1000000", "--set", "metrics.every=10",
 		"--set", "runtime.agent_timeout=3s", "--set", "runtime.phase_deadline=500ms"}
@@ -737,8 +742,7 @@ func coordinatorGone(ctx context.Context, d *drill) row {
 	}
 	defer stopServer(srv)
 	url := srv.ClientURL()
-	n := d.seq.Add(1)
-	id, out := fmt.Sprintf("drill-%d", n), filepath.Join(d.dir, fmt.Sprintf("out-%d", n))
+	id, out := d.newRun()
 	sets := []string{"--set", "agents=4", "--set", "rounds=1000000", "--set", "metrics.every=10",
 		"--set", "runtime.agent_timeout=2s", "--set", "runtime.phase_deadline=500ms"}
 	env := append(os.Environ(), node.EnvRunKey+"="+hex.EncodeToString(randBytes(32)))

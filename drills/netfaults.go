@@ -155,8 +155,7 @@ func (d *drill) runInLab(ctx context.Context, rounds int, fault func(*netLab) st
 		return nil, "", err
 	}
 	defer lab.close()
-	n := d.seq.Add(1)
-	id, out := fmt.Sprintf("drill-%d", n), filepath.Join(d.dir, fmt.Sprintf("out-%d", n))
+	id, out := d.newRun()
 	var sets []string
 	for _, s := range netSets(rounds) {
 		sets = append(sets, "--set", s)
@@ -202,8 +201,7 @@ func (d *drill) runInLab(ctx context.Context, rounds int, fault func(*netLab) st
 // chanReference runs the scenario with netSets(rounds) in one process on
 // the chan transport: the iterates a run without faults must reproduce.
 func (d *drill) chanReference(ctx context.Context, rounds int) (*coordinator.FinalIterates, error) {
-	n := d.seq.Add(1)
-	id, out := fmt.Sprintf("drill-%d", n), filepath.Join(d.dir, fmt.Sprintf("out-%d", n))
+	id, out := d.newRun()
 	args := []string{"run", d.scenario, "--run-id", id, "--out", out, "--log-level", "error", "--transport", "chan"}
 	for _, s := range netSets(rounds) {
 		args = append(args, "--set", s)

@@ -41,8 +41,7 @@ func coordinatorResumed(ctx context.Context, d *drill) row {
 	}
 	defer stopServer(srv)
 	url := srv.ClientURL()
-	n := d.seq.Add(1)
-	id, out := fmt.Sprintf("drill-%d", n), filepath.Join(d.dir, fmt.Sprintf("out-%d", n))
+	id, out := d.newRun()
 	var sets []string
 	for _, s := range append(d.sets(url)[:4], "runtime.agent_timeout=10s") {
 		sets = append(sets, "--set", s)

@@ -52,11 +52,7 @@ func testPerAgentUsers(t *testing.T, perDest bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := StartNATSServer(NATSServerOptions{Port: -1, Users: users})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	srv := startTestServer(t, NATSServerOptions{Port: -1, Users: users})
 	if nc, err := nats.Connect(srv.ClientURL()); err == nil {
 		nc.Close()
 		t.Fatal("an anonymous client connected")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/graph"
@@ -31,6 +33,21 @@ func newTestTransport(t testing.TB, kind TransportKind, n int) Transport {
 		}
 	})
 	return tr
+}
+
+// startTestServer starts a NATS server with o (on a random loopback port
+// if o.Port is 0), shut down at the end of the test.
+func startTestServer(t testing.TB, o NATSServerOptions) *server.Server {
+	t.Helper()
+	if o.Port == 0 {
+		o.Port = server.RANDOM_PORT
+	}
+	srv, err := StartNATSServer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return srv
 }
 
 // ring returns the cycle on n agents.

@@ -18,11 +18,7 @@ import (
 // of the run to every agent's final status, with every progress report.
 // Once released, the stream is gone and a resume is refused.
 func TestStatusStreamResume(t *testing.T) {
-	srv, err := StartNATSServer(NATSServerOptions{Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	srv := startTestServer(t, NATSServerOptions{Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir()})
 	key, err := NewRunKey()
 	if err != nil {
 		t.Fatal(err)
@@ -143,11 +139,7 @@ func TestStatusStreamResume(t *testing.T) {
 // TestStatusStreamNeedsJetStream: an observer told to use a status
 // stream on a server without JetStream fails with ErrNoJetStream.
 func TestStatusStreamNeedsJetStream(t *testing.T) {
-	srv, err := StartNATSServer(NATSServerOptions{Port: server.RANDOM_PORT})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	srv := startTestServer(t, NATSServerOptions{Port: server.RANDOM_PORT})
 	key, _ := NewRunKey()
 	tr, err := NewNATSTransport(NATSOptions{RunID: "nojs", URL: srv.ClientURL(), Key: key, StatusStream: true})
 	if err != nil {

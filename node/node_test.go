@@ -408,11 +408,7 @@ func TestUnreachableNATSFailsFast(t *testing.T) {
 }
 
 func TestExternalURLTransport(t *testing.T) {
-	srv, err := StartNATSServer(NATSServerOptions{Port: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
+	srv := startTestServer(t, NATSServerOptions{Port: -1})
 	if !strings.HasPrefix(srv.ClientURL(), "nats://127.0.0.1:") {
 		t.Fatalf("server URL %q", srv.ClientURL())
 	}

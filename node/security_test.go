@@ -31,11 +31,7 @@ func attackTransport(t *testing.T, kind TransportKind, run string) *NATSTranspor
 	if kind == TransportNATS {
 		opts.InProcess, opts.extraUsers = true, []NATSUser{intruder}
 	} else {
-		srv, err := StartNATSServer(NATSServerOptions{Port: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+		srv := startTestServer(t, NATSServerOptions{Port: -1})
 		opts.URL = srv.ClientURL()
 	}
 	tr, err := NewNATSTransport(opts)
