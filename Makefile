@@ -54,6 +54,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFrame$$' -fuzztime $(FUZZTIME) ./node/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEval$$' -fuzztime $(FUZZTIME) ./node/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStatus$$' -fuzztime $(FUZZTIME) ./node/
 
 ## check: what CI checks besides the tests: gofmt, vet, staticcheck, go mod tidy.
 check: vet lint tidy

@@ -134,29 +134,6 @@ type Control struct {
 	Agent int `json:"agent,omitempty"`
 }
 
-// EncodeStatus returns the frame of s.
-func EncodeStatus(s Status) ([]byte, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("node: encode status of agent %d: %w", s.ID, err)
-	}
-	return b, nil
-}
-
-// DecodeStatus parses a status frame, rejecting unknown kinds.
-func DecodeStatus(frame []byte) (Status, error) {
-	var s Status
-	if err := json.Unmarshal(frame, &s); err != nil {
-		return Status{}, fmt.Errorf("node: malformed status frame: %w", err)
-	}
-	switch s.Kind {
-	case StatusReady, StatusProgress, StatusFinal, StatusFailed, StatusDeparted, StatusAlive:
-	default:
-		return Status{}, fmt.Errorf("node: status frame of agent %d has kind %q: want ready, progress, final, failed, departed or alive", s.ID, s.Kind)
-	}
-	return s, nil
-}
-
 // EncodeControl returns the frame of c.
 func EncodeControl(c Control) []byte {
 	b, _ := json.Marshal(c) // a struct of strings always marshals

@@ -123,7 +123,8 @@ func TestTLSAndPassword(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ep.Status([]byte(`{"kind":"ready","id":0}`)); err != nil {
+			ready, _ := EncodeStatus(Status{Kind: StatusReady})
+			if err := ep.Status(ready); err != nil {
 				t.Fatal(err)
 			}
 			select {
