@@ -122,8 +122,10 @@ type NATSOptions struct {
 	// transport.
 	URL string
 	// InProcess, with an empty URL, makes the embedded server listen on
-	// no port and connects every client in-process (no TCP). Without it
-	// the embedded server listens on 127.0.0.1 on a random port, see URL().
+	// no port and connects every client in-process (no TCP). Its messages
+	// carry no MAC: no client outside the process can reach the server
+	// (see mac.go). Without it the embedded server listens on 127.0.0.1
+	// on a random port, see URL().
 	InProcess bool
 	// Key is the run key that authenticates every message (HMAC-SHA256,
 	// see mac.go); every process of a run needs the same one. When empty,
@@ -274,6 +276,10 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 		return nil, err
 	}
 	t := &NATSTransport{opts: opts, log: opts.Logger.With("run", opts.RunID), url: opts.URL, mac: newMacer(key, opts.RunID), keys: src}
+	if opts.InProcess && len(opts.extraUsers) == 0 {
+		// No client outside this process can reach the server.
+		t.mac = plainMacer()
+	}
 	if src == keyDerived {
 		t.log.Warn("no run key given: frames carry a MAC under a key derived from the run id, which detects corruption and crossed runs but not forgery",
 			"set", EnvRunKeyFile)

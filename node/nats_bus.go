@@ -232,11 +232,12 @@ func (b *busConn) malformed(subject string, err error) {
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
-	if !ok || len(m.Data) < MACLen {
+	tag := b.t.mac.tagLen()
+	if !ok || len(m.Data) < tag {
 		b.refuse(m.Subject)
 		return
 	}
-	frame := m.Data[:len(m.Data)-MACLen]
+	frame := m.Data[:len(m.Data)-tag]
 	h, err := decodeAddress(frame)
 	if err == nil && !b.anyAdmits(eps, frame, h, to) {
 		return

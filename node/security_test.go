@@ -326,3 +326,32 @@ func TestRunIDClaim(t *testing.T) {
 	}
 	again.Close()
 }
+
+// TestInProcessCarriesNoMAC: messages on an embedded server that listens
+// on no port and admits only the run's roles are the bare frames (no
+// client outside the process could send one); on a server with a port,
+// or one that admits another user, every message carries its MAC.
+func TestInProcessCarriesNoMAC(t *testing.T) {
+	for _, tc := range []struct {
+		opts NATSOptions
+		tag  int
+	}{
+		{NATSOptions{RunID: "inproc", InProcess: true}, 0},
+		{NATSOptions{RunID: "inproc", InProcess: true, extraUsers: []NATSUser{intruder}}, MACLen},
+		{NATSOptions{RunID: "tcp"}, MACLen},
+	} {
+		tr, err := NewNATSTransport(tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.mac.tagLen(); got != tc.tag {
+			t.Errorf("InProcess %v, %d extra users: MAC of %d bytes, want %d", tc.opts.InProcess, len(tc.opts.extraUsers), got, tc.tag)
+		}
+		var sent []byte
+		_ = tr.mac.seal(macAgent, []byte{1, 2, 3}, func(m []byte) error { sent = append(sent, m...); return nil })
+		if len(sent) != 3+tc.tag {
+			t.Errorf("a 3-byte frame was sent as %d bytes, want %d", len(sent), 3+tc.tag)
+		}
+		tr.Close()
+	}
+}
