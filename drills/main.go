@@ -155,8 +155,14 @@ const (
 )
 
 func (d *drill) sets(url string) []string {
+	return append(d.runSets(), "runtime.nats_url="+url)
+}
+
+// runSets are the sets of a run whose processes are given the server's
+// URL on their command lines (consim coordinator, consim node).
+func (d *drill) runSets() []string {
 	return []string{"agents=" + strconv.Itoa(runAgents), "rounds=" + strconv.Itoa(runRounds), "metrics.every=500",
-		"runtime.transport=nats-tcp", "runtime.nats_url=" + url}
+		"runtime.transport=nats-tcp"}
 }
 
 // server starts a NATS server on loopback with users (none: anyone may

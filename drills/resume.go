@@ -43,7 +43,7 @@ func coordinatorResumed(ctx context.Context, d *drill) row {
 	url := srv.ClientURL()
 	id, out := d.newRun()
 	var sets []string
-	for _, s := range append(d.sets(url)[:4], "runtime.agent_timeout=10s") {
+	for _, s := range append(d.runSets(), "runtime.agent_timeout=10s") {
 		sets = append(sets, "--set", s)
 	}
 	env := append(os.Environ(), node.EnvRunKey+"="+hex.EncodeToString(randBytes(32)))

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -94,11 +95,7 @@ func EncodeStatus(s Status) ([]byte, error) {
 	}
 	b = appendIntCounts(b, t.DropoutsByPeer)
 	b = appendIntCounts(b, t.InjectedLossByPeer)
-	keys := make([]string, 0, len(t.RefusedBySubject))
-	for k := range t.RefusedBySubject {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(t.RefusedBySubject))
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {
 		b = appendString(b, k)
@@ -121,11 +118,7 @@ func appendFloats(b []byte, v []float64) []byte {
 }
 
 func appendIntCounts(b []byte, m map[int]int64) []byte {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {
 		b = binary.AppendVarint(b, int64(k))

@@ -105,11 +105,11 @@ run ends.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		secure := func(o *node.NATSOptions) error {
+		configure := func(o *node.NATSOptions) error {
 			o.StatusStream, o.Resume = f.jetstream || f.resume, f.resume
 			return f.sec.apply(o)
 		}
-		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, secure, logger)
+		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, configure, logger)
 		if errors.Is(err, node.ErrNoStatusStream) || errors.Is(err, node.ErrNoJetStream) {
 			return usageError{err}
 		}
@@ -140,10 +140,10 @@ run ends.`,
 
 // dialObserver connects the coordinator of run runID of s to the NATS
 // server at url, authenticating frames with key (nil: the run key of the
-// environment, see node.EnvRunKeyFile); secure, if set, adds credentials
-// and TLS files to the connection's options. Connection failures are
-// usage errors: the URL is input.
-func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, secure func(*node.NATSOptions) error, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
+// environment, see node.EnvRunKeyFile); configure, if set, completes the
+// connection's options: credentials, TLS files, the status stream.
+// Connection failures are usage errors: the URL is input.
+func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, configure func(*node.NATSOptions) error, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
 	o := node.NATSOptions{
 		RunID:            runID,
 		Key:              key,
@@ -151,8 +151,8 @@ func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, secure f
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
 	}
-	if secure != nil {
-		if err := secure(&o); err != nil {
+	if configure != nil {
+		if err := configure(&o); err != nil {
 			return nil, nil, err
 		}
 	}

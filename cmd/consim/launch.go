@@ -300,8 +300,8 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 // sleeps: context switches, which a virtual machine makes expensive.
 // With a schedtrace period set, sysmon never deep-sleeps and backs off
 // to one wake-up per 10 ms. On a 2-core Oxide virtual machine, 16
-// agent processes ran the quickstart at 477, 484 and 473 rounds/s
-// without it and 802, 810 and 803 with it (alternating runs). The period
+// agent processes ran the quickstart at 445, 428 and 359 rounds/s
+// without it and 669, 639 and 565 with it (alternating runs). The period
 // is long enough that the runtime prints no trace line, except once at
 // start on a host up for longer than 24.8 days; the launcher drops such
 // lines (isSchedTrace).
