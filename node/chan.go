@@ -95,6 +95,9 @@ type chanEndpoint struct {
 	// from one goroutine.
 	mu   sync.Mutex
 	slab []byte
+	// own is the block the round loop encodes its frames into (see
+	// frameBuffer); only the round loop's goroutine touches it.
+	own []byte
 }
 
 // Slab sizes: a frame is copied into the sender's current block, and a new
@@ -148,6 +151,45 @@ func (e *chanEndpoint) Publish(frame []byte) error {
 	}
 	for k := range h.NTo {
 		e.t.inbox[FrameTo(f, h, k)].push(f, wake)
+	}
+	return nil
+}
+
+// frameBuffer implements framePublisher: room for n bytes at the end of
+// the round loop's block, a new block when the block is full.
+func (e *chanEndpoint) frameBuffer(n int) []byte {
+	if n > slabMax {
+		return make([]byte, 0, n)
+	}
+	if cap(e.own)-len(e.own) < n {
+		e.own = make([]byte, 0, max(slabFrames*n, slabMin))
+	}
+	k := len(e.own)
+	return e.own[k : k : k+n]
+}
+
+// publishOwned implements framePublisher: frame, encoded into the last
+// frameBuffer, goes to the inboxes of its destinations to (every agent's
+// when empty) as it is; the block's room it took is not handed out again.
+func (e *chanEndpoint) publishOwned(frame []byte, kind FrameKind, to []int) error {
+	for _, j := range to {
+		if j < 0 || j >= e.t.n {
+			return fmt.Errorf("node: agent %d sends to agent %d: ids are 0..%d", e.id, j, e.t.n-1)
+		}
+	}
+	n := len(frame)
+	if k := len(e.own); k < cap(e.own) && n <= cap(e.own)-k && &e.own[:k+1][k] == &frame[0] {
+		e.own = e.own[:k+n]
+	}
+	f, wake := frame[:n:n], urgent(kind)
+	if len(to) == 0 {
+		for _, q := range e.t.inbox {
+			q.push(f, wake)
+		}
+		return nil
+	}
+	for _, j := range to {
+		e.t.inbox[j].push(f, wake)
 	}
 	return nil
 }

@@ -95,13 +95,12 @@ func (r *runner) sendGroupSum(t, ph int) {
 	if len(to) == 0 {
 		return // an empty list would address every agent
 	}
-	f, err := AppendFrameTo(r.wbuf[:0], FrameSum, r.id, to, t, ph, r.sum)
+	f, err := r.encodeFrame(FrameSum, to, t, ph, r.sum)
 	if err != nil {
 		r.sendFailed(-1, err)
 		return
 	}
-	r.wbuf = f
-	if err := r.ep.Publish(f); err != nil {
+	if err := r.publishFrame(f, FrameSum, to); err != nil {
 		for _, j := range to {
 			r.sendFailed(j, err)
 		}

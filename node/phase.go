@@ -192,13 +192,12 @@ func (r *runner) sendGrouped(t, ph int, msgs []consensus.Msg) error {
 	r.groups = groups
 	for g := range groups {
 		gr := &groups[g]
-		f, err := AppendFrameTo(r.wbuf[:0], FrameData, r.id, gr.to, t, ph, gr.data)
+		f, err := r.encodeFrame(FrameData, gr.to, t, ph, gr.data)
 		gr.data = nil // the agent's slice is not kept past the phase
 		if err != nil {
 			return err
 		}
-		r.wbuf = f
-		if err := r.ep.Publish(f); err != nil {
+		if err := r.publishFrame(f, FrameData, gr.to); err != nil {
 			for _, j := range gr.to {
 				r.sendFailed(j, err)
 			}
@@ -208,6 +207,40 @@ func (r *runner) sendGrouped(t, ph int, msgs []consensus.Msg) error {
 		r.tr.BytesSent += int64(len(f))
 	}
 	return nil
+}
+
+// framePublisher is implemented by endpoints that publish a frame without
+// copying it: the round loop encodes a frame of n bytes into
+// frameBuffer(n), an empty slice with room for n bytes, and hands it to
+// publishOwned with the kind and destination list it encoded (which the
+// endpoint need not read back), after which it never touches the frame
+// again (its readers share it). Both are called from the round loop's
+// goroutine only, in pairs.
+type framePublisher interface {
+	frameBuffer(n int) []byte
+	publishOwned(frame []byte, kind FrameKind, to []int) error
+}
+
+// encodeFrame encodes the frame of kind from this agent to the
+// destinations to (every agent when empty) for phase ph of round t,
+// carrying data, into the buffer of the next publishFrame, which takes
+// the same kind and to.
+func (r *runner) encodeFrame(kind FrameKind, to []int, t, ph int, data []float64) ([]byte, error) {
+	if r.owned != nil {
+		return AppendFrameTo(r.owned.frameBuffer(HeaderLen+4*len(to)+8*len(data)), kind, r.id, to, t, ph, data)
+	}
+	f, err := AppendFrameTo(r.wbuf[:0], kind, r.id, to, t, ph, data)
+	r.wbuf = f
+	return f, err
+}
+
+// publishFrame publishes a frame of kind to the destinations to that
+// encodeFrame returned.
+func (r *runner) publishFrame(f []byte, kind FrameKind, to []int) error {
+	if r.owned != nil {
+		return r.owned.publishOwned(f, kind, to)
+	}
+	return r.ep.Publish(f)
 }
 
 // sameSlice reports whether a and b are the same slice of values.
@@ -232,12 +265,11 @@ func equalBits(a, b []float64) bool {
 // an encoding error is returned; a failed delivery is logged.
 func (r *runner) sendTerm(t, ph int) error {
 	r.one[0] = r.root
-	f, err := AppendFrameTo(r.wbuf[:0], FrameReduce, r.id, r.one[:], t, ph, r.terms[r.id])
+	f, err := r.encodeFrame(FrameReduce, r.one[:], t, ph, r.terms[r.id])
 	if err != nil {
 		return err
 	}
-	r.wbuf = f
-	if err := r.ep.Publish(f); err != nil {
+	if err := r.publishFrame(f, FrameReduce, r.one[:]); err != nil {
 		r.sendFailed(r.root, err)
 		return nil
 	}
@@ -272,13 +304,12 @@ func (r *runner) broadcastSum(t, ph int) {
 		r.sendGroupSum(t, ph)
 		return
 	}
-	f, err := AppendFrame(r.wbuf[:0], FrameSum, r.id, t, ph, r.sum)
+	f, err := r.encodeFrame(FrameSum, nil, t, ph, r.sum)
 	if err != nil {
 		r.sendFailed(-1, err)
 		return
 	}
-	r.wbuf = f
-	if err := r.ep.Publish(f); err != nil {
+	if err := r.publishFrame(f, FrameSum, nil); err != nil {
 		r.sendFailed(-1, err)
 		return
 	}

@@ -249,6 +249,7 @@ type runner struct {
 	timerAt    int64
 
 	wbuf      []byte                     // encode buffer
+	owned     framePublisher             // ep, if it publishes without a copy
 	one       [1]int                     // a destination list of one
 	groups    []sendGroup                // the phase's distinct payloads
 	sumTo     []int                      // destinations of a group reduce's sum
@@ -321,6 +322,9 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 	}
 	if o.Faults.injects() {
 		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
+	}
+	if fp, ok := ep.(framePublisher); ok {
+		r.owned = fp
 	}
 	r.crashes = r.o.Faults.crashesOf(id)
 	if rt, ok := ep.(roundTracker); ok && len(r.crashes) == 0 {
