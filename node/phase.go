@@ -618,7 +618,7 @@ func (r *runner) wait(ctx context.Context) (expired bool, err error) {
 		r.inGate = false
 		defer func() {
 			if err == nil {
-				if r.inGate = r.o.gate.enter(ctx); !r.inGate {
+				if r.inGate = r.o.gate.enter(r.gateWake); !r.inGate {
 					err = ctx.Err()
 				}
 			}

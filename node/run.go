@@ -114,7 +114,7 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		return r.fail(err)
 	}
 	if !stop {
-		if !r.o.gate.enter(ctx) {
+		if !r.o.gate.enter(r.gateWake) {
 			return r.fail(ctx.Err())
 		}
 		r.inGate = true
@@ -267,8 +267,10 @@ type runner struct {
 	// stopReason is the reason of the stop control that ended the run
 	// early, for the final status; empty if none did.
 	stopReason string
-	// inGate: the agent holds a place of o.gate (see wait).
-	inGate bool
+	// inGate: the agent holds a place of o.gate (see wait); gateWake
+	// is its channel in the gate's queue.
+	inGate   bool
+	gateWake chan bool
 	// stopControl is set once a stop control from the coordinator has
 	// been applied; stopPending once one was found during a phase: the
 	// agent waits for no more frames and stops at the end of the round.
@@ -322,6 +324,9 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 	}
 	if o.Faults.injects() {
 		r.faults = newFaultSender(ep, id, &r.o.Faults, &r.tr)
+	}
+	if o.gate != nil {
+		r.gateWake = make(chan bool, 1)
 	}
 	if fp, ok := ep.(framePublisher); ok {
 		r.owned = fp

@@ -36,7 +36,9 @@ func RunAll(ctx context.Context, agents []consensus.Agent, tr Transport, opts Op
 	if opts.clock = newLiveClock(opts); opts.clock != nil {
 		defer opts.clock.stop()
 	}
-	opts.gate = gateFor(len(agents))
+	if opts.gate = gateFor(len(agents)); opts.gate != nil {
+		defer context.AfterFunc(ctx, opts.gate.close)()
+	}
 	eps := make([]Endpoint, 0, len(agents))
 	closeAll := func() error {
 		var errs []error
