@@ -249,6 +249,7 @@ type runner struct {
 	timerAt    int64
 
 	wbuf      []byte                     // encode buffer
+	touched   byte                       // see touch
 	owned     framePublisher             // ep, if it publishes without a copy
 	one       [1]int                     // a destination list of one
 	groups    []sendGroup                // the phase's distinct payloads
