@@ -30,7 +30,7 @@ type gate struct {
 // gateMin is the number of agents in one RunAll from which it gates them
 // (gateFor): below it the agents' goroutines are few enough for the
 // scheduler, and a wake-up that finds the gate full would cost a second
-// one (at 10^4 agents on 2 processors a gate cost 6% of the rounds per
+// one (at 10^4 agents on 2 processors a gate cost 6 to 8% of the rounds per
 // second). A variable for the tests.
 var gateMin = 1 << 15
 
