@@ -614,9 +614,10 @@ func (r *runner) poll() (bool, error) {
 // independent loads let their cache misses overlap instead of coming one
 // at a time as each frame is decoded.
 func (r *runner) touch(frames [][]byte) {
+	const cacheLine = 64 // bytes, on the processors Go runs on
 	var x byte
 	for _, f := range frames {
-		for k := 0; k < len(f); k += 64 {
+		for k := 0; k < len(f); k += cacheLine {
 			x += f[k]
 		}
 		if len(f) > 0 {
