@@ -85,6 +85,13 @@ func (t *ChanTransport) Close() error {
 	return nil
 }
 
+// broadcast puts f into every agent's inbox.
+func (t *ChanTransport) broadcast(f []byte, wake bool) {
+	for _, q := range t.inbox {
+		q.push(f, wake)
+	}
+}
+
 // clone returns a copy of frame that the caller may keep.
 func clone(frame []byte) []byte { return append([]byte(nil), frame...) }
 
@@ -145,9 +152,7 @@ func (e *chanEndpoint) Publish(frame []byte) error {
 	f := e.copyFrame(frame)
 	wake := urgent(h.Kind)
 	if h.NTo == 0 {
-		for _, q := range e.t.inbox {
-			q.push(f, wake)
-		}
+		e.t.broadcast(f, wake)
 		return nil
 	}
 	for k := range h.NTo {
@@ -156,8 +161,8 @@ func (e *chanEndpoint) Publish(frame []byte) error {
 	return nil
 }
 
-// frameBuffer implements framePublisher: room for n bytes at the end of
-// the round loop's block, a new block when the block is full.
+// frameBuffer implements framePublisher: the next n bytes of the round
+// loop's block (a new block when it is full), taken at once.
 func (e *chanEndpoint) frameBuffer(n int) []byte {
 	if n > slabMax {
 		return make([]byte, 0, n)
@@ -166,31 +171,25 @@ func (e *chanEndpoint) frameBuffer(n int) []byte {
 		e.own = make([]byte, 0, max(slabFrames*n, slabMin))
 	}
 	k := len(e.own)
+	e.own = e.own[:k+n]
 	return e.own[k : k : k+n]
 }
 
-// publishOwned implements framePublisher: frame, encoded into the last
-// frameBuffer, goes to the inboxes of its destinations to (every agent's
-// when empty) as it is; the block's room it took is not handed out again.
+// publishOwned implements framePublisher: frame goes as it is to the
+// inboxes of its destinations to (every agent's when empty).
 func (e *chanEndpoint) publishOwned(frame []byte, kind FrameKind, to []int) error {
 	for _, j := range to {
 		if j < 0 || j >= e.t.n {
 			return fmt.Errorf("node: agent %d sends to agent %d: ids are 0..%d", e.id, j, e.t.n-1)
 		}
 	}
-	n := len(frame)
-	if k := len(e.own); k < cap(e.own) && n <= cap(e.own)-k && &e.own[:k+1][k] == &frame[0] {
-		e.own = e.own[:k+n]
-	}
-	f, wake := frame[:n:n], urgent(kind)
+	wake := urgent(kind)
 	if len(to) == 0 {
-		for _, q := range e.t.inbox {
-			q.push(f, wake)
-		}
+		e.t.broadcast(frame, wake)
 		return nil
 	}
 	for _, j := range to {
-		e.t.inbox[j].push(f, wake)
+		e.t.inbox[j].push(frame, wake)
 	}
 	return nil
 }

@@ -211,11 +211,11 @@ func (r *runner) sendGrouped(t, ph int, msgs []consensus.Msg) error {
 
 // framePublisher is implemented by endpoints that publish a frame without
 // copying it: the round loop encodes a frame of n bytes into
-// frameBuffer(n), an empty slice with room for n bytes, and hands it to
-// publishOwned with the kind and destination list it encoded (which the
-// endpoint need not read back), after which it never touches the frame
-// again (its readers share it). Both are called from the round loop's
-// goroutine only, in pairs.
+// frameBuffer(n), an empty slice with room for exactly n bytes that no
+// later frameBuffer hands out again, and passes it to publishOwned with
+// the kind and destination list it encoded (which the endpoint need not
+// read back), after which it never touches the frame again (its readers
+// share it). Both are called from the round loop's goroutine only.
 type framePublisher interface {
 	frameBuffer(n int) []byte
 	publishOwned(frame []byte, kind FrameKind, to []int) error
@@ -227,7 +227,7 @@ type framePublisher interface {
 // the same kind and to.
 func (r *runner) encodeFrame(kind FrameKind, to []int, t, ph int, data []float64) ([]byte, error) {
 	if r.owned != nil {
-		return AppendFrameTo(r.owned.frameBuffer(HeaderLen+4*len(to)+8*len(data)), kind, r.id, to, t, ph, data)
+		return AppendFrameTo(r.owned.frameBuffer(frameLen(len(to), len(data))), kind, r.id, to, t, ph, data)
 	}
 	f, err := AppendFrameTo(r.wbuf[:0], kind, r.id, to, t, ph, data)
 	r.wbuf = f

@@ -471,13 +471,12 @@ func (r *runner) leave() {
 		key = r.cur
 	}
 	round, phase := int(key>>16), int(key&0xffff)
-	f, err := AppendFrame(r.wbuf[:0], FrameLeave, r.id, round, phase, nil)
+	f, err := r.encodeFrame(FrameLeave, nil, round, phase, nil)
 	if err != nil {
 		r.log.Warn("cannot encode leave frame", "error", err)
 		return
 	}
-	r.wbuf = f
-	if err := r.ep.Publish(f); err != nil {
+	if err := r.publishFrame(f, FrameLeave, nil); err != nil {
 		r.log.Warn("cannot broadcast leave frame", "error", err)
 		return
 	}

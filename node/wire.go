@@ -173,11 +173,15 @@ func AppendFrameTo(dst []byte, kind FrameKind, from int, to []int, round, phase 
 	return dst, nil
 }
 
+// frameLen is the length of a frame with nto destinations and count
+// values.
+func frameLen(nto, count int) int { return HeaderLen + 4*nto + 8*count }
+
 // growFrame extends dst by a frame of count words with destinations to,
 // writes its header and list, and returns the extended slice and the
 // frame's bytes. The fields are valid.
 func growFrame(dst []byte, kind FrameKind, from int, to []int, round, phase, count int) ([]byte, []byte) {
-	n := HeaderLen + 4*len(to) + 8*count
+	n := frameLen(len(to), count)
 	start := len(dst)
 	if cap(dst)-start < n {
 		grown := make([]byte, start, start+n)
