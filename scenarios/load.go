@@ -37,6 +37,19 @@ func LoadWith(path string, overrides ...string) (*Scenario, error) {
 // LoadFromWith is LoadWith with the algorithms and problems of reg (nil:
 // catalog.Default).
 func LoadFromWith(reg *registry.Registry, path string, overrides ...string) (*Scenario, error) {
+	return loadFromWith(reg, path, 0, overrides)
+}
+
+// LoadProcessWith is LoadWith for a process that runs agents of the run's
+// agents (consim node: 1): Validate checks the memory estimate of those
+// agents (Scenario.ProcessAgents), not the whole run's.
+func LoadProcessWith(path string, agents int, overrides ...string) (*Scenario, error) {
+	return loadFromWith(nil, path, agents, overrides)
+}
+
+// loadFromWith loads path with reg, sets ProcessAgents to agents, applies
+// the overrides and validates.
+func loadFromWith(reg *registry.Registry, path string, agents int, overrides []string) (*Scenario, error) {
 	s, err := LoadFrom(reg, path)
 	if err != nil {
 		return nil, err
@@ -46,6 +59,7 @@ func LoadFromWith(reg *registry.Registry, path string, overrides ...string) (*Sc
 			return nil, err
 		}
 	}
+	s.ProcessAgents = agents
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

@@ -430,11 +430,15 @@ func TestEstimateMatchesRuns(t *testing.T) {
 // TestEstimateOneProcessOfTheRun: a process that runs one agent of a
 // 10^6-agent run (ProcessAgents = 1, consim node) counts the per-agent
 // parts for that agent and no coordinator parts, so it validates under a
-// limit the whole run exceeds; the graph is counted whole.
+// limit the whole run exceeds (also through LoadProcessWith); the graph
+// is counted whole.
 func TestEstimateOneProcessOfTheRun(t *testing.T) {
 	sets := []string{"agents=1000000", "graph.topology=ring", "runtime.memory_limit=1GiB"}
 	if _, err := scenarios.LoadWith(quickstart, sets...); err == nil {
 		t.Fatal("10^6 goroutine agents validated under 1 GiB")
+	}
+	if p, err := scenarios.LoadProcessWith(quickstart, 1, sets...); err != nil || p.ProcessAgents != 1 {
+		t.Fatalf("LoadProcessWith of one agent under 1 GiB: %v", err)
 	}
 	s, err := scenarios.Load(quickstart)
 	if err != nil {

@@ -26,17 +26,8 @@ func loadScenario(path string, sets []string) (*scenarios.Scenario, error) {
 // of the run's agents (consim node: 1): the memory estimate it is checked
 // against counts those agents only (scenarios.Scenario.ProcessAgents).
 func loadProcessScenario(path string, sets []string, agents int) (*scenarios.Scenario, error) {
-	s, err := scenarios.Load(path)
+	s, err := scenarios.LoadProcessWith(path, agents, sets...)
 	if err != nil {
-		return nil, usageError{err}
-	}
-	for _, o := range sets {
-		if err := s.Set(o); err != nil {
-			return nil, usageError{err}
-		}
-	}
-	s.ProcessAgents = agents
-	if err := s.Validate(); err != nil {
 		return nil, usageError{err}
 	}
 	return s, nil
