@@ -194,13 +194,21 @@ func floodServer(in io.Reader, out io.Writer) int {
 // data frames of agent 1 for round ROUND to agent 0 on the server at URL,
 // sealed with the key (an insider), RATE frames a second (0: as fast as
 // the connection takes them), and prints "done". With floodUsersEnv set,
-// it connects as the user "tenant" (see floodServer).
+// it connects as the user "tenant" (see floodServer). With FLOOD_HOG set
+// to a duration it publishes nothing: it only keeps its CPU busy that
+// long, which is what any flooder costs a server it shares a CPU with.
 func flooder(in io.Reader, out io.Writer) int {
 	var url, run, keyHex string
 	var n, round, perSecond int
 	if _, err := fmt.Fscanf(in, "flood %s %s %s %d %d %d\n", &url, &run, &keyHex, &n, &round, &perSecond); err != nil {
 		fmt.Fprintln(out, "error", err)
 		return 1
+	}
+	if d, err := time.ParseDuration(os.Getenv("FLOOD_HOG")); err == nil {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+		fmt.Fprintln(out, "done")
+		return 0
 	}
 	key, _ := hex.DecodeString(keyHex)
 	var auth []nats.Option
@@ -249,7 +257,9 @@ func flooder(in io.Reader, out io.Writer) int {
 // before it (rate_ratio; the target is > 0.5), both within one run. Run
 // it with -benchtime=1x; FLOOD_FRAMES overrides the number of frames and
 // FLOOD_RATE paces them (frames a second; default 0, as fast as the
-// flooder's connection takes them).
+// flooder's connection takes them). FLOOD_HOG replaces the flood by a
+// process that only keeps the server's CPU busy (see flooder): the
+// ceiling of rate_ratio that the shared CPU sets.
 //
 //   - insider-open-server: the server admits anyone and the frames are
 //     sealed with the run key (an insider: the worst case for the agents,
