@@ -42,8 +42,8 @@ type countWaiter interface {
 // are awaited outside the count.
 func urgent(k FrameKind) bool { return k != FrameData && k != FrameReduce && k != FrameSum }
 
-// queue is a FIFO of frames with a one-slot wake-up signal: put never
-// blocks, take hands over everything queued. It holds at most limit frames
+// queue is a FIFO of frames for one reader: put never blocks, take hands
+// over everything queued. It holds at most limit frames
 // (no bound when limit is 0): a frame put into a full queue is dropped and
 // counted in dropped. A channel view (C) is started on first use for
 // readers that want one frame at a time; a queue must be read through
@@ -56,17 +56,27 @@ func urgent(k FrameKind) bool { return k != FrameData && k != FrameReduce && k !
 // the phase, and put wakes it only once that many are queued, so a phase
 // whose k frames arrive while the reader sleeps costs one wake-up, not k.
 // Frames that may settle more than one awaited item (leave frames) and
-// out-of-band events go through putWake, which wakes the reader at once.
+// out-of-band events go through putWake, which wakes the reader at once;
+// deadlines and cancellation wake it through signal, which a reader not
+// waiting finds at its next wait. The reader sleeps on a sync.Cond of
+// the queue's mutex rather than on a channel of its own, one object
+// less per wake-up for the sender to lock and miss in the cache
+// (BenchmarkRounds null/chan, alternated: 2, 4, 9 and 4% more rounds/s
+// at N = 16, 64, 256 and 1,024; no difference at 10,000 agents).
 type queue struct {
 	mu     sync.Mutex
 	frames [][]byte     // queued frames, oldest first
 	n      atomic.Int64 // len(frames), written under mu
 	closed atomic.Bool
-	ready  chan struct{}
-	done   chan struct{} // closed by close: the channel view's pump exits
-	// need is the count the reader waits for (waitFor), 0 while it is
-	// not waiting: a sender to a busy reader touches no channel.
-	need atomic.Int64
+	// The reader waits on cond (L = &mu) for need frames (0 while it is
+	// not waiting: a sender to a busy reader signals nothing); woken is a
+	// wake-up (signal) that no wait has taken yet. Both under mu. cond
+	// lives in the queue itself, so a wake-up touches no other object
+	// than the queue the sender just wrote and the reader's goroutine.
+	cond  sync.Cond
+	need  int
+	woken bool
+	done  chan struct{} // closed by close: the channel view's pump exits
 
 	once      sync.Once
 	closeOnce sync.Once
@@ -84,7 +94,9 @@ type queue struct {
 const inboxCap = 1 << 16
 
 func newQueue() *queue {
-	return &queue{ready: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &queue{done: make(chan struct{})}
+	q.cond.L = &q.mu
+	return q
 }
 
 // newBoundedQueue returns a queue of at most limit frames.
@@ -114,21 +126,29 @@ func (q *queue) push(frame []byte, wake bool) bool {
 		return true
 	}
 	q.frames = append(q.frames, frame)
-	n := int64(len(q.frames))
-	q.n.Store(n)
+	n := len(q.frames)
+	q.n.Store(int64(n))
+	signal := q.need > 0 && (wake || n >= q.need)
+	if signal {
+		// The reader is woken once: later frames find it not waiting.
+		q.need = 0
+	}
 	q.mu.Unlock()
-	// The reader stores need before it loads n, and n was stored before
-	// need is loaded here: of the two, at least one sees the other.
-	if w := q.need.Load(); w > 0 && (wake || n >= w) {
-		q.signal()
+	if signal {
+		q.cond.Signal()
 	}
 	return true
 }
 
+// signal wakes the reader, or the next wait if it is not waiting.
 func (q *queue) signal() {
-	select {
-	case q.ready <- struct{}{}:
-	default:
+	q.mu.Lock()
+	waiting := q.need > 0
+	q.need = 0
+	q.woken = !waiting
+	q.mu.Unlock()
+	if waiting {
+		q.cond.Signal()
 	}
 }
 
@@ -137,15 +157,21 @@ func (q *queue) signal() {
 func (q *queue) wait() { q.waitFor(1) }
 
 // waitFor blocks until at least k frames are queued, a putWake, the queue
-// closes or signal is called. It may return spuriously (a wake-up left by
+// closes or signal is called. It may return spuriously (a signal left by
 // an earlier wait): callers re-check what they wait for.
 func (q *queue) waitFor(k int) {
 	k = max(k, 1)
-	q.need.Store(int64(k))
-	if q.n.Load() < int64(k) && !q.closed.Load() {
-		<-q.ready
+	q.mu.Lock()
+	if q.woken {
+		q.woken = false
+	} else if len(q.frames) < k && !q.closed.Load() {
+		// The waker clears need before it signals (push, signal, close).
+		q.need = k
+		for q.need != 0 {
+			q.cond.Wait()
+		}
 	}
-	q.need.Store(0)
+	q.mu.Unlock()
 }
 
 // take appends the queued frames to dst, in arrival order, and empties

@@ -67,7 +67,7 @@ func TestQueueWaitForCount(t *testing.T) {
 		q.waitFor(3)
 		close(woke)
 	}()
-	waitUntil(t, "the reader waits", func() bool { return q.need.Load() == 3 })
+	waitUntil(t, "the reader waits", func() bool { return waitingFor(q) == 3 })
 	q.put([]byte{0})
 	q.put([]byte{1})
 	select {
@@ -91,7 +91,7 @@ func TestQueueWaitForCount(t *testing.T) {
 		q.waitFor(5)
 		close(woke)
 	}()
-	waitUntil(t, "the reader waits again", func() bool { return q.need.Load() == 5 })
+	waitUntil(t, "the reader waits again", func() bool { return waitingFor(q) == 5 })
 	q.putWake([]byte{3})
 	select {
 	case <-woke:
@@ -121,4 +121,11 @@ func TestQueueLimit(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%v allocations per put-and-take cycle, want 0", allocs)
 	}
+}
+
+// waitingFor returns the count q's reader waits for, 0 if it does not.
+func waitingFor(q *queue) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.need
 }
