@@ -100,6 +100,46 @@ func TestQueueWaitForCount(t *testing.T) {
 	}
 }
 
+// TestQueueSignal: a signal wakes a waiting reader whatever the count; a
+// signal while the reader is busy makes its next wait return at once, and
+// only that one; close wakes a waiting reader and every later wait.
+func TestQueueSignal(t *testing.T) {
+	q := newQueue()
+	returns := func(k int) chan struct{} {
+		c := make(chan struct{})
+		go func() {
+			q.waitFor(k)
+			close(c)
+		}()
+		return c
+	}
+	expect := func(c chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-c:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: waitFor still blocked", what)
+		}
+	}
+	woke := returns(2)
+	waitUntil(t, "the reader waits", func() bool { return waitingFor(q) == 2 })
+	q.signal()
+	expect(woke, "signal to a waiting reader")
+
+	q.signal() // nobody waits: the next wait takes it
+	expect(returns(2), "the wait after a signal")
+	woke = returns(2)
+	waitUntil(t, "the reader waits", func() bool { return waitingFor(q) == 2 })
+	select {
+	case <-woke:
+		t.Fatal("a second wait returned on one signal")
+	case <-time.After(50 * time.Millisecond):
+	}
+	q.close()
+	expect(woke, "close")
+	expect(returns(1), "a wait after close")
+}
+
 // TestQueueLimit: a bounded queue drops and counts the frames beyond its
 // limit, and takes its frames without allocating once warm.
 func TestQueueLimit(t *testing.T) {
