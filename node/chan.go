@@ -7,14 +7,14 @@ import (
 
 // ChanTransport connects the agents and the observer of one run inside a
 // process with in-memory queues. Every agent inbox and every control
-// queue is an unbounded FIFO (see mailbox): Publish and Control copy the
-// frame once (the round loop encodes its frames straight into the
-// sender's block instead, see framePublisher), enqueue it for each reader
-// and return without blocking, so no agent can stall or deadlock another;
-// frames wait in memory until their reader takes them. Status does not block either until the
-// observer reads its first status; from then on it waits while 4N
-// statuses are unread (see newStatusMailbox), and never once the observer
-// is closed.
+// queue is an unbounded FIFO (see queue and mailbox): Publish and Control
+// copy the frame once (the round loop encodes its frames straight into
+// the sender's block instead, see framePublisher), enqueue it for each
+// reader and return without blocking, so no agent can stall or deadlock
+// another; frames wait in memory until their reader takes them. Status
+// does not block either until the observer reads its first status; from
+// then on it waits while 4N statuses are unread (see newStatusMailbox),
+// and never once the observer is closed.
 //
 // Frames sent to an agent that has not connected yet wait for it; frames
 // sent to an agent whose endpoint is closed are discarded, as a publish to
