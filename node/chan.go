@@ -129,12 +129,19 @@ func (e *chanEndpoint) copyFrame(frame []byte) []byte {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if cap(e.slab)-len(e.slab) < n {
-		e.slab = make([]byte, 0, max(slabFrames*n, slabMin))
+	return append(carve(&e.slab, n), frame...)
+}
+
+// carve returns the next n bytes of the block *b as an empty slice of
+// capacity n, starting a new block of max(slabFrames*n, slabMin) bytes
+// when *b has no room; the bytes are never handed out again.
+func carve(b *[]byte, n int) []byte {
+	if cap(*b)-len(*b) < n {
+		*b = make([]byte, 0, max(slabFrames*n, slabMin))
 	}
-	k := len(e.slab)
-	e.slab = append(e.slab, frame...)
-	return e.slab[k : k+n : k+n]
+	k := len(*b)
+	*b = (*b)[:k+n]
+	return (*b)[k : k : k+n]
 }
 
 // Publish implements Endpoint: one copy of frame, shared by the inboxes of
@@ -167,12 +174,7 @@ func (e *chanEndpoint) frameBuffer(n int) []byte {
 	if n > slabMax {
 		return make([]byte, 0, n)
 	}
-	if cap(e.own)-len(e.own) < n {
-		e.own = make([]byte, 0, max(slabFrames*n, slabMin))
-	}
-	k := len(e.own)
-	e.own = e.own[:k+n]
-	return e.own[k : k : k+n]
+	return carve(&e.own, n)
 }
 
 // publishOwned implements framePublisher: frame goes as it is to the

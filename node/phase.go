@@ -628,7 +628,8 @@ func (r *runner) touch(frames [][]byte) {
 }
 
 // wait blocks until frames may have arrived (processing the frame itself
-// on the channel path; on the batch path, r.need of them when r.need > 1), the armed deadline passes (expired) or ctx ends.
+// on the channel path; on the batch path, r.need of them when
+// r.need > 1), the armed deadline passes (expired) or ctx ends.
 // On the batch path the deadline timer and ctx wake the agent through
 // Batcher.Wake (see armDeadline and Run), so the wait is a single channel
 // receive; after it the deadline and ctx are checked.

@@ -40,9 +40,10 @@ func LoadFromWith(reg *registry.Registry, path string, overrides ...string) (*Sc
 	return loadFromWith(reg, path, 0, overrides)
 }
 
-// LoadProcessWith is LoadWith for a process that runs agents of the run's
-// agents (consim node: 1): Validate checks the memory estimate of those
-// agents (Scenario.ProcessAgents), not the whole run's.
+// LoadProcessWith is LoadWith for a process that runs only some of the
+// run's agents, agents of them (consim node: 1): Validate checks the
+// memory estimate of those agents (Scenario.ProcessAgents), not the
+// whole run's.
 func LoadProcessWith(path string, agents int, overrides ...string) (*Scenario, error) {
 	return loadFromWith(nil, path, agents, overrides)
 }
