@@ -70,9 +70,7 @@ type queue struct {
 	closed atomic.Bool
 	// The reader waits on cond (L = &mu) for need frames (0 while it is
 	// not waiting: a sender to a busy reader signals nothing); woken is a
-	// wake-up (signal) that no wait has taken yet. Both under mu. cond
-	// lives in the queue itself, so a wake-up touches no other object
-	// than the queue the sender just wrote and the reader's goroutine.
+	// wake-up (signal) that no wait has taken yet. Both under mu.
 	cond  sync.Cond
 	need  int
 	woken bool
