@@ -8,7 +8,7 @@
 //
 // All file I/O of user data lives here, never in package consensus or its
 // subpackages: a caller loads and shards a Dataset here and hands the
-// per-agent matrices to consensus/problem (FromShards, LocalFromShard).
+// per-agent matrices to objective (FromShards, LocalFromShard).
 // Every malformed input is reported as a *ParseError naming the file, the
 // line (and the column or field where it helps) and what was expected; no
 // input makes a reader panic.

@@ -24,7 +24,7 @@ var fmaKernels = []string{
 	"./consensus/alm",
 	"./consensus/dadmm",
 	"./consensus/admm",
-	"./consensus/problem",
+	"./objective",
 	"./consensus/metrics",
 	"./consensus/lockstep",
 	"./consensus/null",

@@ -8,8 +8,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // ringChords returns the ring on n agents plus one chord per agent to a
@@ -73,14 +73,14 @@ func BenchmarkRounds(b *testing.B) {
 // almAgents builds ALM agents on f_i(x) = (1/2) sum_k d_ik (x_k - c_ik)^2
 // with Gaussian gradient noise, curvatures d_ik in [1, 2].
 func almAgents(b testing.TB, g *graph.Graph, d, rounds int) []consensus.Agent {
-	locals := make([]problem.Local, g.N)
+	locals := make([]objective.Local, g.N)
 	for i := range locals {
 		diag, c := make([]float64, d), make([]float64, d)
 		for k := range diag {
 			diag[k] = 1 + graph.Uniform(7, 0, 0, uint64(i), uint64(k))
 			c[k] = 2*graph.Uniform(7, 0, 1, uint64(i), uint64(k)) - 1
 		}
-		locals[i] = problem.QuadraticNoisy(diag, c, 0.1)
+		locals[i] = objective.QuadraticNoisy(diag, c, 0.1)
 	}
 	consts, err := alm.ConstantsFor(g, locals)
 	if err != nil {
@@ -88,7 +88,7 @@ func almAgents(b testing.TB, g *graph.Graph, d, rounds int) []consensus.Agent {
 	}
 	cfg := alm.Config{Params: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
 	proc := graph.Bernoulli{G: g, Seed: 1}.Specialize()
-	box := problem.Box{Lo: -10, Hi: 10}
+	box := objective.Box{Lo: -10, Hi: 10}
 	agents := make([]consensus.Agent, g.N)
 	for i := range agents {
 		a, err := alm.NewAgent(cfg, i, g, proc, locals[i], box, startValues(i, d))

@@ -10,8 +10,8 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // complete returns the complete graph on n agents.
@@ -97,7 +97,7 @@ func faultALMAgents(t testing.TB, g *graph.Graph, rounds int) ([]consensus.Agent
 	proc := graph.Bernoulli{G: g, Seed: 3}
 	build := func(i int) (consensus.Agent, error) {
 		c := startValues(i, d)
-		return alm.NewAgent(cfg, i, g, proc, problem.Quadratic(d, nil, c), problem.Box{Lo: -10, Hi: 10}, make([]float64, d))
+		return alm.NewAgent(cfg, i, g, proc, objective.Quadratic(d, nil, c), objective.Box{Lo: -10, Hi: 10}, make([]float64, d))
 	}
 	agents := make([]consensus.Agent, g.N)
 	for i := range agents {

@@ -7,9 +7,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/consensus/penalty"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/objective"
 )
 
 // ConstrainedLogisticParams is the problem block of kind
@@ -115,6 +115,6 @@ func (c *clInstance) Linear() *penalty.Linear           { return c.cons }
 func (c *clInstance) Psi() penalty.L1Box                { return c.psi }
 func (c *clInstance) Start() []float64                  { return append([]float64(nil), c.x0...) }
 func (c *clInstance) Optimum() (penalty.Optimum, error) { return c.solve() }
-func (c *clInstance) Central() (*problem.Problem, error) {
+func (c *clInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("constrained_logistic: %w", registry.ErrNoCentral)
 }

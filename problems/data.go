@@ -3,9 +3,9 @@ package problems
 import (
 	"fmt"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/objective"
 )
 
 // DataSource is the data block of a regression problem read from a file
@@ -67,17 +67,17 @@ func (d *DataSource) validate(errs *registry.FieldErrors) {
 		errs.Add("data.shard", "%q is not one of contiguous, random, column:NAME", d.Shard)
 	}
 	if d.Weighting != "" {
-		errs.OneOf("data.weighting", d.Weighting, problem.WeightRows, problem.WeightAgents)
+		errs.OneOf("data.weighting", d.Weighting, objective.WeightRows, objective.WeightAgents)
 	}
 }
 
 // fromData is a regression instance whose rows come from a file.
 type fromData struct {
 	kind   string
-	opt    problem.GivenOptions
+	opt    objective.GivenOptions
 	shards []*dataset.Dataset
-	prob   []problem.Shard
-	locals []problem.Local
+	prob   []objective.Shard
+	locals []objective.Local
 	total  int
 }
 
@@ -87,7 +87,7 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 	if err != nil {
 		return nil, registry.FieldErrors{{Key: "data.path", Msg: err.Error()}}
 	}
-	if r.kind == problem.KindLogistic {
+	if r.kind == objective.KindLogistic {
 		if err := ds.SignLabels(); err != nil {
 			return nil, registry.FieldErrors{{Key: "data.path", Msg: fmt.Sprintf("logistic needs labels in {-1, +1} or {0, 1}: %v", err)}}
 		}
@@ -107,7 +107,7 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 	g := &fromData{
 		kind:   r.kind,
 		shards: shards,
-		opt: problem.GivenOptions{
+		opt: objective.GivenOptions{
 			Name: string(d.Path), Reg: r.Reg, Batch: r.Batch, Lo: spec.Lo, Hi: spec.Hi,
 			Scale: spec.Scale, Seed: env.Seed, Weighting: d.Weighting,
 		},
@@ -116,11 +116,11 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 		if s.Rows() < r.Batch {
 			return nil, registry.FieldErrors{{Key: "batch", Msg: fmt.Sprintf("%d exceeds the %d rows of agent %d's shard", r.Batch, s.Rows(), i)}}
 		}
-		g.prob = append(g.prob, problem.Shard{A: s.X, B: s.Y, Dim: s.Dim})
+		g.prob = append(g.prob, objective.Shard{A: s.X, B: s.Y, Dim: s.Dim})
 		g.total += s.Rows()
 	}
 	for i, s := range g.prob {
-		l, err := problem.LocalFromShard(r.kind, s, env.N, g.total, g.opt)
+		l, err := objective.LocalFromShard(r.kind, s, env.N, g.total, g.opt)
 		if err != nil {
 			return nil, fmt.Errorf("agent %d: %w", i, err)
 		}
@@ -129,13 +129,13 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 	return g, nil
 }
 
-func (g *fromData) Dim() int                  { return g.prob[0].Dim }
-func (g *fromData) Local(i int) problem.Local { return g.locals[i] }
-func (g *fromData) Box() problem.Box          { return problem.Spec{Lo: g.opt.Lo, Hi: g.opt.Hi}.Box() }
+func (g *fromData) Dim() int                    { return g.prob[0].Dim }
+func (g *fromData) Local(i int) objective.Local { return g.locals[i] }
+func (g *fromData) Box() objective.Box          { return objective.Spec{Lo: g.opt.Lo, Hi: g.opt.Hi}.Box() }
 
 // Central is FromShards over the agents' shards: f and its optimum.
-func (g *fromData) Central() (*problem.Problem, error) {
-	return problem.FromShards(g.kind, g.prob, g.opt)
+func (g *fromData) Central() (*objective.Problem, error) {
+	return objective.FromShards(g.kind, g.prob, g.opt)
 }
 
 // DataShard is agent i's rows as read from the file.
@@ -143,7 +143,7 @@ func (g *fromData) DataShard(i int) (*dataset.Dataset, error) { return g.shards[
 
 // DataShard is agent i's generated rows.
 func (g *generated) DataShard(i int) (*dataset.Dataset, error) {
-	a, b, n, ok := problem.Samples(g.locals[i])
+	a, b, n, ok := objective.Samples(g.locals[i])
 	if !ok {
 		return nil, fmt.Errorf("agent %d's objective holds no rows", i)
 	}

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/objective"
 )
 
 // HypercleanParams is the problem block of kind hyperclean: data
@@ -96,7 +96,7 @@ func readDigits(dir, prefix string, keep int) (tsp.Digits, error) {
 type hypercleanInstance struct{ h *tsp.HyperCleaning }
 
 func (i hypercleanInstance) Dim() int { return 0 }
-func (i hypercleanInstance) Central() (*problem.Problem, error) {
+func (i hypercleanInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("hyperclean: %w", registry.ErrNoCentral)
 }
 func (i hypercleanInstance) Split(k int) (*tsp.Split, error) { return i.h.Split(k), nil }

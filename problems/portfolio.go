@@ -6,9 +6,9 @@ import (
 
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/dadmm"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // portfolioMeanHi bounds the mean rewards nu_k ~ U[0, 0.1], as in the
@@ -95,6 +95,6 @@ func (p *portfolio) PeriodsPerAgent() int        { return p.cfg.Periods / len(p.
 // of agent i's shard of periods, with its optimum solved exactly
 // (dadmm.PortfolioProblem); with one agent it is the portfolio problem of
 // the whole reward matrix.
-func (p *portfolio) Central() (*problem.Problem, error) {
+func (p *portfolio) Central() (*objective.Problem, error) {
 	return dadmm.PortfolioProblem(p.shards, p.Reg())
 }

@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 )
 
 // Regression is the problem block of the regression kinds
@@ -103,7 +103,7 @@ func (r *Regression) Validate() error {
 	nonneg("noise", r.Noise)
 	nonneg("reg", r.Reg)
 	nonneg("heterogeneity", r.Heterogeneity)
-	if r.kind == problem.KindLogistic {
+	if r.kind == objective.KindLogistic {
 		if r.Noise >= 0.5 {
 			errs.Add("noise", "%s is outside [0, 0.5) (for logistic, noise is a label flip probability)", registry.Num(r.Noise))
 		}
@@ -111,17 +111,17 @@ func (r *Regression) Validate() error {
 			errs.Add("reg", "logistic needs reg > 0 unless problem.box is bounded")
 		}
 	}
-	if r.kind == problem.KindNonconvex {
+	if r.kind == objective.KindNonconvex {
 		nonneg("scale", r.Scale)
 		if r.Outliers < 0 || r.Outliers >= 1 {
 			errs.Add("outliers", "%s is outside [0, 1)", registry.Num(r.Outliers))
 		}
 	} else {
 		if r.Scale != 0 {
-			errs.Add("scale", "only applies to %s", problem.KindNonconvex)
+			errs.Add("scale", "only applies to %s", objective.KindNonconvex)
 		}
 		if r.Outliers != 0 {
-			errs.Add("outliers", "only applies to %s", problem.KindNonconvex)
+			errs.Add("outliers", "only applies to %s", objective.KindNonconvex)
 		}
 	}
 	if !(r.Box.Lo() < r.Box.Hi()) {
@@ -133,9 +133,9 @@ func (r *Regression) Validate() error {
 // Lambda is the regulariser weight lambda.
 func (r *Regression) Lambda() float64 { return r.Reg }
 
-// spec maps the block onto problem.Spec.
-func (r *Regression) spec() problem.Spec {
-	s := problem.Spec{
+// spec maps the block onto objective.Spec.
+func (r *Regression) spec() objective.Spec {
+	s := objective.Spec{
 		Kind:            r.kind,
 		Dim:             r.Dim,
 		SamplesPerAgent: r.SamplesPerAgent,
@@ -146,7 +146,7 @@ func (r *Regression) spec() problem.Spec {
 		Lo:              r.Box.Lo(),
 		Hi:              r.Box.Hi(),
 	}
-	if r.kind == problem.KindNonconvex {
+	if r.kind == objective.KindNonconvex {
 		s.Scale = r.Scale
 		if s.Scale == 0 {
 			s.Scale = 1
@@ -159,19 +159,19 @@ func (r *Regression) spec() problem.Spec {
 // LeastSquares describes least_squares: f_i(x) = (1/m) sum_k (a_k^T x - b_k)^2 / 2
 // + (lambda/2)||x||^2 over agent i's generated rows.
 func LeastSquares() registry.Problem {
-	return regressionProblem(problem.KindLeastSquares, "least squares with a ridge term, data generated per agent from the seed or read from a file")
+	return regressionProblem(objective.KindLeastSquares, "least squares with a ridge term, data generated per agent from the seed or read from a file")
 }
 
 // Logistic describes logistic: the logistic loss of labels in {-1, +1}
 // with a ridge term.
 func Logistic() registry.Problem {
-	return regressionProblem(problem.KindLogistic, "logistic regression with a ridge term, data generated per agent from the seed or read from a file")
+	return regressionProblem(objective.KindLogistic, "logistic regression with a ridge term, data generated per agent from the seed or read from a file")
 }
 
 // Nonconvex describes nonconvex_regression: the Cauchy loss with the
 // saturating regulariser lambda sum_j x_j^2/(1+x_j^2).
 func Nonconvex() registry.Problem {
-	return regressionProblem(problem.KindNonconvex, "nonconvex Cauchy regression with a saturating regulariser (optimum: best of a multistart)")
+	return regressionProblem(objective.KindNonconvex, "nonconvex Cauchy regression with a saturating regulariser (optimum: best of a multistart)")
 }
 
 func regressionProblem(kind, summary string) registry.Problem {
@@ -192,9 +192,9 @@ func regressionProblem(kind, summary string) registry.Problem {
 
 // generated is a regression instance whose data come from the seed.
 type generated struct {
-	spec   problem.Spec
+	spec   objective.Spec
 	env    registry.ProblemEnv
-	locals []problem.Local
+	locals []objective.Local
 }
 
 func buildGenerated(r *Regression, env registry.ProblemEnv) (*generated, error) {
@@ -202,9 +202,9 @@ func buildGenerated(r *Regression, env registry.ProblemEnv) (*generated, error) 
 	if err := spec.Validate(env.N); err != nil {
 		return nil, err
 	}
-	g := &generated{spec: spec, env: env, locals: make([]problem.Local, env.N)}
+	g := &generated{spec: spec, env: env, locals: make([]objective.Local, env.N)}
 	for i := range g.locals {
-		l, err := problem.NewLocal(spec, env.N, env.Seed, i)
+		l, err := objective.NewLocal(spec, env.N, env.Seed, i)
 		if err != nil {
 			return nil, fmt.Errorf("agent %d: %w", i, err)
 		}
@@ -213,9 +213,9 @@ func buildGenerated(r *Regression, env registry.ProblemEnv) (*generated, error) 
 	return g, nil
 }
 
-func (g *generated) Dim() int                  { return g.spec.Dim }
-func (g *generated) Local(i int) problem.Local { return g.locals[i] }
-func (g *generated) Box() problem.Box          { return g.spec.Box() }
-func (g *generated) Central() (*problem.Problem, error) {
-	return problem.New(g.spec, g.env.N, g.env.Seed)
+func (g *generated) Dim() int                    { return g.spec.Dim }
+func (g *generated) Local(i int) objective.Local { return g.locals[i] }
+func (g *generated) Box() objective.Box          { return g.spec.Box() }
+func (g *generated) Central() (*objective.Problem, error) {
+	return objective.New(g.spec, g.env.N, g.env.Seed)
 }

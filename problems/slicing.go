@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
+	"github.com/consim/consim/objective"
 )
 
 // SlicingParams is the problem block of kind slicing: a network-slicing
@@ -113,7 +113,7 @@ type slicingInstance struct{ md *slicing.Model }
 func (s slicingInstance) Dim() int { return 0 }
 
 // Central fails with registry.ErrNoCentral: slicing_alm measures itself.
-func (s slicingInstance) Central() (*problem.Problem, error) {
+func (s slicingInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("slicing: %w", registry.ErrNoCentral)
 }
 

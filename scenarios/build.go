@@ -9,9 +9,9 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Setup is a scenario made concrete: everything every process of a run
@@ -105,7 +105,7 @@ func (s *Scenario) blockKey(block, key string) string {
 
 // Problem builds the full problem with its central optimum: what the
 // coordinator needs to measure the optimality gap.
-func (st *Setup) Problem() (*problem.Problem, error) {
+func (st *Setup) Problem() (*objective.Problem, error) {
 	p, err := st.Env.Problem.Central()
 	if err != nil {
 		return nil, st.Scenario.errorAt("problem", err)

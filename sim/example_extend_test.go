@@ -9,9 +9,9 @@ import (
 
 	"github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -42,7 +42,7 @@ type dgdAgent struct {
 	p      plainDGD
 	id     int
 	env    *registry.Env
-	f      problem.Local
+	f      objective.Local
 	x, g   []float64
 	rounds int
 }

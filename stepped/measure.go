@@ -7,8 +7,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Measures describes what Measure computes besides the agents' reports.
@@ -17,7 +17,7 @@ type Measures struct {
 	Graph *graph.Graph
 	// Local returns agent i's objective f_i; nil leaves ObjValue, OptGap
 	// and DistToOpt NaN.
-	Local func(i int) problem.Local
+	Local func(i int) objective.Local
 	// FStar is the optimal value f* (NaN if unknown) and XStar the
 	// minimiser x* (nil if unknown).
 	FStar float64

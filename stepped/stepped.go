@@ -27,7 +27,7 @@
 // combines W partial sums, so its work per measured round does not grow
 // with the number of agents.
 //
-// stepped may import consensus, consensus/metrics, consensus/problem and
+// stepped may import consensus, consensus/metrics, objective and
 // graph; it must not import node, coordinator, scenarios or cmd.
 package stepped
 

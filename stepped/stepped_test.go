@@ -9,8 +9,8 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/stepped"
 )
@@ -167,6 +167,6 @@ func (r *rogue) Send(t, ph int) consensus.Outbox {
 	return consensus.Outbox{Msgs: []consensus.Msg{{From: r.id, To: r.to, Round: t, Phase: ph, Data: []float64{1}}}}
 }
 
-func localsOf(st *scenarios.Setup) func(int) problem.Local {
+func localsOf(st *scenarios.Setup) func(int) objective.Local {
 	return st.Env.Problem.(registry.Locals).Local
 }

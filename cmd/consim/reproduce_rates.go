@@ -20,8 +20,8 @@ import (
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 	"github.com/consim/consim/sim"
 )
 
@@ -378,7 +378,7 @@ func (f *ratesFlags) almRow(name string, g *graph.Graph, p float64) (rateRow, er
 	// Per round: the sum of x_t - x* over the batch's seeds (nx values),
 	// then the sum of ||x_t - x*||^2.
 	stride := nx + 1
-	box := problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	box := objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
 	sums, err := seedBatches(seeds, f.batches, (rounds+1)*stride, func(s int, acc []float64) error {
 		rng := rand.New(rand.NewPCG(uint64(s), 0xa1a))
 		proc := graph.Bernoulli{G: g, Seed: uint64(s)}
@@ -499,7 +499,7 @@ const almStart = 1e-2
 // preset on sigma f, sigma = 1/L_f, for a horizon of one round (its
 // largest step, tau = 1/(2 L_K)), without safeguard, three independent
 // draws per round.
-func almRateConfig(g *graph.Graph, locals []problem.Local) (alm.Config, error) {
+func almRateConfig(g *graph.Graph, locals []objective.Local) (alm.Config, error) {
 	c, err := alm.ConstantsFor(g, locals)
 	if err != nil {
 		return alm.Config{}, err

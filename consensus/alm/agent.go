@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Agent is agent i of the decentralized ALM: it holds its primal block x_i,
@@ -82,8 +82,8 @@ type Agent struct {
 	// myScaled is sigma M_y: the safeguard threshold on the duals of
 	// sigma f, which are sigma times the duals of f that M_y is given in.
 	myScaled float64
-	f        problem.Local
-	box      problem.Box
+	f        objective.Local
+	box      objective.Box
 	proc     graph.EdgeProcess
 
 	nb []neighbor // incident edges, ascending by neighbour id
@@ -154,7 +154,7 @@ var _ consensus.Agent = (*Agent)(nil)
 // NewAgent returns agent id of the run with configuration cfg over graph g
 // and edge process proc, with local objective f_i = f, feasible box box and
 // initial point x_0 = z_0 = x0 (copied); y_0 = 0.
-func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, box problem.Box, x0 []float64) (*Agent, error) {
+func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, box objective.Box, x0 []float64) (*Agent, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("alm: agent %d: config: %w", id, err)
@@ -228,7 +228,7 @@ func payloadLayout(g *graph.Graph, i, n, j int) (off, size int) {
 }
 
 // checkPoint validates an initial point against the objective and the box.
-func checkPoint(f problem.Local, box problem.Box, x0 []float64) error {
+func checkPoint(f objective.Local, box objective.Box, x0 []float64) error {
 	if !(box.Lo <= box.Hi) {
 		return fmt.Errorf("box [%v, %v]: lower bound must not exceed upper bound", box.Lo, box.Hi)
 	}

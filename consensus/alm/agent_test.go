@@ -7,8 +7,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	driver "github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestSingleAgent checks that with N = 1 (no edges, A empty) the agent is
@@ -21,7 +21,7 @@ func TestSingleAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box := problem.Box{Lo: -1, Hi: 0.5}
+	box := objective.Box{Lo: -1, Hi: 0.5}
 	for _, sigma := range []float64{0.5, 0} {
 		inst := newQuadInstance(1, 4, 1, sigma, 1, box, 2)
 		cfg := Config{Params: Params{Tau: 0.2, Mu: 2, Beta: 0.1, My: 1}, Seed: 9}
@@ -79,7 +79,7 @@ func TestNewAgentErrors(t *testing.T) {
 	}
 	proc := graph.Bernoulli{G: g}
 	f := quad(1, []float64{0, 0}, 0)
-	box := problem.Box{Lo: -1, Hi: 1}
+	box := objective.Box{Lo: -1, Hi: 1}
 	good := Config{Params: Params{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}}
 	with := func(mod func(*Config)) Config { c := good; mod(&c); return c }
 	cases := []struct {
@@ -87,8 +87,8 @@ func TestNewAgentErrors(t *testing.T) {
 		cfg  Config
 		id   int
 		g    *graph.Graph
-		f    problem.Local
-		box  problem.Box
+		f    objective.Local
+		box  objective.Box
 		x0   []float64
 		want string
 	}{
@@ -106,7 +106,7 @@ func TestNewAgentErrors(t *testing.T) {
 		{name: "nil objective", cfg: good, g: g, box: box, x0: []float64{0, 0}, want: "required"},
 		{name: "length", cfg: good, g: g, f: f, box: box, x0: []float64{0}, want: "length"},
 		{name: "outside box", cfg: good, g: g, f: f, box: box, x0: []float64{0, 2}, want: "outside"},
-		{name: "empty box", cfg: good, g: g, f: f, box: problem.Box{Lo: 1, Hi: -1}, x0: []float64{0, 0}, want: "box"},
+		{name: "empty box", cfg: good, g: g, f: f, box: objective.Box{Lo: 1, Hi: -1}, x0: []float64{0, 0}, want: "box"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestNewAgentErrors(t *testing.T) {
 			if tc.g != nil {
 				p = proc
 			}
-			var f problem.Local
+			var f objective.Local
 			if tc.f != nil {
 				f = tc.f
 			}
@@ -137,7 +137,7 @@ func TestReceiveErrors(t *testing.T) {
 	}
 	newAgent := func(t *testing.T, sg string) *Agent {
 		cfg := Config{Params: Params{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}, Safeguard: sg, Rounds: 1}
-		a, err := NewAgent(cfg, 1, g, graph.Bernoulli{G: g}, quad(1, []float64{0, 0}, 0), problem.Box{Lo: -1, Hi: 1}, []float64{0, 0})
+		a, err := NewAgent(cfg, 1, g, graph.Bernoulli{G: g}, quad(1, []float64{0, 0}, 0), objective.Box{Lo: -1, Hi: 1}, []float64{0, 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +287,7 @@ func TestPhases(t *testing.T) {
 	for _, tc := range cases {
 		g := tc.g
 		cfg := Config{Params: Params{Tau: 0.1, My: 1}, Safeguard: tc.sg, SafeguardEvery: tc.every}
-		a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, quad(1, []float64{0}, 0), problem.Box{Lo: -1, Hi: 1}, []float64{0})
+		a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, quad(1, []float64{0}, 0), objective.Box{Lo: -1, Hi: 1}, []float64{0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,13 +330,13 @@ func TestScaleReportsInUnitsOfF(t *testing.T) {
 		t.Fatal(err)
 	}
 	proc := graph.Bernoulli{G: g, Seed: 1}
-	box := problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	box := objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
 	reports := func(scale float64) [2]consensus.Report {
 		p := Params{Eta: 1, Tau: 0.1, Rho: 0, Mu: 0, Beta: 0, My: math.Inf(1)}
 		cfg := Config{Params: p, Safeguard: SafeguardNone, Seed: 3, Scale: scale}
 		var as [2]*Agent
 		for i := range as {
-			a, err := NewAgent(cfg, i, g, proc, problem.Quadratic(1, []float64{1}, []float64{0}), box, []float64{float64(2 * i)})
+			a, err := NewAgent(cfg, i, g, proc, objective.Quadratic(1, []float64{1}, []float64{0}), box, []float64{float64(2 * i)})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // BenchmarkRound measures one round of agent work of an agent with 4
@@ -27,7 +27,7 @@ func BenchmarkRound(b *testing.B) {
 			}
 			q := quad(1, make([]float64, n), 0.1)
 			cfg := Config{Params: Params{Eta: 0.01, Tau: 0.01, Rho: 1, Mu: 2, Beta: 0.001, My: 1e6}, Safeguard: SafeguardEdge}
-			a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, q, problem.Box{Lo: -1, Hi: 1}, make([]float64, n))
+			a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, q, objective.Box{Lo: -1, Hi: 1}, make([]float64, n))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // ConstantsFor returns the Constants of the consensus problem of the
@@ -15,7 +15,7 @@ import (
 // Above graph.DenseSpectrumMaxN agents the eigenvalues come from Lanczos,
 // and when every edge has the same p from one: lambda_max(L_1), scaled by
 // p^2 and p.
-func ConstantsFor(g *graph.Graph, locals []problem.Local) (Constants, error) {
+func ConstantsFor(g *graph.Graph, locals []objective.Local) (Constants, error) {
 	if g == nil {
 		return Constants{}, fmt.Errorf("alm: constants: nil graph")
 	}

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestConstantsSparse checks the constants of a graph above
@@ -27,7 +27,7 @@ func TestConstantsSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range []*graph.Graph{uniform, random} {
-		locals := make([]problem.Local, g.N)
+		locals := make([]objective.Local, g.N)
 		for i := range locals {
 			locals[i] = smooth(2)
 		}

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // runRounds drives a lockstep network through rounds from, ..., from+rounds-1.
@@ -38,7 +38,7 @@ func TestAlgorithm1Static(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inst := newQuadInstance(tc.N, tc.n, float64(tc.N), 0, 3, problem.Box{Lo: -0.4, Hi: 0.4}, 8)
+			inst := newQuadInstance(tc.N, tc.n, float64(tc.N), 0, 3, objective.Box{Lo: -0.4, Hi: 0.4}, 8)
 			consts, err := ConstantsFor(g, inst.locals)
 			if err != nil {
 				t.Fatal(err)
@@ -102,7 +102,7 @@ func TestPracticalStochastic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inst := newQuadInstance(N, n, N, 1, 10, problem.Box{Lo: -20, Hi: 20}, tc.seed)
+			inst := newQuadInstance(N, n, N, 1, 10, objective.Box{Lo: -20, Hi: 20}, tc.seed)
 			consts, err := ConstantsFor(g, inst.locals)
 			if err != nil {
 				t.Fatal(err)

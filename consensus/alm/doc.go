@@ -24,6 +24,6 @@
 // round, so message loss delays a copy instead of forking the dual (see
 // Agent). Practical and Theory are parameter presets.
 //
-// alm imports consensus, consensus/problem, graph and gonum only; it must
+// alm imports consensus, objective, graph and gonum only; it must
 // not import node, coordinator, scenarios or cmd.
 package alm

@@ -6,32 +6,32 @@ import (
 
 	"github.com/consim/consim/consensus"
 	driver "github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // quad returns f_i(x) = (a/2) ||x - c||^2 with stochastic gradient
 // a (x - c) + sigma e, e ~ N(0, I).
-func quad(a float64, c []float64, sigma float64) problem.Local {
+func quad(a float64, c []float64, sigma float64) objective.Local {
 	d := make([]float64, len(c))
 	for k := range d {
 		d[k] = a
 	}
-	return problem.QuadraticNoisy(d, c, sigma)
+	return objective.QuadraticNoisy(d, c, sigma)
 }
 
 // quadInstance is a consensus problem with N isotropic quadratics whose
 // minimizer over the box is proj_X(sum_i a_i c_i / sum_i a_i).
 type quadInstance struct {
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	xstar  []float64
 	x0     [][]float64
 }
 
 // newQuadInstance draws a_i in scale*[0.5, 1.5], centers c_i in [-2, 2]^n, and
 // initial points uniform in [-spread, spread]^n (clipped to the box).
-func newQuadInstance(N, n int, scale, sigma, spread float64, box problem.Box, seed uint64) quadInstance {
+func newQuadInstance(N, n int, scale, sigma, spread float64, box objective.Box, seed uint64) quadInstance {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	inst := quadInstance{box: box, xstar: make([]float64, n)}
 	var asum float64

@@ -8,8 +8,8 @@ import (
 	"github.com/consim/consim/consensus"
 	driver "github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // lossyDrop loses every message of phase ph from one agent to another
@@ -53,7 +53,7 @@ func TestOneSidedLossNoFork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inst := newQuadInstance(N, n, N, 0, 3, problem.Box{Lo: -0.4, Hi: 0.4}, 6)
+			inst := newQuadInstance(N, n, N, 0, 3, objective.Box{Lo: -0.4, Hi: 0.4}, 6)
 			consts, err := ConstantsFor(g, inst.locals)
 			if err != nil {
 				t.Fatal(err)

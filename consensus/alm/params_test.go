@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
@@ -92,7 +92,7 @@ func TestNormEW(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		locals := make([]problem.Local, tc.n)
+		locals := make([]objective.Local, tc.n)
 		for i := range locals {
 			locals[i] = quad(1, []float64{0}, 0)
 		}
@@ -111,7 +111,7 @@ func TestConstantsFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	locals := []problem.Local{quad(3, []float64{0}, 0), quad(1, []float64{0}, 0)}
+	locals := []objective.Local{quad(3, []float64{0}, 0), quad(1, []float64{0}, 0)}
 	c, err := ConstantsFor(g, locals)
 	if err != nil {
 		t.Fatal(err)

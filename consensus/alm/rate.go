@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Rate predictions for the ALM on quadratic problems.
@@ -115,7 +115,7 @@ const affineTol = 1e-9
 // H_i e_k = grad f_i(e_k) - grad f_i(0), g_i = grad f_i(0). It fails if
 // some grad f_i is not affine (checked at two random points, to 1e-9
 // relative) and reports whether every StochGrad equals Grad there.
-func Hessians(locals []problem.Local) (hs []*mat.Dense, gs [][]float64, deterministic bool, err error) {
+func Hessians(locals []objective.Local) (hs []*mat.Dense, gs [][]float64, deterministic bool, err error) {
 	deterministic = true
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i, f := range locals {
@@ -169,7 +169,7 @@ func Hessians(locals []problem.Local) (hs []*mat.Dense, gs [][]float64, determin
 // locals, which must be quadratic (see Hessians). It requires a constant
 // step (TauConstant); the box and the safeguard are not modelled: the
 // prediction holds while the box is inactive and no reset fires.
-func NewRateModel(cfg Config, g *graph.Graph, locals []problem.Local) (*RateModel, error) {
+func NewRateModel(cfg Config, g *graph.Graph, locals []objective.Local) (*RateModel, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("alm: rate model: config: %w", err)

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // FullBatchLS is the least-squares objective f_i(x) = (1/(2m)) ||A x - b||^2
@@ -82,7 +82,7 @@ func (f *FullBatchLS) Smoothness() float64 {
 // at x*, so (1 x*, 0, 1 x*) is a fixed point of every ALM round, whatever
 // its edge draws. With m >= n every A_i has full column rank almost
 // surely.
-func InterpolatingLS(N, n, m int, seed uint64) ([]problem.Local, []float64, error) {
+func InterpolatingLS(N, n, m int, seed uint64) ([]objective.Local, []float64, error) {
 	if N < 1 || n < 1 || m < n {
 		return nil, nil, fmt.Errorf("alm: interpolating least squares: N = %d, n = %d, m = %d: need N, n >= 1 and m >= n", N, n, m)
 	}
@@ -91,7 +91,7 @@ func InterpolatingLS(N, n, m int, seed uint64) ([]problem.Local, []float64, erro
 	for k := range xs {
 		xs[k] = rng.NormFloat64()
 	}
-	locals := make([]problem.Local, N)
+	locals := make([]objective.Local, N)
 	for i := range locals {
 		a := mat.NewDense(m, n, nil)
 		for r := range m {

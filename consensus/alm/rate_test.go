@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // rateCase is a graph with its ALM configuration on interpolating least
@@ -16,7 +16,7 @@ import (
 type rateCase struct {
 	g      *graph.Graph
 	cfg    Config
-	locals []problem.Local
+	locals []objective.Local
 	xstar  []float64
 }
 
@@ -80,7 +80,7 @@ func TestRateModelStepMatchesReference(t *testing.T) {
 		for i := range x0 {
 			x0[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
 		}
-		ref, err := NewReference(rc.cfg, g, proc, rc.locals, problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, x0)
+		ref, err := NewReference(rc.cfg, g, proc, rc.locals, objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, x0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestRatePredictionMatchesAgents(t *testing.T) {
 		predSq += s.At(m.XAt(i), m.XAt(i))
 		predMeanSq += d.AtVec(m.XAt(i)) * d.AtVec(m.XAt(i))
 	}
-	box := problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	box := objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
 	sum, sumSq := make([]float64, nx), make([]float64, nx)
 	var q, q2 float64
 	for seed := range seeds {

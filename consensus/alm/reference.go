@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Reference is the centralized matrix form of the method on the stacked
@@ -23,8 +23,8 @@ type Reference struct {
 	cfg    Config
 	g      *graph.Graph
 	proc   graph.EdgeProcess
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	n      int
 
 	x, z *mat.VecDense
@@ -40,7 +40,7 @@ type Reference struct {
 // NewReference returns the centralized iteration of the run with
 // configuration cfg over graph g and edge process proc, with agent i's
 // objective locals[i], box box and initial points x0[i] (x_0 = z_0, y_0 = 0).
-func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, box problem.Box, x0 [][]float64) (*Reference, error) {
+func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, box objective.Box, x0 [][]float64) (*Reference, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("alm: reference: config: %w", err)

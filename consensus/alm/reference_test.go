@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // relTol is the tolerance of the agents-vs-reference comparison, relative
@@ -63,7 +63,7 @@ func TestAgentsMatchReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			proc := graph.Bernoulli{G: g, Seed: 99}
-			inst := newQuadInstance(N, n, 1, 0.3, 3, problem.Box{Lo: -2.5, Hi: 2.5}, 5)
+			inst := newQuadInstance(N, n, 1, 0.3, 3, objective.Box{Lo: -2.5, Hi: 2.5}, 5)
 			cfg := Config{Params: tc.params, Safeguard: tc.safeguard, SafeguardEvery: tc.every, SameDraw: tc.sameDraw, Seed: 17, Rounds: rounds, Scale: tc.scale}
 			ls, err := newLockstep(cfg, g, proc, inst)
 			if err != nil {

@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 )
 
 // Presets of Settings.Preset.
@@ -105,8 +105,8 @@ func Algorithm() registry.Algorithm {
 type run struct {
 	cfg    Config
 	env    *registry.Env
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	consts Constants
 }
 
@@ -116,7 +116,7 @@ func build(p registry.Params, env *registry.Env) (registry.Run, error) {
 	if !ok {
 		return nil, &registry.ProblemMismatch{Algorithm: "alm", Needs: "local objectives f_i with gradients and a box X", Capability: registry.CapLocals}
 	}
-	locals := make([]problem.Local, env.N)
+	locals := make([]objective.Local, env.N)
 	for i := range locals {
 		locals[i] = inst.Local(i)
 	}

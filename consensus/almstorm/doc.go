@@ -26,7 +26,7 @@
 // measures are reused unchanged, so ALM-STORM differs from the ALM in the
 // gradient estimate only, as in the paper.
 //
-// almstorm imports consensus, consensus/alm, consensus/problem,
+// almstorm imports consensus, consensus/alm, objective,
 // consensus/registry, graph and gonum only; it must not import node,
 // coordinator, scenarios or cmd.
 package almstorm

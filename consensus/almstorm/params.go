@@ -7,8 +7,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Constants are the instance constants of the ALM-STORM presets, in the
@@ -33,7 +33,7 @@ func (c Constants) Scaled(sigma float64) Constants {
 
 // SampleLipschitz returns L0_i, a constant with
 // E||G_i(x; xi) - G_i(y; xi)||^2 <= L0_i^2 ||x - y||^2 for f_i's minibatch
-// gradient G_i. For a generalized linear model of package problem with
+// gradient G_i. For a generalized linear model of package objective with
 // rows a_k, f_i = (1/m) sum_k ell(a_k^T x) + R(x), a minibatch difference
 // is bounded by c max_k ||a_k||^2 + Lip(grad R) (c = max |ell”|), and since
 // L_i = c lambda_max(A^T A/m) + Lip(grad R) with lambda_max(A^T A/m) <=
@@ -43,8 +43,8 @@ func (c Constants) Scaled(sigma float64) Constants {
 //
 // For any other Local (additive gradient noise, whose difference at two
 // points is exact) it returns L_i, which is exact for that case.
-func SampleLipschitz(f problem.Local) (float64, error) {
-	a, _, n, ok := problem.Samples(f)
+func SampleLipschitz(f objective.Local) (float64, error) {
+	a, _, n, ok := objective.Samples(f)
 	if !ok || n == 0 || len(a) == 0 {
 		return f.Smoothness(), nil
 	}
@@ -74,7 +74,7 @@ func SampleLipschitz(f problem.Local) (float64, error) {
 
 // ConstantsFor returns the Constants of the consensus problem of locals
 // over g (alm.ConstantsFor plus L0 and sigma_min^+(E[A])).
-func ConstantsFor(g *graph.Graph, locals []problem.Local) (Constants, error) {
+func ConstantsFor(g *graph.Graph, locals []objective.Local) (Constants, error) {
 	ac, err := alm.ConstantsFor(g, locals)
 	if err != nil {
 		return Constants{}, err

@@ -6,8 +6,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 )
 
 // Presets of Settings.Preset.
@@ -96,22 +96,22 @@ type run struct {
 	alpha  float64
 	n0     int
 	env    *registry.Env
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	consts Constants
 	extra  []registry.Value
 }
 
 // instance returns the agents' objectives and box and the constants.
-func instance(name string, env *registry.Env) ([]problem.Local, problem.Box, Constants, error) {
+func instance(name string, env *registry.Env) ([]objective.Local, objective.Box, Constants, error) {
 	inst, ok := env.Problem.(registry.Locals)
 	if !ok {
-		return nil, problem.Box{}, Constants{}, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i with gradients and a box X", Capability: registry.CapLocals}
+		return nil, objective.Box{}, Constants{}, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i with gradients and a box X", Capability: registry.CapLocals}
 	}
 	locals := registry.AllLocals(inst, env.N)
 	c, err := ConstantsFor(env.Graph, locals)
 	if err != nil {
-		return nil, problem.Box{}, Constants{}, err
+		return nil, objective.Box{}, Constants{}, err
 	}
 	return locals, inst.Box(), c, nil
 }
@@ -184,7 +184,7 @@ func orDefault(v *float64, def float64) float64 {
 
 // local returns agent i's objective as its agent sees it: f_i in a new
 // STORM estimator, or f_i itself for alm_nodual (n0 = 0).
-func (r *run) local(i int) (problem.Local, error) {
+func (r *run) local(i int) (objective.Local, error) {
 	if r.n0 == 0 {
 		return r.locals[i], nil
 	}
@@ -239,7 +239,7 @@ func (r *run) Measures() []consensus.Measure { return alm.Measures() }
 // Reference runs alm's matrix-form iteration on the same draws, with a
 // STORM estimator per block, and returns every agent's x_i.
 func (r *run) Reference(rounds int) ([][]float64, error) {
-	locals := make([]problem.Local, r.env.N)
+	locals := make([]objective.Local, r.env.N)
 	for i := range locals {
 		f, err := r.local(i)
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Stationarity evaluates the Moreau-envelope stationarity of the consensus
@@ -31,8 +31,8 @@ import (
 // the gathered iterates (a run's reports, or a lockstep driver's agents),
 // not a measure an agent can report: no agent sees all of f.
 type Stationarity struct {
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	mu     float64
 	lmax   float64
 	// Tol is the stopping threshold on ||u_{k+1} - u_k||; 1e-12 relative
@@ -49,7 +49,7 @@ type Stationarity struct {
 
 // NewStationarity returns the evaluator for the objectives locals on the
 // box, with Moreau parameter mu > L_f = max_i L_i / N.
-func NewStationarity(locals []problem.Local, box problem.Box, mu float64) (*Stationarity, error) {
+func NewStationarity(locals []objective.Local, box objective.Box, mu float64) (*Stationarity, error) {
 	if len(locals) == 0 {
 		return nil, fmt.Errorf("almstorm: stationarity: no objectives")
 	}
@@ -153,8 +153,8 @@ type Certificate struct {
 // parameters, in the units the agents run in (sigma f with its duals).
 type CertifyInput struct {
 	Graph  *graph.Graph
-	Locals []problem.Local
-	Box    problem.Box
+	Locals []objective.Local
+	Box    objective.Box
 	// Scale is sigma: the agents minimise sigma f; KKT and the duals are
 	// reported for f.
 	Scale float64
@@ -275,7 +275,7 @@ func Certify(in CertifyInput) (Certificate, error) {
 
 // boxResidualSq returns ||dist(0, g + N_X(x))||^2 for x in the box X:
 // |g_k| inside, max(0, -g_k) at the lower bound, max(0, g_k) at the upper.
-func boxResidualSq(x, g []float64, b problem.Box) float64 {
+func boxResidualSq(x, g []float64, b objective.Box) float64 {
 	var s float64
 	for k, v := range g {
 		var r float64

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestStationarityQuadratic: for f_i = (1/2) sum_k d_ik (u_k - c_ik)^2 and
@@ -17,7 +17,7 @@ import (
 func TestStationarityQuadratic(t *testing.T) {
 	const N, n, mu = 4, 3, 1.5
 	rng := rand.New(rand.NewPCG(1, 1))
-	var locals []problem.Local
+	var locals []objective.Local
 	dd, cc := make([][]float64, N), make([][]float64, N)
 	v := make([][]float64, N)
 	for i := range N {
@@ -25,9 +25,9 @@ func TestStationarityQuadratic(t *testing.T) {
 		for k := range n {
 			dd[i][k], cc[i][k], v[i][k] = 0.5+rng.Float64(), 2*rng.NormFloat64(), rng.NormFloat64()
 		}
-		locals = append(locals, problem.QuadraticNoisy(dd[i], cc[i], 0))
+		locals = append(locals, objective.QuadraticNoisy(dd[i], cc[i], 0))
 	}
-	s, err := NewStationarity(locals, problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, mu)
+	s, err := NewStationarity(locals, objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, mu)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestStationarityQuadratic(t *testing.T) {
 	if s.Iters >= cold {
 		t.Errorf("warm-started solve took %d iterations, the cold one %d", s.Iters, cold)
 	}
-	if _, err := NewStationarity(locals, problem.Box{Lo: -1, Hi: 1}, 0.1); err == nil {
+	if _, err := NewStationarity(locals, objective.Box{Lo: -1, Hi: 1}, 0.1); err == nil {
 		t.Errorf("mu below L_f accepted")
 	}
 }
@@ -71,11 +71,11 @@ func TestStationarityQuadratic(t *testing.T) {
 func TestCertifyMatchesDense(t *testing.T) {
 	inst := ringInstance(t, 5, 2, 0.5, false)
 	N, n := 5, 2
-	locals := make([]problem.Local, N)
+	locals := make([]objective.Local, N)
 	rng := rand.New(rand.NewPCG(3, 3))
 	for i := range locals {
 		d, c := []float64{1 + rng.Float64(), 1}, []float64{rng.NormFloat64(), rng.NormFloat64()}
-		locals[i] = problem.QuadraticNoisy(d, c, 0)
+		locals[i] = objective.QuadraticNoisy(d, c, 0)
 	}
 	X, Z := make([][]float64, N), make([][]float64, N)
 	for i := range X {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // Estimator is the STORM gradient estimator of Algorithm 3 for one agent's
-// objective f_i, as a problem.Local whose StochGrad returns the estimate
+// objective f_i, as a objective.Local whose StochGrad returns the estimate
 // d_t instead of a plain stochastic gradient. Its caller (alm's agent or
 // reference) calls StochGrad exactly once per round, at x_t, with the
 // agent's sample stream of round t:
@@ -29,7 +29,7 @@ import (
 // one block of a reference) and is not safe for concurrent use. Value,
 // Grad and Smoothness are f_i's.
 type Estimator struct {
-	f     problem.Local
+	f     objective.Local
 	alpha float64
 	n0    int
 
@@ -41,11 +41,11 @@ type Estimator struct {
 	rng     *rand.Rand
 }
 
-var _ problem.Local = (*Estimator)(nil)
+var _ objective.Local = (*Estimator)(nil)
 
 // NewEstimator returns the STORM estimator of f with momentum weight
 // alpha in (0, 1] and initial minibatch N_0 >= 1.
-func NewEstimator(f problem.Local, alpha float64, n0 int) (*Estimator, error) {
+func NewEstimator(f objective.Local, alpha float64, n0 int) (*Estimator, error) {
 	switch {
 	case f == nil:
 		return nil, fmt.Errorf("almstorm: estimator: nil objective")

@@ -10,8 +10,8 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // testInstance is a small consensus problem: N noisy quadratics (or generated
@@ -19,8 +19,8 @@ import (
 type testInstance struct {
 	g      *graph.Graph
 	proc   graph.EdgeProcess
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	x0     [][]float64
 }
 
@@ -35,13 +35,13 @@ func ringInstance(t *testing.T, N, n int, p float64, nonconvex bool) testInstanc
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst := testInstance{g: g, proc: graph.Bernoulli{G: g, Seed: 3}, box: problem.Box{Lo: -3, Hi: 3}}
+	inst := testInstance{g: g, proc: graph.Bernoulli{G: g, Seed: 3}, box: objective.Box{Lo: -3, Hi: 3}}
 	rng := rand.New(rand.NewPCG(9, 9))
 	for i := range N {
-		var f problem.Local
+		var f objective.Local
 		if nonconvex {
-			spec := problem.Spec{Kind: problem.KindNonconvex, Dim: n, SamplesPerAgent: 20, Batch: 2, Noise: 0.1, Reg: 0.1, Heterogeneity: 1, Scale: 1}
-			if f, err = problem.NewLocal(spec, N, 4, i); err != nil {
+			spec := objective.Spec{Kind: objective.KindNonconvex, Dim: n, SamplesPerAgent: 20, Batch: 2, Noise: 0.1, Reg: 0.1, Heterogeneity: 1, Scale: 1}
+			if f, err = objective.NewLocal(spec, N, 4, i); err != nil {
 				t.Fatal(err)
 			}
 		} else {
@@ -49,7 +49,7 @@ func ringInstance(t *testing.T, N, n int, p float64, nonconvex bool) testInstanc
 			for k := range d {
 				d[k], c[k] = 0.5+rng.Float64(), 4*rng.Float64()-2
 			}
-			f = problem.QuadraticNoisy(d, c, 0.5)
+			f = objective.QuadraticNoisy(d, c, 0.5)
 		}
 		inst.locals = append(inst.locals, f)
 		x0 := make([]float64, n)
@@ -238,7 +238,7 @@ func TestAlphaOneIsALM(t *testing.T) {
 func TestEstimatorVariance(t *testing.T) {
 	const n, s, alpha, T = 4, 1.0, 0.1, 20000
 	d := []float64{1, 2, 0.5, 1.5}
-	f := problem.QuadraticNoisy(d, make([]float64, n), s)
+	f := objective.QuadraticNoisy(d, make([]float64, n), s)
 	e, err := NewEstimator(f, alpha, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestEstimatorVariance(t *testing.T) {
 
 // TestEstimatorRejects: alpha outside (0, 1] and N_0 < 1 are errors.
 func TestEstimatorRejects(t *testing.T) {
-	f := problem.QuadraticNoisy([]float64{1}, []float64{0}, 1)
+	f := objective.QuadraticNoisy([]float64{1}, []float64{0}, 1)
 	for _, c := range []struct {
 		alpha float64
 		n0    int

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Agent is agent i of a decentralized ADMM: it holds its primal block x_i
@@ -17,9 +17,9 @@ type Agent struct {
 
 	cfg  Config
 	invN float64 // 1/N of f = (1/N) sum_i f_i
-	f    problem.Local
-	prox problem.ProxOperator // MethodExact only
-	tau  float64              // MethodLinearized only
+	f    objective.Local
+	prox objective.ProxOperator // MethodExact only
+	tau  float64                // MethodLinearized only
 
 	x  []float64 // x_i
 	a  []float64 // a_i
@@ -37,9 +37,9 @@ var _ consensus.Agent = (*Agent)(nil)
 // NewAgent returns agent id of the run with configuration cfg over graph g
 // and edge process proc, with local objective f_i = f and initial point
 // x_0 = x0 (copied); a_0 = 0. MethodExact fails if f has no exact prox
-// (problem.ProxOf); MethodLinearized with the default tau fails if f has
+// (objective.ProxOf); MethodLinearized with the default tau fails if f has
 // no positive finite smoothness constant.
-func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) (*Agent, error) {
+func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (*Agent, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("dadmm: agent %d: config: %w", id, err)
@@ -68,7 +68,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 	a.rng = rand.New(a.pcg)
 	switch cfg.Method {
 	case MethodExact:
-		if a.prox, err = problem.ProxOf(f); err != nil {
+		if a.prox, err = objective.ProxOf(f); err != nil {
 			return nil, fmt.Errorf("dadmm: agent %d: exact method: %w", id, err)
 		}
 	case MethodLinearized:
@@ -80,7 +80,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 }
 
 // checkPoint validates an initial point against the objective.
-func checkPoint(f problem.Local, x0 []float64) error {
+func checkPoint(f objective.Local, x0 []float64) error {
 	n := f.Dim()
 	if n < 1 {
 		return fmt.Errorf("objective dimension %d: must be at least 1", n)

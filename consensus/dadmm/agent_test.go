@@ -7,8 +7,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestSingleAgent shows what the methods are with N = 1 (no edges, so no
@@ -27,7 +27,7 @@ func TestSingleAgent(t *testing.T) {
 	}
 	proc := graph.Bernoulli{G: g}
 	d, c := []float64{2, 0.5, 3}, []float64{1, -2, 0.5}
-	f := problem.QuadraticNoisy(d, c, 0.3)
+	f := objective.QuadraticNoisy(d, c, 0.3)
 	x0 := []float64{3, 1, -1}
 	const rounds = 40
 	tests := []struct {
@@ -178,7 +178,7 @@ func TestReport(t *testing.T) {
 // TestDefaultTau checks tau_i = N / L_i when Config.Tau is 0.
 func TestDefaultTau(t *testing.T) {
 	g := randomGraph(t, 4, 0, 1, 1)
-	f := problem.Quadratic(2, []float64{3, 8}, nil)
+	f := objective.Quadratic(2, []float64{3, 8}, nil)
 	a, err := NewAgent(Config{Method: MethodLinearized}, 1, g, graph.Bernoulli{G: g}, f, []float64{0, 0})
 	if err != nil {
 		t.Fatal(err)
@@ -191,8 +191,8 @@ func TestDefaultTau(t *testing.T) {
 func TestNewAgentErrors(t *testing.T) {
 	g := randomGraph(t, 3, 0, 1, 1)
 	proc := graph.Bernoulli{G: g}
-	f := problem.Quadratic(2, nil, nil)
-	logit, err := problem.New(problem.Spec{Kind: problem.KindLogistic, Dim: 2, SamplesPerAgent: 4, Batch: 1, Reg: 0.1}, 3, 1)
+	f := objective.Quadratic(2, nil, nil)
+	logit, err := objective.New(objective.Spec{Kind: objective.KindLogistic, Dim: 2, SamplesPerAgent: 4, Batch: 1, Reg: 0.1}, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestNewAgentErrors(t *testing.T) {
 		cfg  Config
 		id   int
 		g    *graph.Graph
-		f    problem.Local
+		f    objective.Local
 		x0   []float64
 		want string
 	}{
@@ -217,7 +217,7 @@ func TestNewAgentErrors(t *testing.T) {
 		{"nil objective", Config{}, 0, g, nil, x0, "graph, edge process and objective are required"},
 		{"short x0", Config{}, 0, g, f, []float64{1}, "initial point has length 1"},
 		{"exact without prox", Config{}, 0, g, logit.Locals[0], x0, "no exact proximal operator"},
-		{"default tau without smoothness", Config{Method: MethodLinearized}, 0, g, problem.Quadratic(2, []float64{0, 0}, nil), x0, "default tau"},
+		{"default tau without smoothness", Config{Method: MethodLinearized}, 0, g, objective.Quadratic(2, []float64{0, 0}, nil), x0, "default tau"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,7 +238,7 @@ func TestNewAgentErrors(t *testing.T) {
 func TestProtocolErrors(t *testing.T) {
 	g := randomGraph(t, 3, 0, 1, 1)
 	proc := graph.Bernoulli{G: g}
-	f := problem.Quadratic(2, nil, nil)
+	f := objective.Quadratic(2, nil, nil)
 	newA := func() *Agent {
 		a, err := NewAgent(Config{}, 0, g, proc, f, []float64{1, 1})
 		if err != nil {

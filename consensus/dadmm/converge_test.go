@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestExactConvergesLinearly runs exact DADMM on a static graph (p = 1) and
@@ -16,16 +16,16 @@ func TestExactConvergesLinearly(t *testing.T) {
 	tests := []struct {
 		name   string
 		cfg    Config
-		p      func(t *testing.T) *problem.Problem
+		p      func(t *testing.T) *objective.Problem
 		edgeP  float64
 		rounds int
 	}{
 		{"least squares, static", Config{C: 0.05},
-			func(t *testing.T) *problem.Problem { return lsProblem(t, 6, 5, 30, 1, 0.05, 3) }, 1, 400},
+			func(t *testing.T) *objective.Problem { return lsProblem(t, 6, 5, 30, 1, 0.05, 3) }, 1, 400},
 		{"quadratic, static", Config{C: 1},
-			func(t *testing.T) *problem.Problem { return quadProblem(t, 8, 4, 0, 4) }, 1, 300},
+			func(t *testing.T) *objective.Problem { return quadProblem(t, 8, 4, 0, 4) }, 1, 300},
 		{"quadratic, time-varying p = 0.7", Config{C: 1},
-			func(t *testing.T) *problem.Problem { return quadProblem(t, 8, 4, 0, 5) }, 0.7, 600},
+			func(t *testing.T) *objective.Problem { return quadProblem(t, 8, 4, 0, 5) }, 0.7, 600},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

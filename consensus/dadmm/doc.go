@@ -111,6 +111,6 @@
 // iterations on the same edge draws and samples, used to verify the
 // agents.
 //
-// dadmm imports consensus, consensus/problem, consensus/admm, graph and
+// dadmm imports consensus, objective, consensus/admm, graph and
 // gonum only.
 package dadmm

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // ring returns the ring on N agents with presence probability p per edge.
@@ -118,7 +118,7 @@ func TestIsolatedAgentsKeepState(t *testing.T) {
 
 // weakQuadProblem returns N quadratics f_i = (1/2) sum_k d_ik (x_k - c_ik)^2
 // of weak curvature, d_ik / N in [0.02, 0.22], exact gradients.
-func weakQuadProblem(t testing.TB, N, n int, seed uint64) *problem.Problem {
+func weakQuadProblem(t testing.TB, N, n int, seed uint64) *objective.Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
 	d, c := make([][]float64, N), make([][]float64, N)
@@ -129,7 +129,7 @@ func weakQuadProblem(t testing.TB, N, n int, seed uint64) *problem.Problem {
 			c[i][k] = 4*rng.Float64() - 2
 		}
 	}
-	p, err := problem.NewQuadraticProblem(problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, d, c, 0)
+	p, err := objective.NewQuadraticProblem(objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, d, c, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestLinearizedSparseDrawConverges(t *testing.T) {
 // start and below the rms over rounds 1000..3000.
 func TestIssueRunStaysBounded(t *testing.T) {
 	const N = 8
-	p, err := problem.New(problem.Spec{Kind: problem.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
+	p, err := objective.New(objective.Spec{Kind: objective.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
 		Noise: 0.1, Heterogeneity: 1}, N, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/consensus/admm"
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // PortfolioLocal is agent i's mean-variance portfolio objective with its
 // share of the regularizer, P_i(x) = F_i(x) + R(x), R(x) = (mu/2)||x||^2,
-// as a problem.Local: the objective the coordinator evaluates at the
+// as a objective.Local: the objective the coordinator evaluates at the
 // average iterate. F_i(x) = -<rbar_i, x> + x^T S_i x is the portfolio
 // objective of agent i's shard of periods (admm.Portfolio), so P_i is the
 // quadratic with Hessian H_i = 2 S_i + mu I. The composition agents never
@@ -26,7 +26,7 @@ type PortfolioLocal struct {
 	tmp []float64
 }
 
-var _ problem.Local = (*PortfolioLocal)(nil)
+var _ objective.Local = (*PortfolioLocal)(nil)
 
 // NewPortfolioLocal returns P_i = F_i + R for shard p and R = r. It
 // factors H_i = 2 S_i + mu I, so it fails unless H_i is positive definite
@@ -91,15 +91,15 @@ func (f *PortfolioLocal) Smoothness() float64 { return f.l }
 // with several it is the optimum of the sharded objective, which the
 // decentralized agents converge to (see SplitPortfolio for how it differs
 // from the whole matrix's problem). X is unconstrained.
-func PortfolioProblem(shards []*admm.Portfolio, r admm.Ridge) (*problem.Problem, error) {
+func PortfolioProblem(shards []*admm.Portfolio, r admm.Ridge) (*objective.Problem, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("dadmm: portfolio problem: no shards")
 	}
 	n := shards[0].Dims().D
 	N := len(shards)
-	prob := &problem.Problem{
-		Locals: make([]problem.Local, N),
-		Box:    problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)},
+	prob := &objective.Problem{
+		Locals: make([]objective.Local, N),
+		Box:    objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)},
 		Convex: true,
 	}
 	h := mat.NewSymDense(n, nil)

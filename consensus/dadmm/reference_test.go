@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestAgentsMatchReference drives N >= 5 agents with the lockstep driver
@@ -17,17 +17,17 @@ func TestAgentsMatchReference(t *testing.T) {
 	tests := []struct {
 		name  string
 		cfg   Config
-		p     func(t *testing.T) *problem.Problem
+		p     func(t *testing.T) *objective.Problem
 		edgeP float64
 	}{
 		{"exact least squares", Config{Method: MethodExact, C: 0.3},
-			func(t *testing.T) *problem.Problem { return lsProblem(t, 6, 4, 30, 5, 0.01, 1) }, 0.6},
+			func(t *testing.T) *objective.Problem { return lsProblem(t, 6, 4, 30, 5, 0.01, 1) }, 0.6},
 		{"exact quadratic with gamma", Config{Method: MethodExact, C: 0.8, Gamma: 0.5},
-			func(t *testing.T) *problem.Problem { return quadProblem(t, 7, 3, 0, 2) }, 0.4},
+			func(t *testing.T) *objective.Problem { return quadProblem(t, 7, 3, 0, 2) }, 0.4},
 		{"linearized noisy quadratic", Config{Method: MethodLinearized, C: 0.5, Seed: 9},
-			func(t *testing.T) *problem.Problem { return quadProblem(t, 5, 3, 0.5, 3) }, 0.7},
+			func(t *testing.T) *objective.Problem { return quadProblem(t, 5, 3, 0.5, 3) }, 0.7},
 		{"linearized minibatch least squares", Config{Method: MethodLinearized, C: 0.2, Tau: 2, Seed: 4},
-			func(t *testing.T) *problem.Problem { return lsProblem(t, 8, 5, 40, 4, 0.01, 2) }, 0.5},
+			func(t *testing.T) *objective.Problem { return lsProblem(t, 8, 5, 40, 4, 0.01, 2) }, 0.5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

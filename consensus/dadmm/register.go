@@ -6,8 +6,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/admm"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 )
 
 // Defaults of the composition parameters that have no other rule: the
@@ -87,7 +87,7 @@ func admmAlgorithm(name, method string) registry.Algorithm {
 type admmRun struct {
 	cfg    Config
 	env    *registry.Env
-	locals []problem.Local
+	locals []objective.Local
 }
 
 func buildADMM(name string, s *Settings, env *registry.Env) (registry.Run, error) {
@@ -105,11 +105,11 @@ func buildADMM(name string, s *Settings, env *registry.Env) (registry.Run, error
 	if s.Params.Tau != nil {
 		cfg.Tau = *s.Params.Tau
 	}
-	r := &admmRun{cfg: cfg, env: env, locals: make([]problem.Local, env.N)}
+	r := &admmRun{cfg: cfg, env: env, locals: make([]objective.Local, env.N)}
 	for i := range r.locals {
 		r.locals[i] = inst.Local(i)
 		if s.method == MethodExact {
-			if _, err := problem.ProxOf(r.locals[i]); err != nil {
+			if _, err := objective.ProxOf(r.locals[i]); err != nil {
 				return nil, &registry.ProblemMismatch{Algorithm: name,
 					Needs: "the exact prox of each f_i, which least_squares has (use dadmm_linearized for the others)"}
 			}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Agent is agent i of DGD, holding x_i; one exchange phase per round.
@@ -23,7 +23,7 @@ type Agent struct {
 
 // NewAgent returns agent id over graph g and edge process proc with local
 // objective f (nil for pure gossip) and initial point x0 (copied).
-func NewAgent(p Params, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) (*Agent, error) {
+func NewAgent(p Params, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (*Agent, error) {
 	if err := p.check(id, g, proc, f, x0); err != nil {
 		return nil, fmt.Errorf("dgd: agent %d: %w", id, err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestAgentsMatchReference steps N agents with the lockstep driver and the
@@ -27,7 +27,7 @@ func TestAgentsMatchReference(t *testing.T) {
 		name   string
 		p      Params
 		proc   graph.EdgeProcess
-		locals []problem.Local
+		locals []objective.Local
 	}{
 		{"metropolis stochastic constant", Params{Alpha: 0.05, Seed: 3}, graph.Bernoulli{G: g, Seed: 21}, ls.Locals},
 		{"uniform full sqrt", Params{Alpha: 0.2, Schedule: ScheduleSqrt, Gradient: GradientFull,
@@ -86,7 +86,7 @@ func TestZeroGradientIsGossip(t *testing.T) {
 	g := randomGraph(t, 7, 0.2, 0.5, 3)
 	proc := graph.Bernoulli{G: g, Seed: 2}
 	x0 := startPoints(g.N, 3, 1, 4)
-	zeros := make([]problem.Local, g.N)
+	zeros := make([]objective.Local, g.N)
 	for i := range zeros {
 		zeros[i] = zeroLocal{3}
 	}

@@ -10,7 +10,7 @@ import (
 // TestConstantStepBias runs DGD with full gradients and a constant step on
 // a least-squares problem over a random graph with p < 1, until the
 // iterates settle, and checks the known behaviour against x*, the optimum
-// package problem computes independently: the agents stop at a distance
+// package objective computes independently: the agents stop at a distance
 // proportional to alpha (quartering alpha quarters it, within a factor
 // 2.5..6), while the diminishing step alpha/sqrt(t+1) keeps approaching x*.
 func TestConstantStepBias(t *testing.T) {

@@ -30,6 +30,6 @@
 // if it had sent x_i: its weight goes to the agent's own iterate, so the
 // row still sums to 1 (the average is then no longer preserved).
 //
-// dgd imports consensus, consensus/problem, graph and gonum only; it must
+// dgd imports consensus, objective, graph and gonum only; it must
 // not import node, coordinator, scenarios or cmd.
 package dgd

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Step-size schedules of Params.Schedule.
@@ -19,7 +19,7 @@ const (
 // Gradient oracles of Params.Gradient.
 const (
 	// GradientStochastic uses G_i(x_i, xi_i^t), one call of
-	// problem.Local.StochGrad per round.
+	// objective.Local.StochGrad per round.
 	GradientStochastic = "stochastic"
 	// GradientFull uses grad f_i(x_i).
 	GradientFull = "full"
@@ -83,7 +83,7 @@ func (p Params) StepAt(t int) float64 {
 const edgeDraw = int(graph.StreamDual)
 
 // check validates p and the arguments of NewAgent.
-func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) error {
+func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) error {
 	switch {
 	case g == nil || proc == nil:
 		return fmt.Errorf("graph and edge process are required")

@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Reference is DGD in matrix form on X in R^{N x n}, row i = x_i:
@@ -27,13 +27,13 @@ type Reference struct {
 // NewReference returns the matrix form of the run whose agent i has
 // objective locals[i] (locals nil, or a nil entry, for zero gradients) and
 // initial point x0[i].
-func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, x0 [][]float64) (*Reference, error) {
+func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64) (*Reference, error) {
 	if g == nil || len(x0) != g.N || (locals != nil && len(locals) != g.N) {
 		return nil, fmt.Errorf("dgd: reference: need a graph and one initial point (and objective, if any) per agent")
 	}
 	r := &Reference{p: p, g: g, proc: proc, x: mat.NewDense(g.N, len(x0[0]), nil)}
 	for i := range g.N {
-		var f problem.Local
+		var f objective.Local
 		if locals != nil {
 			f = locals[i]
 		}

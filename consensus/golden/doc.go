@@ -8,7 +8,7 @@
 // The runs exercise every stream of common randomness the algorithms use
 // (graph.StreamErdosRenyi, StreamRandomP, the edge draws, StreamSample,
 // StreamProblem, StreamInit, StreamLoss), the arithmetic kernels of
-// consensus/alm, consensus/dadmm and consensus/problem, and the step
+// consensus/alm, consensus/dadmm and objective, and the step
 // sizes taken from spectra (graph.SymEigenvalue: alm.ConstantsFor and
 // D-ADMM's default tau_i = N/L_i), and the logistic gradient (problem's
 // portable exp). They pass with the same bits on amd64 at every GOAMD64
@@ -17,6 +17,6 @@
 // the loss values (math.Log1p), which only reports and references read.
 //
 // golden has no non-test code. Its tests import consensus/alm,
-// consensus/dadmm, consensus/lockstep, consensus/problem and graph; no
+// consensus/dadmm, consensus/lockstep, objective and graph; no
 // package may import golden.
 package golden

@@ -10,8 +10,8 @@ import (
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // The golden bits below were recorded from the code as it stood when they
@@ -47,15 +47,15 @@ func topology(t *testing.T) *graph.Graph {
 }
 
 // locals returns the agents' local objectives of a generated problem.
-func locals(t *testing.T, kind string) []problem.Local {
+func locals(t *testing.T, kind string) []objective.Local {
 	t.Helper()
-	spec := problem.Spec{Kind: kind, Dim: dim, SamplesPerAgent: 16, Batch: 3, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5}
-	if kind == problem.KindNonconvex {
+	spec := objective.Spec{Kind: kind, Dim: dim, SamplesPerAgent: 16, Batch: 3, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5}
+	if kind == objective.KindNonconvex {
 		spec.Scale, spec.Outliers = 1, 0.1
 	}
-	fs := make([]problem.Local, nAgents)
+	fs := make([]objective.Local, nAgents)
 	for i := range fs {
-		f, err := problem.NewLocal(spec, nAgents, seed, i)
+		f, err := objective.NewLocal(spec, nAgents, seed, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func run(t *testing.T, agents []consensus.Agent, x func(i int) []float64) []floa
 // almRun runs 4 ALM agents (stochastic gradients, three edge draws per
 // round, the edge safeguard) on kind with fixed parameters.
 func almRun(t *testing.T, kind string) []float64 {
-	return almRunWith(t, kind, func([]problem.Local, *graph.Graph) alm.Params {
+	return almRunWith(t, kind, func([]objective.Local, *graph.Graph) alm.Params {
 		return alm.Params{Eta: 0.3, Tau: 0.05, Rho: 0.5, Mu: 0.2, Beta: 0.2, My: 50}
 	})
 }
@@ -108,7 +108,7 @@ func almRun(t *testing.T, kind string) []float64 {
 // from L_f (the agents' Gram spectra) and the Laplacian spectra of the
 // graph (alm.ConstantsFor).
 func almPractical(t *testing.T, kind string) []float64 {
-	return almRunWith(t, kind, func(fs []problem.Local, g *graph.Graph) alm.Params {
+	return almRunWith(t, kind, func(fs []objective.Local, g *graph.Graph) alm.Params {
 		c, err := alm.ConstantsFor(g, fs)
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func almPractical(t *testing.T, kind string) []float64 {
 	})
 }
 
-func almRunWith(t *testing.T, kind string, params func([]problem.Local, *graph.Graph) alm.Params) []float64 {
+func almRunWith(t *testing.T, kind string, params func([]objective.Local, *graph.Graph) alm.Params) []float64 {
 	g := topology(t)
 	proc := graph.Bernoulli{G: g, Seed: seed}
 	fs := locals(t, kind)
@@ -130,7 +130,7 @@ func almRunWith(t *testing.T, kind string, params func([]problem.Local, *graph.G
 	agents := make([]*alm.Agent, nAgents)
 	as := make([]consensus.Agent, nAgents)
 	for i := range agents {
-		a, err := alm.NewAgent(cfg, i, g, proc, fs[i], problem.Box{Lo: -3, Hi: 3}, start(i))
+		a, err := alm.NewAgent(cfg, i, g, proc, fs[i], objective.Box{Lo: -3, Hi: 3}, start(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,14 +271,14 @@ func TestGoldenRuns(t *testing.T) {
 		run  func(*testing.T, string) []float64
 		kind string
 	}{
-		{"alm/least_squares", almRun, problem.KindLeastSquares},
-		{"alm/nonconvex_regression", almRun, problem.KindNonconvex},
-		{"dadmm/least_squares", dadmmRun, problem.KindLeastSquares},
-		{"dadmm/nonconvex_regression", dadmmRun, problem.KindNonconvex},
-		{"alm-practical/least_squares", almPractical, problem.KindLeastSquares},
-		{"dadmm-default-tau/nonconvex_regression", dadmmDefaultTau, problem.KindNonconvex},
-		{"alm/logistic", almRun, problem.KindLogistic},
-		{"dadmm-default-tau/logistic", dadmmDefaultTau, problem.KindLogistic},
+		{"alm/least_squares", almRun, objective.KindLeastSquares},
+		{"alm/nonconvex_regression", almRun, objective.KindNonconvex},
+		{"dadmm/least_squares", dadmmRun, objective.KindLeastSquares},
+		{"dadmm/nonconvex_regression", dadmmRun, objective.KindNonconvex},
+		{"alm-practical/least_squares", almPractical, objective.KindLeastSquares},
+		{"dadmm-default-tau/nonconvex_regression", dadmmDefaultTau, objective.KindNonconvex},
+		{"alm/logistic", almRun, objective.KindLogistic},
+		{"dadmm-default-tau/logistic", dadmmDefaultTau, objective.KindLogistic},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

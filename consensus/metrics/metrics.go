@@ -5,7 +5,7 @@
 // the agents (ReduceMeasures).
 //
 // metrics is pure math: no I/O, no goroutines, no clocks. It may import
-// consensus, consensus/problem and graph; it must not import node,
+// consensus, objective and graph; it must not import node,
 // coordinator, scenarios or cmd.
 package metrics
 
@@ -15,8 +15,8 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Metrics are the global measures of a run after Round completed rounds.
@@ -59,7 +59,7 @@ type Metrics struct {
 // Measure reads only p.Value, p.FStar and p.XStar, and g.N and g.Edges.
 // Sums run in ascending agent (and edge) order, so the result is
 // deterministic. A NaN in the reports propagates to the measures it enters.
-func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metrics, error) {
+func Measure(p *objective.Problem, g *graph.Graph, reps []consensus.Report) (Metrics, error) {
 	if err := check(p, g, reps); err != nil {
 		return Metrics{}, err
 	}
@@ -124,7 +124,7 @@ func Measure(p *problem.Problem, g *graph.Graph, reps []consensus.Report) (Metri
 }
 
 // check validates the inputs of Measure.
-func check(p *problem.Problem, g *graph.Graph, reps []consensus.Report) error {
+func check(p *objective.Problem, g *graph.Graph, reps []consensus.Report) error {
 	if g == nil {
 		return errors.New("metrics: nil graph")
 	}

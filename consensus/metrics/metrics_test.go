@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // sqLocal is f_i(x) = (1/2) ||x - a||^2.
@@ -32,12 +32,12 @@ func (l sqLocal) StochGrad(x, g []float64, _ *rand.Rand) int { l.Grad(x, g); ret
 func (l sqLocal) Smoothness() float64                        { return 1 }
 
 // origin is min (1/3) sum_i (1/2)||x||^2 with x* = 0, f* = 0, on three agents.
-func origin() *problem.Problem {
+func origin() *objective.Problem {
 	z := []float64{0, 0}
-	return &problem.Problem{
+	return &objective.Problem{
 		Name:   "origin",
-		Locals: []problem.Local{sqLocal{z}, sqLocal{z}, sqLocal{z}},
-		Box:    problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)},
+		Locals: []objective.Local{sqLocal{z}, sqLocal{z}, sqLocal{z}},
+		Box:    objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)},
 		XStar:  []float64{0, 0},
 		FStar:  0,
 		Convex: true,
@@ -92,13 +92,13 @@ func TestMeasure(t *testing.T) {
 
 	tests := []struct {
 		name string
-		p    *problem.Problem
+		p    *objective.Problem
 		reps []consensus.Report
 		want Metrics
 	}{
 		{"hand computed", origin(), reports(), want},
 		{"shifted optimum", shifted, reports(), func() Metrics { m := want; m.OptGap = 1.5; m.DistToOpt = 1; return m }()},
-		{"unknown optimum", func() *problem.Problem { p := origin(); p.FStar = nan; p.XStar = nil; return p }(), reports(), noOpt},
+		{"unknown optimum", func() *objective.Problem { p := origin(); p.FStar = nan; p.XStar = nil; return p }(), reports(), noOpt},
 		{"no problem", nil, reports(), noProblem},
 		{"all at zero", origin(), zero, Metrics{Round: 7, GradEvals: 60}},
 	}
@@ -151,7 +151,7 @@ func TestMeasureRejects(t *testing.T) {
 	tests := []struct {
 		name   string
 		g      func(*testing.T) *graph.Graph
-		p      *problem.Problem
+		p      *objective.Problem
 		edit   func([]consensus.Report) []consensus.Report
 		substr string
 	}{
@@ -173,7 +173,7 @@ func TestMeasureRejects(t *testing.T) {
 			}
 			return r
 		}, "every agent has departed"},
-		{"x* of wrong length", path, func() *problem.Problem { p := origin(); p.XStar = []float64{0}; return p }(), nil, "x* has length 1"},
+		{"x* of wrong length", path, func() *objective.Problem { p := origin(); p.XStar = []float64{0}; return p }(), nil, "x* has length 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

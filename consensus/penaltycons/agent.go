@@ -6,8 +6,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/penalty"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Penalty rules of Config.Rule.
@@ -61,8 +61,8 @@ type Agent struct {
 	round int
 	g     *graph.Graph
 	proc  graph.EdgeProcess
-	f     problem.Local
-	box   problem.Box
+	f     objective.Local
+	box   objective.Box
 	inv   float64
 
 	x, z, y, gr, sg []float64
@@ -76,7 +76,7 @@ type Agent struct {
 var _ consensus.Agent = (*Agent)(nil)
 
 // NewAgent returns agent id with objective f on box, x_0 = z_0 = x0.
-func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, box problem.Box, x0 []float64) (*Agent, error) {
+func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, box objective.Box, x0 []float64) (*Agent, error) {
 	if _, err := cfg.rule(); err != nil {
 		return nil, fmt.Errorf("penaltycons: agent %d: %w", id, err)
 	}

@@ -7,11 +7,11 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
-func setup(t *testing.T, N, n int, p, noise float64) (*graph.Graph, graph.EdgeProcess, []problem.Local, [][]float64, []float64) {
+func setup(t *testing.T, N, n int, p, noise float64) (*graph.Graph, graph.EdgeProcess, []objective.Local, [][]float64, []float64) {
 	t.Helper()
 	var edges []graph.Edge
 	for i := range N {
@@ -24,7 +24,7 @@ func setup(t *testing.T, N, n int, p, noise float64) (*graph.Graph, graph.EdgePr
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(2, 2))
-	var locals []problem.Local
+	var locals []objective.Local
 	var x0 [][]float64
 	xstar, dsum := make([]float64, n), make([]float64, n)
 	for range N {
@@ -34,7 +34,7 @@ func setup(t *testing.T, N, n int, p, noise float64) (*graph.Graph, graph.EdgePr
 			xstar[k] += d[k] * c[k]
 			dsum[k] += d[k]
 		}
-		locals = append(locals, problem.QuadraticNoisy(d, c, noise))
+		locals = append(locals, objective.QuadraticNoisy(d, c, noise))
 		x0 = append(x0, x)
 	}
 	for k := range xstar {
@@ -43,7 +43,7 @@ func setup(t *testing.T, N, n int, p, noise float64) (*graph.Graph, graph.EdgePr
 	return g, graph.Bernoulli{G: g, Seed: 8}, locals, x0, xstar
 }
 
-func agentsFor(t *testing.T, cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, box problem.Box, x0 [][]float64) []consensus.Agent {
+func agentsFor(t *testing.T, cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, box objective.Box, x0 [][]float64) []consensus.Agent {
 	t.Helper()
 	var as []consensus.Agent
 	for i := range locals {
@@ -61,7 +61,7 @@ func agentsFor(t *testing.T, cfg Config, g *graph.Graph, proc graph.EdgeProcess,
 func TestAgentsMatchReference(t *testing.T) {
 	for _, rule := range []string{RuleConstant, RuleGrowing} {
 		g, proc, locals, x0, _ := setup(t, 6, 3, 0.5, 0.3)
-		box := problem.Box{Lo: -1.5, Hi: 1.5}
+		box := objective.Box{Lo: -1.5, Hi: 1.5}
 		for _, x := range x0 {
 			box.Project(x)
 		}
@@ -112,7 +112,7 @@ func TestGrowingPenaltyConverges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box := problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	box := objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
 	agents := agentsFor(t, cfg, g, proc, locals, box, x0)
 	d, err := lockstep.New(agents)
 	if err != nil {

@@ -24,6 +24,6 @@
 //
 // Agent is the per-agent state machine, Reference the stacked matrix form
 // on the same draws. penaltycons imports consensus, consensus/penalty,
-// consensus/problem, consensus/registry, graph and gonum; it must not
+// objective, consensus/registry, graph and gonum; it must not
 // import node, coordinator, scenarios or cmd.
 package penaltycons

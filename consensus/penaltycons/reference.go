@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Reference is the stacked matrix form on x, z in R^{nN}:
@@ -22,8 +22,8 @@ type Reference struct {
 	cfg    Config
 	g      *graph.Graph
 	proc   graph.EdgeProcess
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 	n      int
 	x, z   *mat.VecDense
 	pcg    rand.PCG
@@ -31,7 +31,7 @@ type Reference struct {
 }
 
 // NewReference returns the reference of the run from the initial points x0.
-func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, box problem.Box, x0 [][]float64) (*Reference, error) {
+func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, box objective.Box, x0 [][]float64) (*Reference, error) {
 	if _, err := cfg.rule(); err != nil {
 		return nil, fmt.Errorf("penaltycons: reference: %w", err)
 	}

@@ -5,9 +5,9 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Settings is the algorithm block of penalty_asg.
@@ -39,13 +39,13 @@ func Algorithm() registry.Algorithm {
 type run struct {
 	cfg    Config
 	env    *registry.Env
-	locals []problem.Local
-	box    problem.Box
+	locals []objective.Local
+	box    objective.Box
 }
 
 // ConfigFor returns the configuration of rule over g for the objectives
 // locals and horizon T: L_f = max_i L_i / N, L_c2 = lambda_max(L_p).
-func ConfigFor(rule string, g *graph.Graph, locals []problem.Local, T int, seed uint64) (Config, error) {
+func ConfigFor(rule string, g *graph.Graph, locals []objective.Local, T int, seed uint64) (Config, error) {
 	var lmax float64
 	for _, f := range locals {
 		lmax = math.Max(lmax, f.Smoothness())

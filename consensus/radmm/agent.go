@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Agent is agent i of the randomized edge-activation ADMM: it holds its
@@ -19,9 +19,9 @@ type Agent struct {
 	n    int
 	cfg  Config
 	invN float64 // 1/N of f = (1/N) sum_i f_i
-	f    problem.Local
-	prox problem.ProxOperator // MethodExact only
-	tau  float64              // MethodLinearized only
+	f    objective.Local
+	prox objective.ProxOperator // MethodExact only
+	tau  float64                // MethodLinearized only
 	proc graph.EdgeProcess
 
 	nb []edge    // incident edges, ascending by neighbour id
@@ -79,10 +79,10 @@ var _ consensus.Agent = (*Agent)(nil)
 // NewAgent returns agent id of the run with configuration cfg over graph g
 // and edge process proc, with local objective f_i = f and initial point
 // x_0 = x0 (copied); z_e = 0 and y_e = 0 on every incident edge.
-// MethodExact fails if f has no exact prox (problem.ProxOf);
+// MethodExact fails if f has no exact prox (objective.ProxOf);
 // MethodLinearized with the default tau fails if f has no positive finite
 // smoothness constant.
-func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) (*Agent, error) {
+func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (*Agent, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("radmm: agent %d: config: %w", id, err)
@@ -133,7 +133,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f prob
 	a.sb = make([]float64, size)
 	switch cfg.Method {
 	case MethodExact:
-		if a.prox, err = problem.ProxOf(f); err != nil {
+		if a.prox, err = objective.ProxOf(f); err != nil {
 			return nil, fmt.Errorf("radmm: agent %d: exact method: %w", id, err)
 		}
 	case MethodLinearized:

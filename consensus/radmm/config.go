@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // Methods of Config.Method.
 const (
 	// MethodExact solves each active agent's subproblem exactly with the
-	// local prox. It needs problem.ProxOf(f_i) to succeed.
+	// local prox. It needs objective.ProxOf(f_i) to succeed.
 	MethodExact = "exact"
 	// MethodLinearized takes one stochastic gradient step on the
 	// linearized subproblem with proximal weight 1/tau.
@@ -67,7 +67,7 @@ func (cfg Config) normalized() (Config, error) {
 
 // tauFor returns tau_i of agent objective f among N agents: cfg.Tau, or
 // N / L_i by default.
-func (cfg Config) tauFor(f problem.Local, N int) (float64, error) {
+func (cfg Config) tauFor(f objective.Local, N int) (float64, error) {
 	if cfg.Tau > 0 {
 		return cfg.Tau, nil
 	}
@@ -79,7 +79,7 @@ func (cfg Config) tauFor(f problem.Local, N int) (float64, error) {
 }
 
 // checkPoint validates an initial point against the objective.
-func checkPoint(f problem.Local, x0 []float64) error {
+func checkPoint(f objective.Local, x0 []float64) error {
 	n := f.Dim()
 	if n < 1 {
 		return fmt.Errorf("objective dimension %d: must be at least 1", n)

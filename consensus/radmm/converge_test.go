@@ -4,22 +4,22 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestConvergesToOptimum runs the method at edge presence p = 1, 0.5 and
 // 0.2 and checks the distance of every x_i to the optimum x* of the
-// centralized problem (problem.Problem.XStar: closed form for the
+// centralized problem (objective.Problem.XStar: closed form for the
 // quadratics, a Cholesky solve of the normal equations for least squares)
 // falls below 1e-8, with sum_i Lambda_i = 0 to rounding throughout. The
 // exact method runs on least squares and on quadratics; the linearized
 // method runs with exact gradients (sigma = 0), where it too must reach x*.
 func TestConvergesToOptimum(t *testing.T) {
-	type problemFn func(t *testing.T) *problem.Problem
-	ls := func(t *testing.T) *problem.Problem { return lsProblem(t, 8, 5, 30, 1, 0.01, 3) }
-	quad := func(t *testing.T) *problem.Problem { return quadProblem(t, 8, 4, 0.5, 0, 4) }
-	weak := func(t *testing.T) *problem.Problem { return quadProblem(t, 8, 3, 0.02, 0, 5) }
+	type problemFn func(t *testing.T) *objective.Problem
+	ls := func(t *testing.T) *objective.Problem { return lsProblem(t, 8, 5, 30, 1, 0.01, 3) }
+	quad := func(t *testing.T) *objective.Problem { return quadProblem(t, 8, 4, 0.5, 0, 4) }
+	weak := func(t *testing.T) *objective.Problem { return quadProblem(t, 8, 3, 0.02, 0, 5) }
 	tests := []struct {
 		name   string
 		cfg    Config
@@ -83,7 +83,7 @@ func TestConvergesToOptimum(t *testing.T) {
 // tenth of the start and below the rms over rounds 0..3000.
 func TestLinearizedMinibatchSparse(t *testing.T) {
 	const N = 8
-	p, err := problem.New(problem.Spec{Kind: problem.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
+	p, err := objective.New(objective.Spec{Kind: objective.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
 		Noise: 0.1, Heterogeneity: 1}, N, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -117,6 +117,6 @@
 // peer, in the edge's own orientation, so that equal copies report equal
 // vectors.
 //
-// radmm imports consensus, consensus/problem, consensus/registry, graph and
+// radmm imports consensus, objective, consensus/registry, graph and
 // gonum only; it must not import node, coordinator, scenarios or cmd.
 package radmm

@@ -7,8 +7,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // randomGraph returns a connected graph on N agents: a ring plus every
@@ -34,7 +34,7 @@ func randomGraph(t testing.TB, N int, q, p float64, seed uint64) *graph.Graph {
 // quadProblem returns N separable quadratics f_i = (1/2) sum_k d_ik (x_k -
 // c_ik)^2 with d_ik / N in [lo, lo + 1], centres in [-2, 2] and gradient
 // noise sigma, over R^n.
-func quadProblem(t testing.TB, N, n int, lo, sigma float64, seed uint64) *problem.Problem {
+func quadProblem(t testing.TB, N, n int, lo, sigma float64, seed uint64) *objective.Problem {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
 	d, c := make([][]float64, N), make([][]float64, N)
@@ -45,18 +45,18 @@ func quadProblem(t testing.TB, N, n int, lo, sigma float64, seed uint64) *proble
 			c[i][k] = 4*rng.Float64() - 2
 		}
 	}
-	p, err := problem.NewQuadraticProblem(problem.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, d, c, sigma)
+	p, err := objective.NewQuadraticProblem(objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}, d, c, sigma)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// lsProblem returns a least-squares problem of problem.New over R^n.
-func lsProblem(t testing.TB, N, n, m, batch int, reg float64, seed uint64) *problem.Problem {
+// lsProblem returns a least-squares problem of objective.New over R^n.
+func lsProblem(t testing.TB, N, n, m, batch int, reg float64, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := problem.New(problem.Spec{
-		Kind: problem.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
+	p, err := objective.New(objective.Spec{
+		Kind: objective.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
 		Noise: 0.1, Reg: reg, Heterogeneity: 0.5,
 	}, N, seed)
 	if err != nil {
@@ -84,7 +84,7 @@ type network struct {
 	drv    *lockstep.Driver
 }
 
-func newNetwork(t testing.TB, cfg Config, g *graph.Graph, proc graph.EdgeProcess, p *problem.Problem, x0 [][]float64, opts ...lockstep.Option) *network {
+func newNetwork(t testing.TB, cfg Config, g *graph.Graph, proc graph.EdgeProcess, p *objective.Problem, x0 [][]float64, opts ...lockstep.Option) *network {
 	t.Helper()
 	nw := &network{}
 	as := make([]consensus.Agent, g.N)

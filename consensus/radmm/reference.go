@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Reference is the centralized matrix form of the method on the stacked
@@ -32,8 +32,8 @@ type Reference struct {
 	cfg    Config
 	g      *graph.Graph
 	proc   graph.EdgeProcess
-	locals []problem.Local
-	prox   []problem.ProxOperator
+	locals []objective.Local
+	prox   []objective.ProxOperator
 	tau    []float64
 	n      int
 
@@ -51,7 +51,7 @@ type Reference struct {
 // NewReference returns the centralized iteration of the run with
 // configuration cfg over graph g and edge process proc, with agent i's
 // objective locals[i] and initial point x0[i] (z = y = 0).
-func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, x0 [][]float64) (*Reference, error) {
+func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64) (*Reference, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("radmm: reference: config: %w", err)
@@ -78,7 +78,7 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []p
 		}
 		switch cfg.Method {
 		case MethodExact:
-			p, err := problem.ProxOf(f)
+			p, err := objective.ProxOf(f)
 			if err != nil {
 				return nil, fmt.Errorf("radmm: reference: agent %d: exact method: %w", i, err)
 			}

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestAgentsMatchReference drives N >= 5 agents with the lockstep driver
@@ -18,19 +18,19 @@ func TestAgentsMatchReference(t *testing.T) {
 	tests := []struct {
 		name  string
 		cfg   Config
-		p     func(t *testing.T) *problem.Problem
+		p     func(t *testing.T) *objective.Problem
 		edgeP float64
 	}{
 		{"exact least squares p = 0.6", Config{Method: MethodExact, Rho: 0.3},
-			func(t *testing.T) *problem.Problem { return lsProblem(t, 6, 4, 30, 5, 0.01, 1) }, 0.6},
+			func(t *testing.T) *objective.Problem { return lsProblem(t, 6, 4, 30, 5, 0.01, 1) }, 0.6},
 		{"exact quadratic p = 0.2", Config{Method: MethodExact, Rho: 0.8},
-			func(t *testing.T) *problem.Problem { return quadProblem(t, 7, 3, 0.5, 0, 2) }, 0.2},
+			func(t *testing.T) *objective.Problem { return quadProblem(t, 7, 3, 0.5, 0, 2) }, 0.2},
 		{"exact least squares p = 1", Config{Method: MethodExact, Rho: 0.1},
-			func(t *testing.T) *problem.Problem { return lsProblem(t, 5, 3, 20, 5, 0, 4) }, 1},
+			func(t *testing.T) *objective.Problem { return lsProblem(t, 5, 3, 20, 5, 0, 4) }, 1},
 		{"linearized noisy quadratic p = 0.7", Config{Method: MethodLinearized, Rho: 0.5, Seed: 9},
-			func(t *testing.T) *problem.Problem { return quadProblem(t, 5, 3, 0.5, 0.5, 3) }, 0.7},
+			func(t *testing.T) *objective.Problem { return quadProblem(t, 5, 3, 0.5, 0.5, 3) }, 0.7},
 		{"linearized minibatch least squares p = 0.3", Config{Method: MethodLinearized, Rho: 0.2, Tau: 2, Seed: 4},
-			func(t *testing.T) *problem.Problem { return lsProblem(t, 8, 5, 40, 4, 0.01, 2) }, 0.3},
+			func(t *testing.T) *objective.Problem { return lsProblem(t, 8, 5, 40, 4, 0.01, 2) }, 0.3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

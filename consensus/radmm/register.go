@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 )
 
 // Settings is the algorithm block of radmm and radmm_linearized.
@@ -69,7 +69,7 @@ func algorithm(name, method string) registry.Algorithm {
 type run struct {
 	cfg    Config
 	env    *registry.Env
-	locals []problem.Local
+	locals []objective.Local
 }
 
 // Measures are the radmm measures (see the package-level Measures).
@@ -87,11 +87,11 @@ func build(name string, s *Settings, env *registry.Env) (registry.Run, error) {
 	if s.Params.Tau != nil {
 		cfg.Tau = *s.Params.Tau
 	}
-	r := &run{cfg: cfg, env: env, locals: make([]problem.Local, env.N)}
+	r := &run{cfg: cfg, env: env, locals: make([]objective.Local, env.N)}
 	for i := range r.locals {
 		r.locals[i] = inst.Local(i)
 		if s.method == MethodExact {
-			if _, err := problem.ProxOf(r.locals[i]); err != nil {
+			if _, err := objective.ProxOf(r.locals[i]); err != nil {
 				return nil, &registry.ProblemMismatch{Algorithm: name,
 					Needs: "the exact prox of each f_i, which least_squares has (use radmm_linearized for the others)"}
 			}

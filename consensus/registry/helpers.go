@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // Helpers shared by the registrations of the consensus algorithms.
@@ -19,8 +19,8 @@ func (e *Env) InitialPoints() [][]float64 {
 }
 
 // AllLocals returns f_i of agents 0..n-1 of inst.
-func AllLocals(inst Locals, n int) []problem.Local {
-	fs := make([]problem.Local, n)
+func AllLocals(inst Locals, n int) []objective.Local {
+	fs := make([]objective.Local, n)
 	for i := range fs {
 		fs[i] = inst.Local(i)
 	}
@@ -29,7 +29,7 @@ func AllLocals(inst Locals, n int) []problem.Local {
 
 // Unconstrained is the error of algorithm name, which does not project
 // onto X, on a problem whose box b is not R^n; nil when it is.
-func Unconstrained(name string, b problem.Box) error {
+func Unconstrained(name string, b objective.Box) error {
 	if math.IsInf(b.Lo, -1) && math.IsInf(b.Hi, 1) {
 		return nil
 	}

@@ -1,6 +1,6 @@
 package registry
 
-import "github.com/consim/consim/consensus/problem"
+import "github.com/consim/consim/objective"
 
 // Problem describes one problem family to the registry: a generator from
 // the seed, a loader of users' data, or both.
@@ -38,7 +38,7 @@ type Instance interface {
 	// measures. An instance without that consensus form returns an error
 	// wrapping ErrNoCentral; the algorithms that run on it implement
 	// Evaluator, and the coordinator does not call Central for them.
-	Central() (*problem.Problem, error)
+	Central() (*objective.Problem, error)
 }
 
 // Capabilities that instances offer and algorithms need.
@@ -53,7 +53,7 @@ const (
 type Locals interface {
 	Instance
 	// Local returns f_i, 0 <= i < N.
-	Local(i int) problem.Local
+	Local(i int) objective.Local
 	// Box is X.
-	Box() problem.Box
+	Box() objective.Box
 }

@@ -15,7 +15,7 @@
 //
 // The registry is pure like the rest of consensus: no I/O, no goroutines.
 // Problems that read data files register from a package that may do I/O
-// (package problems). registry may import consensus, consensus/problem and
+// (package problems). registry may import consensus, objective and
 // graph; it must not import node, coordinator, scenarios or cmd.
 package registry
 

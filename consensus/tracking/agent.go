@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Agent is agent i of DIGing: it holds x_i, the gradient tracker y_i and
@@ -31,7 +31,7 @@ var _ consensus.Agent = (*Agent)(nil)
 // NewAgent returns agent id over graph g and edge process proc with local
 // objective f and initial point x0 (copied); y_i^0 = g_i^0, the gradient
 // of f at x0 (with the samples of round 0 under GradientStochastic).
-func NewAgent(p Params, id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) (*Agent, error) {
+func NewAgent(p Params, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (*Agent, error) {
 	if err := p.check(id, g, proc, f, x0); err != nil {
 		return nil, fmt.Errorf("tracking: agent %d: %w", id, err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // TestAgentsMatchReference steps N agents with the lockstep driver and the
@@ -159,7 +159,7 @@ func TestParams(t *testing.T) {
 		t.Errorf("decoded %+v, want %+v", p, want)
 	}
 	g, _ := graph.Ring(4)
-	f := make([]problem.Local, 1)
+	f := make([]objective.Local, 1)
 	if _, err := NewAgent(DefaultParams(), 0, g, graph.Bernoulli{G: g}, f[0], []float64{1}); err == nil {
 		t.Error("nil objective: no error")
 	}

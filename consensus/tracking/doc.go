@@ -41,6 +41,6 @@
 // so each row still sums to 1. The sums 1^T X and 1^T Y are then no
 // longer preserved, and y stops tracking the average gradient exactly.
 //
-// tracking imports consensus, consensus/problem, graph and gonum only; it
+// tracking imports consensus, objective, graph and gonum only; it
 // must not import node, coordinator, scenarios or cmd.
 package tracking

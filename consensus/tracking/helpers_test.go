@@ -7,8 +7,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // randomGraph returns a connected graph on N agents: a ring plus every
@@ -31,12 +31,12 @@ func randomGraph(t testing.TB, N int, q, p float64, seed uint64) *graph.Graph {
 	return g
 }
 
-// lsProblem returns a least-squares problem of package problem over R^n
+// lsProblem returns a least-squares problem of package objective over R^n
 // with m rows per agent and minibatches of the given size.
-func lsProblem(t testing.TB, N, n, m, batch int, seed uint64) *problem.Problem {
+func lsProblem(t testing.TB, N, n, m, batch int, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := problem.New(problem.Spec{
-		Kind: problem.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
+	p, err := objective.New(objective.Spec{
+		Kind: objective.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
 		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5,
 	}, N, seed)
 	if err != nil {
@@ -65,7 +65,7 @@ type network struct {
 }
 
 // newNetwork builds the agents.
-func newNetwork(t testing.TB, p Params, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, x0 [][]float64, opts ...lockstep.Option) *network {
+func newNetwork(t testing.TB, p Params, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64, opts ...lockstep.Option) *network {
 	t.Helper()
 	nw := &network{}
 	as := make([]consensus.Agent, g.N)

@@ -3,8 +3,8 @@ package tracking
 import (
 	"math/rand/v2"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // oracle is the gradient g_i^t of an agent's objective f under
@@ -12,13 +12,13 @@ import (
 type oracle struct {
 	stoch bool
 	seed  uint64
-	f     problem.Local
+	f     objective.Local
 	pcg   *rand.PCG
 	rng   *rand.Rand
 	evals int64 // full gradients, or stochastic samples
 }
 
-func newOracle(p Params, f problem.Local) *oracle {
+func newOracle(p Params, f objective.Local) *oracle {
 	o := &oracle{stoch: p.Gradient == GradientStochastic, seed: p.Seed, f: f, pcg: rand.NewPCG(0, 0)}
 	o.rng = rand.New(o.pcg)
 	return o

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Gradient oracles of Params.Gradient.
@@ -13,7 +13,7 @@ const (
 	// GradientFull uses grad f_i(x_i): DIGing as published.
 	GradientFull = "full"
 	// GradientStochastic uses G_i(x_i, xi_i^t), one call of
-	// problem.Local.StochGrad per round.
+	// objective.Local.StochGrad per round.
 	GradientStochastic = "stochastic"
 )
 
@@ -62,7 +62,7 @@ func (p Params) Validate() error {
 const edgeDraw = int(graph.StreamDual)
 
 // check validates p and the arguments of NewAgent.
-func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f problem.Local, x0 []float64) error {
+func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) error {
 	switch {
 	case g == nil || proc == nil || f == nil:
 		return fmt.Errorf("graph, edge process and objective are required")

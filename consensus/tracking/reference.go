@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Reference is DIGing in matrix form on X, Y in R^{N x n}, row i = agent
@@ -28,7 +28,7 @@ type Reference struct {
 
 // NewReference returns the matrix form of the run whose agent i has
 // objective locals[i] and initial point x0[i].
-func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []problem.Local, x0 [][]float64) (*Reference, error) {
+func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64) (*Reference, error) {
 	if g == nil || len(x0) != g.N || len(locals) != g.N {
 		return nil, fmt.Errorf("tracking: reference: need a graph and one objective and initial point per agent")
 	}

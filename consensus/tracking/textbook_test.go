@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // lsLocal is f_i(x) = (1/2)||A x - b||^2 with A m x n.
@@ -199,7 +199,7 @@ func TestStaticRingTextbook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	locals := make([]problem.Local, N)
+	locals := make([]objective.Local, N)
 	for i := range fs {
 		locals[i] = fs[i]
 	}
@@ -249,7 +249,7 @@ func TestStaticRingTextbook(t *testing.T) {
 func TestConvergesOnRandomGraph(t *testing.T) {
 	const N = 8
 	fs := lsLocals(N, 6, 3, 9)
-	locals := make([]problem.Local, N)
+	locals := make([]objective.Local, N)
 	for i := range fs {
 		locals[i] = fs[i]
 	}

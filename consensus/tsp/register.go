@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // CapSplitBilevel is the capability of the bilevel problems whose lower
@@ -310,7 +310,7 @@ func QuadProblem() registry.Problem {
 type quadInstance struct{ b []float64 }
 
 func (q *quadInstance) Dim() int { return 0 }
-func (q *quadInstance) Central() (*problem.Problem, error) {
+func (q *quadInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("bilevel_quad: %w", registry.ErrNoCentral)
 }
 func (q *quadInstance) LowerTerms() int          { return 1 }

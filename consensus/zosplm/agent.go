@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // Method is what every zeroth-order method of this package offers beyond
@@ -53,7 +53,7 @@ type core struct {
 	id     int
 	n, m   int
 	seed   uint64
-	box    problem.Box
+	box    objective.Box
 	est    Estimator
 	reqs   *requests
 	v0     []float64
@@ -65,7 +65,7 @@ type core struct {
 	dualSq func() float64
 }
 
-func newCore(id, n, m int, box problem.Box, est Estimator, seed uint64) (*core, error) {
+func newCore(id, n, m int, box objective.Box, est Estimator, seed uint64) (*core, error) {
 	if err := est.Validate(); err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func sumSq(v []float64) float64 {
 	return s
 }
 
-func checkX0(x0 []float64, box problem.Box) error {
+func checkX0(x0 []float64, box objective.Box) error {
 	for i, v := range x0 {
 		if math.IsNaN(v) || v < box.Lo || v > box.Hi {
 			return fmt.Errorf("zosplm: x0[%d] = %g outside X = [%g, %g]", i, v, box.Lo, box.Hi)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // ALMParams are the parameters of the ZO-ALM baseline.
@@ -97,7 +97,7 @@ type ALM struct {
 var _ Method = (*ALM)(nil)
 
 // NewALM returns the ZO-ALM agent at x0 (in X) with lambda = 0.
-func NewALM(id int, box problem.Box, m int, x0 []float64, prm ALMParams, seed uint64) (*ALM, error) {
+func NewALM(id int, box objective.Box, m int, x0 []float64, prm ALMParams, seed uint64) (*ALM, error) {
 	if err := prm.Validate(); err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // ConExParams are the parameters of the ZO-ConEX baseline.
@@ -91,7 +91,7 @@ type ConEx struct {
 var _ Method = (*ConEx)(nil)
 
 // NewConEx returns the ZO-ConEX agent at x0 (in X) with y = 0.
-func NewConEx(id int, box problem.Box, m int, x0 []float64, prm ConExParams, seed uint64) (*ConEx, error) {
+func NewConEx(id int, box objective.Box, m int, x0 []float64, prm ConExParams, seed uint64) (*ConEx, error) {
 	if err := prm.Validate(); err != nil {
 		return nil, err
 	}

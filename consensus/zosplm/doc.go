@@ -44,6 +44,6 @@
 //
 // The package is pure: no I/O, no goroutines, no clocks, no global random
 // source. Every random choice comes from graph.Hash keys. zosplm imports
-// consensus, consensus/problem, graph and gonum only; it must not import
+// consensus, objective, graph and gonum only; it must not import
 // node, coordinator, scenarios or cmd.
 package zosplm

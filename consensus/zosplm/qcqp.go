@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // drawProblem is the draw index of the instance data in graph.Hash, apart
@@ -36,7 +36,7 @@ type QCQP struct {
 	D    []float64
 	B    [][]float64
 	C    []float64
-	Box  problem.Box
+	Box  objective.Box
 
 	// Packed form used by Eval, for the K = 1 + m forms (c = 0 is f,
 	// c = 1+j is h_j): up[c][l] is row l of the upper triangle of the
@@ -54,7 +54,7 @@ type QCQP struct {
 // A_j n x n symmetric, d and every b_j of length n, len(A) = len(b) =
 // len(c) = m >= 1, and the box [lo, hi]^n with lo < hi (infinite bounds
 // allowed).
-func NewQCQPFromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]float64, c []float64, box problem.Box) (*QCQP, error) {
+func NewQCQPFromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]float64, c []float64, box objective.Box) (*QCQP, error) {
 	if Q == nil {
 		return nil, fmt.Errorf("zosplm: qcqp: nil Q")
 	}
@@ -137,7 +137,7 @@ func NewQCQP(n, m int, seed uint64) (*QCQP, error) {
 		c[j] = -1
 	}
 	d := gauss(n)
-	return NewQCQPFromData(Q, d, A, b, c, problem.Box{Lo: -10, Hi: 10})
+	return NewQCQPFromData(Q, d, A, b, c, objective.Box{Lo: -10, Hi: 10})
 }
 
 // pack builds the interleaved upper-triangle form of Eval and the

@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // Reference is Algorithm 1 written directly from the paper's equations in
@@ -26,7 +26,7 @@ import (
 // serves the tests: the server must reproduce it.
 type Reference struct {
 	bb      BlackBox
-	box     problem.Box
+	box     objective.Box
 	prm     Params
 	seed    uint64
 	n, m    int
@@ -35,7 +35,7 @@ type Reference struct {
 }
 
 // NewReference returns the reference at x^0 = z^0 = x0, y^0 = Y0.
-func NewReference(bb BlackBox, box problem.Box, x0 []float64, prm Params, seed uint64) (*Reference, error) {
+func NewReference(bb BlackBox, box objective.Box, x0 []float64, prm Params, seed uint64) (*Reference, error) {
 	if err := prm.Validate(); err != nil {
 		return nil, err
 	}

@@ -5,9 +5,9 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // CapQCQP is the capability of the problems that are black-box
@@ -66,7 +66,7 @@ type qcqpInstance struct{ q *QCQP }
 
 func (i qcqpInstance) Dim() int    { return i.q.Dim() }
 func (i qcqpInstance) QCQP() *QCQP { return i.q }
-func (i qcqpInstance) Central() (*problem.Problem, error) {
+func (i qcqpInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("qcqp: %w", registry.ErrNoCentral)
 }
 

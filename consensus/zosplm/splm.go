@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 // Params are the parameters of Algorithm 1 (ZO-SPLM).
@@ -99,7 +99,7 @@ var _ Method = (*Server)(nil)
 // NewServer returns the ZO-SPLM server with id, feasible box X, m
 // constraints, x^0 = z^0 = x0 (copied, in X), y^0 = Y0 and the run seed
 // (the key of its directions).
-func NewServer(id int, box problem.Box, m int, x0 []float64, prm Params, seed uint64) (*Server, error) {
+func NewServer(id int, box objective.Box, m int, x0 []float64, prm Params, seed uint64) (*Server, error) {
 	if err := prm.Validate(); err != nil {
 		return nil, err
 	}

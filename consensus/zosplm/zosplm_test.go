@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/problem"
+	"github.com/consim/consim/objective"
 )
 
 func TestNewQCQP(t *testing.T) {
@@ -87,7 +87,7 @@ func TestNewQCQP(t *testing.T) {
 func handMade(t *testing.T) *QCQP {
 	t.Helper()
 	I := mat.NewSymDense(2, []float64{1, 0, 0, 1})
-	q, err := NewQCQPFromData(I, []float64{1, -1}, []*mat.SymDense{I}, [][]float64{{0, 0}}, []float64{-0.5}, problem.Box{Lo: -1, Hi: 1})
+	q, err := NewQCQPFromData(I, []float64{1, -1}, []*mat.SymDense{I}, [][]float64{{0, 0}}, []float64{-0.5}, objective.Box{Lo: -1, Hi: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func ball(t *testing.T, n int) (*QCQP, []float64, float64) {
 		d[i] = -a[i]
 		xs[i] = a[i] / 3
 	}
-	q, err := NewQCQPFromData(I, d, []*mat.SymDense{I}, [][]float64{make([]float64, n)}, []float64{-0.5}, problem.Box{Lo: -10, Hi: 10})
+	q, err := NewQCQPFromData(I, d, []*mat.SymDense{I}, [][]float64{make([]float64, n)}, []float64{-0.5}, objective.Box{Lo: -10, Hi: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +489,7 @@ func TestParamsValidate(t *testing.T) {
 	if DefaultALMParams(10).Validate() != nil || DefaultConExParams(10).Validate() != nil {
 		t.Error("default baseline parameters invalid")
 	}
-	if _, err := NewServer(0, problem.Box{Lo: -1, Hi: 1}, 1, []float64{2}, good, 0); err == nil {
+	if _, err := NewServer(0, objective.Box{Lo: -1, Hi: 1}, 1, []float64{2}, good, 0); err == nil {
 		t.Error("x0 outside X accepted")
 	}
 }

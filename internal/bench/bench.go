@@ -36,9 +36,9 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/null"
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/objective"
 )
 
 // Torus returns the torus on n agents: the rows x cols grid with wrap-around
@@ -297,14 +297,14 @@ func Agents(algo string, g *graph.Graph, d, rounds int) ([]consensus.Agent, erro
 		}
 		return agents, nil
 	case AlgoALM:
-		locals := make([]problem.Local, g.N)
+		locals := make([]objective.Local, g.N)
 		for i := range locals {
 			diag, c := make([]float64, d), make([]float64, d)
 			for k := range diag {
 				diag[k] = 1 + graph.Uniform(7, 0, 0, uint64(i), uint64(k))
 				c[k] = 2*graph.Uniform(7, 0, 1, uint64(i), uint64(k)) - 1
 			}
-			locals[i] = problem.QuadraticNoisy(diag, c, 0.1)
+			locals[i] = objective.QuadraticNoisy(diag, c, 0.1)
 		}
 		consts, err := alm.ConstantsFor(g, locals)
 		if err != nil {
@@ -312,7 +312,7 @@ func Agents(algo string, g *graph.Graph, d, rounds int) ([]consensus.Agent, erro
 		}
 		cfg := alm.Config{Params: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
 		proc := graph.Bernoulli{G: g, Seed: 1}.Specialize()
-		box := problem.Box{Lo: -10, Hi: 10}
+		box := objective.Box{Lo: -10, Hi: 10}
 		for i := range agents {
 			a, err := alm.NewAgent(cfg, i, g, proc, locals[i], box, StartValues(i, d))
 			if err != nil {

@@ -1,4 +1,4 @@
-package problem_test
+package objective_test
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/problem"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/objective"
 )
 
 // The tests of given data load real files through package dataset; the
@@ -24,7 +24,7 @@ import (
 
 // refObjective is f(x) = (1/M) sum_k ell(a_k^T x, b_k) + R(x) over all rows
 // of d, evaluated directly, with its gradient.
-func refObjective(kind string, d *dataset.Dataset, opt problem.GivenOptions, x, g []float64) float64 {
+func refObjective(kind string, d *dataset.Dataset, opt objective.GivenOptions, x, g []float64) float64 {
 	m := d.Rows()
 	clear(g)
 	var f float64
@@ -33,13 +33,13 @@ func refObjective(kind string, d *dataset.Dataset, opt problem.GivenOptions, x, 
 		z, b := floats.Dot(a, x), d.Y[k]
 		var v, dv float64
 		switch kind {
-		case problem.KindLeastSquares:
+		case objective.KindLeastSquares:
 			v, dv = (z-b)*(z-b)/2, z-b
-		case problem.KindLogistic:
+		case objective.KindLogistic:
 			t := -b * z
 			v = math.Max(t, 0) + math.Log1p(math.Exp(-math.Abs(t)))
 			dv = -b / (1 + math.Exp(-t))
-		case problem.KindNonconvex:
+		case objective.KindNonconvex:
 			c, r := opt.Scale, z-b
 			v, dv = c*c/2*math.Log1p(r*r/(c*c)), r/(1+r*r/(c*c))
 		}
@@ -47,7 +47,7 @@ func refObjective(kind string, d *dataset.Dataset, opt problem.GivenOptions, x, 
 		floats.AddScaled(g, dv/float64(m), a)
 	}
 	for j, xj := range x {
-		if kind == problem.KindNonconvex {
+		if kind == objective.KindNonconvex {
 			f += opt.Reg * xj * xj / (1 + xj*xj)
 			g[j] += opt.Reg * 2 * xj / ((1 + xj*xj) * (1 + xj*xj))
 		} else {
@@ -60,7 +60,7 @@ func refObjective(kind string, d *dataset.Dataset, opt problem.GivenOptions, x, 
 
 // kktResidual is ||x - proj_X(x - g)||, zero exactly at the stationary
 // points of f over X.
-func kktResidual(b problem.Box, x, g []float64) float64 {
+func kktResidual(b objective.Box, x, g []float64) float64 {
 	var s float64
 	for k, v := range x {
 		d := v - math.Min(math.Max(v-g[k], b.Lo), b.Hi)
@@ -95,10 +95,10 @@ func ridgeQR(t *testing.T, d *dataset.Dataset, lambda float64) []float64 {
 }
 
 // shardsOf converts data sets to problem shards (no copies).
-func shardsOf(ds []*dataset.Dataset) []problem.Shard {
-	out := make([]problem.Shard, len(ds))
+func shardsOf(ds []*dataset.Dataset) []objective.Shard {
+	out := make([]objective.Shard, len(ds))
 	for i, d := range ds {
-		out[i] = problem.Shard{A: d.X, B: d.Y, Dim: d.Dim}
+		out[i] = objective.Shard{A: d.X, B: d.Y, Dim: d.Dim}
 	}
 	return out
 }
@@ -214,14 +214,14 @@ func TestGivenFiles(t *testing.T) {
 	cases := []struct {
 		name string
 		kind string
-		opt  problem.GivenOptions
+		opt  objective.GivenOptions
 	}{
-		{"least_squares", problem.KindLeastSquares, problem.GivenOptions{Reg: 0.01, Batch: 4}},
-		{"least_squares_noreg", problem.KindLeastSquares, problem.GivenOptions{}},
-		{"least_squares_box", problem.KindLeastSquares, problem.GivenOptions{Reg: 0.01, Lo: -0.1, Hi: 0.1}},
-		{"logistic", problem.KindLogistic, problem.GivenOptions{Reg: 0.01, Batch: 3}},
-		{"logistic_box", problem.KindLogistic, problem.GivenOptions{Reg: 0.001, Lo: -0.2, Hi: 0.3}},
-		{"nonconvex", problem.KindNonconvex, problem.GivenOptions{Reg: 0.05, Scale: 1, Seed: 3}},
+		{"least_squares", objective.KindLeastSquares, objective.GivenOptions{Reg: 0.01, Batch: 4}},
+		{"least_squares_noreg", objective.KindLeastSquares, objective.GivenOptions{}},
+		{"least_squares_box", objective.KindLeastSquares, objective.GivenOptions{Reg: 0.01, Lo: -0.1, Hi: 0.1}},
+		{"logistic", objective.KindLogistic, objective.GivenOptions{Reg: 0.01, Batch: 3}},
+		{"logistic_box", objective.KindLogistic, objective.GivenOptions{Reg: 0.001, Lo: -0.2, Hi: 0.3}},
+		{"nonconvex", objective.KindNonconvex, objective.GivenOptions{Reg: 0.05, Scale: 1, Seed: 3}},
 	}
 	shardings := []struct {
 		data *dataset.Dataset
@@ -240,11 +240,11 @@ func TestGivenFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := problem.FromShards(tc.kind, shardsOf(parts), tc.opt)
+				p, err := objective.FromShards(tc.kind, shardsOf(parts), tc.opt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				one, err := problem.FromShards(tc.kind, []problem.Shard{{A: d.X, B: d.Y, Dim: d.Dim}}, tc.opt)
+				one, err := objective.FromShards(tc.kind, []objective.Shard{{A: d.X, B: d.Y, Dim: d.Dim}}, tc.opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -306,7 +306,7 @@ func maxDiff(a, b []float64) float64 {
 }
 
 // boxBinds reports whether some coordinate of x lies on the box.
-func boxBinds(b problem.Box, x []float64) bool {
+func boxBinds(b objective.Box, x []float64) bool {
 	for _, v := range x {
 		if v == b.Lo || v == b.Hi {
 			return true
@@ -318,7 +318,7 @@ func boxBinds(b problem.Box, x []float64) bool {
 // checkLocals checks that LocalFromShard rebuilds every agent's f_i bit
 // for bit, that Smoothness bounds the gradient's variation, and that
 // StochGrad is unbiased.
-func checkLocals(t *testing.T, kind string, p *problem.Problem, parts []*dataset.Dataset, m int, opt problem.GivenOptions) {
+func checkLocals(t *testing.T, kind string, p *objective.Problem, parts []*dataset.Dataset, m int, opt objective.GivenOptions) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := p.Dim()
@@ -329,7 +329,7 @@ func checkLocals(t *testing.T, kind string, p *problem.Problem, parts []*dataset
 	g1, g2, diff := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, part := range parts {
 		f := p.Locals[i]
-		l, err := problem.LocalFromShard(kind, problem.Shard{A: part.X, B: part.Y, Dim: part.Dim}, len(parts), m, opt)
+		l, err := objective.LocalFromShard(kind, objective.Shard{A: part.X, B: part.Y, Dim: part.Dim}, len(parts), m, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,13 +376,13 @@ func TestGivenAgentWeighting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{problem.KindLeastSquares, problem.KindLogistic} {
-		opt := problem.GivenOptions{Reg: 0.02, Weighting: problem.WeightAgents}
-		p, err := problem.FromShards(kind, shardsOf(parts), opt)
+	for _, kind := range []string{objective.KindLeastSquares, objective.KindLogistic} {
+		opt := objective.GivenOptions{Reg: 0.02, Weighting: objective.WeightAgents}
+		p, err := objective.FromShards(kind, shardsOf(parts), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := problem.FromShards(kind, shardsOf(parts), problem.GivenOptions{Reg: 0.02})
+		rows, err := objective.FromShards(kind, shardsOf(parts), objective.GivenOptions{Reg: 0.02})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,44 +419,44 @@ func TestGivenAgentWeighting(t *testing.T) {
 }
 
 func TestGivenErrors(t *testing.T) {
-	good := problem.Shard{A: []float64{1, 2, 3, 4}, B: []float64{1, -1}, Dim: 2}
+	good := objective.Shard{A: []float64{1, 2, 3, 4}, B: []float64{1, -1}, Dim: 2}
 	tests := []struct {
 		name   string
 		kind   string
-		shards []problem.Shard
-		opt    problem.GivenOptions
+		shards []objective.Shard
+		opt    objective.GivenOptions
 		want   string
 	}{
-		{"no shards", problem.KindLeastSquares, nil, problem.GivenOptions{}, "problem: FromShards needs at least one shard"},
-		{"kind", "svm", []problem.Shard{good}, problem.GivenOptions{}, `problem: kind "svm" unknown; want one of least_squares, logistic, nonconvex_regression`},
-		{"dims differ", problem.KindLeastSquares, []problem.Shard{good, {A: []float64{1}, B: []float64{1}, Dim: 1}}, problem.GivenOptions{}, "problem: shard 1 has Dim = 1, shard 0 has 2"},
-		{"dim zero", problem.KindLeastSquares, []problem.Shard{{B: []float64{1}}}, problem.GivenOptions{}, "problem: shard 0: Dim = 0, want >= 1"},
-		{"empty shard", problem.KindLeastSquares, []problem.Shard{good, {Dim: 2}}, problem.GivenOptions{}, "problem: shard 1: no rows, want at least one"},
-		{"ragged", problem.KindLeastSquares, []problem.Shard{{A: []float64{1, 2, 3}, B: []float64{1, 2}, Dim: 2}}, problem.GivenOptions{}, "problem: shard 0: len(A) = 3, want rows*Dim = 2*2"},
-		{"batch", problem.KindLeastSquares, []problem.Shard{good}, problem.GivenOptions{Batch: 3}, "problem: shard 0: Batch = 3, want 1 <= Batch <= 2 (the shard's rows)"},
-		{"nan", problem.KindLeastSquares, []problem.Shard{{A: []float64{1, math.NaN()}, B: []float64{1}, Dim: 2}}, problem.GivenOptions{}, "problem: shard 0: row 0 feature 1: value NaN, want a finite number"},
-		{"inf target", problem.KindLeastSquares, []problem.Shard{{A: []float64{1, 2}, B: []float64{math.Inf(1)}, Dim: 2}}, problem.GivenOptions{}, "problem: shard 0: row 0: target +Inf, want a finite number"},
-		{"0/1 labels", problem.KindLogistic, []problem.Shard{{A: []float64{1, 2}, B: []float64{0}, Dim: 2}}, problem.GivenOptions{Reg: 1}, "problem: shard 0: row 0: label 0, want -1 or +1 for logistic (map 0/1 labels first)"},
-		{"logistic no reg", problem.KindLogistic, []problem.Shard{good}, problem.GivenOptions{}, "Reg = 0 with an unbounded box"},
-		{"negative reg", problem.KindLeastSquares, []problem.Shard{good}, problem.GivenOptions{Reg: -1}, "Reg = -1, want a finite Reg >= 0"},
-		{"box", problem.KindLeastSquares, []problem.Shard{good}, problem.GivenOptions{Lo: 1, Hi: -1}, "box [Lo, Hi] = [1, -1], want Lo < Hi"},
-		{"scale", problem.KindNonconvex, []problem.Shard{good}, problem.GivenOptions{}, "Scale = 0, want a finite Scale > 0"},
-		{"scale unused", problem.KindLogistic, []problem.Shard{good}, problem.GivenOptions{Reg: 1, Scale: 1}, "Scale = 1 is only used by nonconvex_regression"},
-		{"weighting", problem.KindLeastSquares, []problem.Shard{good}, problem.GivenOptions{Weighting: "equal"}, `Weighting "equal" unknown; want rows or agents`},
-		{"singular", problem.KindLeastSquares, []problem.Shard{{A: []float64{1, 1}, B: []float64{1}, Dim: 2}}, problem.GivenOptions{}, "normal equations are singular"},
+		{"no shards", objective.KindLeastSquares, nil, objective.GivenOptions{}, "problem: FromShards needs at least one shard"},
+		{"kind", "svm", []objective.Shard{good}, objective.GivenOptions{}, `problem: kind "svm" unknown; want one of least_squares, logistic, nonconvex_regression`},
+		{"dims differ", objective.KindLeastSquares, []objective.Shard{good, {A: []float64{1}, B: []float64{1}, Dim: 1}}, objective.GivenOptions{}, "problem: shard 1 has Dim = 1, shard 0 has 2"},
+		{"dim zero", objective.KindLeastSquares, []objective.Shard{{B: []float64{1}}}, objective.GivenOptions{}, "problem: shard 0: Dim = 0, want >= 1"},
+		{"empty shard", objective.KindLeastSquares, []objective.Shard{good, {Dim: 2}}, objective.GivenOptions{}, "problem: shard 1: no rows, want at least one"},
+		{"ragged", objective.KindLeastSquares, []objective.Shard{{A: []float64{1, 2, 3}, B: []float64{1, 2}, Dim: 2}}, objective.GivenOptions{}, "problem: shard 0: len(A) = 3, want rows*Dim = 2*2"},
+		{"batch", objective.KindLeastSquares, []objective.Shard{good}, objective.GivenOptions{Batch: 3}, "problem: shard 0: Batch = 3, want 1 <= Batch <= 2 (the shard's rows)"},
+		{"nan", objective.KindLeastSquares, []objective.Shard{{A: []float64{1, math.NaN()}, B: []float64{1}, Dim: 2}}, objective.GivenOptions{}, "problem: shard 0: row 0 feature 1: value NaN, want a finite number"},
+		{"inf target", objective.KindLeastSquares, []objective.Shard{{A: []float64{1, 2}, B: []float64{math.Inf(1)}, Dim: 2}}, objective.GivenOptions{}, "problem: shard 0: row 0: target +Inf, want a finite number"},
+		{"0/1 labels", objective.KindLogistic, []objective.Shard{{A: []float64{1, 2}, B: []float64{0}, Dim: 2}}, objective.GivenOptions{Reg: 1}, "problem: shard 0: row 0: label 0, want -1 or +1 for logistic (map 0/1 labels first)"},
+		{"logistic no reg", objective.KindLogistic, []objective.Shard{good}, objective.GivenOptions{}, "Reg = 0 with an unbounded box"},
+		{"negative reg", objective.KindLeastSquares, []objective.Shard{good}, objective.GivenOptions{Reg: -1}, "Reg = -1, want a finite Reg >= 0"},
+		{"box", objective.KindLeastSquares, []objective.Shard{good}, objective.GivenOptions{Lo: 1, Hi: -1}, "box [Lo, Hi] = [1, -1], want Lo < Hi"},
+		{"scale", objective.KindNonconvex, []objective.Shard{good}, objective.GivenOptions{}, "Scale = 0, want a finite Scale > 0"},
+		{"scale unused", objective.KindLogistic, []objective.Shard{good}, objective.GivenOptions{Reg: 1, Scale: 1}, "Scale = 1 is only used by nonconvex_regression"},
+		{"weighting", objective.KindLeastSquares, []objective.Shard{good}, objective.GivenOptions{Weighting: "equal"}, `Weighting "equal" unknown; want rows or agents`},
+		{"singular", objective.KindLeastSquares, []objective.Shard{{A: []float64{1, 1}, B: []float64{1}, Dim: 2}}, objective.GivenOptions{}, "normal equations are singular"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := problem.FromShards(tc.kind, tc.shards, tc.opt)
+			_, err := objective.FromShards(tc.kind, tc.shards, tc.opt)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := problem.LocalFromShard(problem.KindLeastSquares, good, 0, 2, problem.GivenOptions{}); err == nil {
+	if _, err := objective.LocalFromShard(objective.KindLeastSquares, good, 0, 2, objective.GivenOptions{}); err == nil {
 		t.Error("LocalFromShard with 0 agents: no error")
 	}
-	if _, err := problem.LocalFromShard(problem.KindLeastSquares, good, 2, 1, problem.GivenOptions{}); err == nil {
+	if _, err := objective.LocalFromShard(objective.KindLeastSquares, good, 2, 1, objective.GivenOptions{}); err == nil {
 		t.Error("LocalFromShard with fewer total rows than the shard: no error")
 	}
 }
@@ -486,15 +486,15 @@ func TestGivenA9A(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded := time.Since(start)
-	opt := problem.GivenOptions{Name: "a9a", Reg: 1e-3, Batch: 32}
-	p, err := problem.FromShards(problem.KindLogistic, shardsOf(parts), opt)
+	opt := objective.GivenOptions{Name: "a9a", Reg: 1e-3, Batch: 32}
+	p, err := objective.FromShards(objective.KindLogistic, shardsOf(parts), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	built := time.Since(start) - loaded
 	t.Logf("%s: load and shard %v, build with optimum %v, f* = %.12g", p.Name, loaded.Round(time.Millisecond), built.Round(time.Millisecond), p.FStar)
 	g := make([]float64, d.Dim)
-	fr := refObjective(problem.KindLogistic, d, opt, p.XStar, g)
+	fr := refObjective(objective.KindLogistic, d, opt, p.XStar, g)
 	if r := kktResidual(p.Box, p.XStar, g); r > 1e-8 {
 		t.Errorf("KKT residual at XStar %g > 1e-8", r)
 	}
@@ -528,19 +528,19 @@ func TestGivenA9ALong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := problem.GivenOptions{Name: "a9a", Reg: 1 / float64(d.Rows())}
+	opt := objective.GivenOptions{Name: "a9a", Reg: 1 / float64(d.Rows())}
 	start := time.Now()
-	p, err := problem.FromShards(problem.KindLogistic, shardsOf(parts), opt)
+	p, err := objective.FromShards(objective.KindLogistic, shardsOf(parts), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s: built in %v, f* = %.15g", p.Name, time.Since(start).Round(time.Millisecond), p.FStar)
-	one, err := problem.FromShards(problem.KindLogistic, []problem.Shard{{A: d.X, B: d.Y, Dim: d.Dim}}, opt)
+	one, err := objective.FromShards(objective.KindLogistic, []objective.Shard{{A: d.X, B: d.Y, Dim: d.Dim}}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := make([]float64, d.Dim)
-	refObjective(problem.KindLogistic, d, opt, p.XStar, g)
+	refObjective(objective.KindLogistic, d, opt, p.XStar, g)
 	if r := kktResidual(p.Box, p.XStar, g); r > 1e-8 {
 		t.Errorf("KKT residual at XStar %g > 1e-8", r)
 	}

@@ -1,4 +1,4 @@
-// Package problem holds the local problems of decentralized optimization:
+// Package objective holds the local problems of decentralized optimization:
 // agent i's objective f_i with its exact and stochastic gradient oracles,
 // the common feasible box X, and the centralized optimum of
 // f(x) = (1/N) sum_i f_i(x) so that the optimality gap is measured.
@@ -7,7 +7,7 @@
 // so every process of a run rebuilds the same problem without any data
 // crossing the bus. problem imports graph (for common randomness) and
 // gonum only.
-package problem
+package objective
 
 import (
 	"math"
