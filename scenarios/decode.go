@@ -114,7 +114,7 @@ func (d *decoder) section(n *yaml.Node, v reflect.Value, key string) {
 			continue
 		}
 		seen[name] = kn.Line
-		d.value(vn, v.Field(f.index), joinKey(key, name))
+		d.value(vn, v.FieldByIndex(f.index), joinKey(key, name))
 	}
 }
 

@@ -208,7 +208,7 @@ func structFieldAt(t reflect.Type, key string) reflect.StructField {
 	var sf reflect.StructField
 	for _, name := range strings.Split(key, ".") {
 		f, _ := lookupField(t, name)
-		sf = t.Field(f.index)
+		sf = t.FieldByIndex(f.index)
 		t = sf.Type
 	}
 	return sf
@@ -218,7 +218,7 @@ func structFieldAt(t reflect.Type, key string) reflect.StructField {
 func valueAt(v reflect.Value, key string) reflect.Value {
 	for _, name := range strings.Split(key, ".") {
 		f, _ := lookupField(v.Type(), name)
-		v = v.Field(f.index)
+		v = v.FieldByIndex(f.index)
 	}
 	return v
 }

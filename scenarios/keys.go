@@ -9,10 +9,12 @@ import (
 // field is one YAML key of a schema struct.
 type field struct {
 	name  string // YAML key
-	index int    // struct field index
+	index []int  // struct field index path (reflect.Value.FieldByIndex)
 }
 
-// fieldsOf lists the YAML keys of struct type t in declaration order.
+// fieldsOf lists the YAML keys of struct type t in declaration order. The
+// keys of an embedded struct tagged `yaml:",inline"` are keys of t, at the
+// embedding's place.
 func fieldsOf(t reflect.Type) []field {
 	var fs []field
 	for i := 0; i < t.NumField(); i++ {
@@ -20,14 +22,20 @@ func fieldsOf(t reflect.Type) []field {
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
+			for _, in := range fieldsOf(f.Type) {
+				fs = append(fs, field{name: in.name, index: append([]int{i}, in.index...)})
+			}
 			continue
 		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		fs = append(fs, field{name: name, index: i})
+		fs = append(fs, field{name: name, index: []int{i}})
 	}
 	return fs
 }
@@ -60,7 +68,7 @@ func isSection(t reflect.Type) bool { return t.Kind() == reflect.Struct }
 func leafKeys(t reflect.Type, prefix string) []string {
 	var keys []string
 	for _, f := range fieldsOf(t) {
-		ft := t.Field(f.index).Type
+		ft := t.FieldByIndex(f.index).Type
 		k := joinKey(prefix, f.name)
 		if isSection(ft) {
 			keys = append(keys, leafKeys(ft, k)...)

@@ -27,11 +27,13 @@ type registered interface {
 	// lookup returns a new parameter struct with the defaults of name, and
 	// the names registered.
 	lookup(reg *registry.Registry, name string) (registry.Params, []string, bool)
+	// renamed returns the old keys of entry name with their new keys.
+	renamed(reg *registry.Registry, name string) map[string]string
 }
 
 func (a *Algorithm) selector() (string, *string) { return "name", &a.Name }
 func (a *Algorithm) section() string             { return "algorithm" }
-func (a *Algorithm) settings() *registry.Params  { return &a.Settings }
+func (a *Algorithm) settings() *registry.Params  { return &a.Params }
 func (a *Algorithm) settingsFor() *string        { return &a.of }
 func (a *Algorithm) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
 	e, ok := reg.Algorithm(name)
@@ -41,9 +43,14 @@ func (a *Algorithm) lookup(reg *registry.Registry, name string) (registry.Params
 	return e.New(), reg.Algorithms(), true
 }
 
+func (a *Algorithm) renamed(reg *registry.Registry, name string) map[string]string {
+	e, _ := reg.Algorithm(name)
+	return e.Renamed
+}
+
 func (p *Problem) selector() (string, *string) { return "kind", &p.Kind }
 func (p *Problem) section() string             { return "problem" }
-func (p *Problem) settings() *registry.Params  { return &p.Settings }
+func (p *Problem) settings() *registry.Params  { return &p.Params }
 func (p *Problem) settingsFor() *string        { return &p.of }
 func (p *Problem) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
 	e, ok := reg.Problem(name)
@@ -51,6 +58,11 @@ func (p *Problem) lookup(reg *registry.Registry, name string) (registry.Params, 
 		return nil, reg.Problems(), false
 	}
 	return e.New(), reg.Problems(), true
+}
+
+func (p *Problem) renamed(reg *registry.Registry, name string) map[string]string {
+	e, _ := reg.Problem(name)
+	return e.Renamed
 }
 
 // settle makes the settings of r those of its selected entry: new
@@ -114,7 +126,7 @@ func (d *decoder) decodeRegistered(r registered, n *yaml.Node, key string) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if kn := n.Content[i]; kn.Kind == yaml.ScalarNode && kn.Value == selKey {
 			f, _ := lookupField(own.Type(), selKey)
-			d.value(n.Content[i+1], own.Field(f.index), joinKey(key, selKey))
+			d.value(n.Content[i+1], own.FieldByIndex(f.index), joinKey(key, selKey))
 		}
 	}
 	if *sel != "" {
@@ -142,7 +154,7 @@ func (d *decoder) decodeRegistered(r registered, n *yaml.Node, key string) {
 			continue
 		}
 		if f, ok := lookupField(own.Type(), name); ok {
-			d.value(vn, own.Field(f.index), joinKey(key, name))
+			d.value(vn, own.FieldByIndex(f.index), joinKey(key, name))
 			continue
 		}
 		if !sv.IsValid() {
@@ -150,13 +162,80 @@ func (d *decoder) decodeRegistered(r registered, n *yaml.Node, key string) {
 			continue
 		}
 		f, ok := lookupField(sv.Type(), name)
+		if !ok && d.renamedKeys(r.renamed(d.reg, *sel), key, name, kn, vn) {
+			continue
+		}
 		if !ok {
 			allowed := append(keyNames(own.Type()), keyNames(sv.Type())...)
 			d.errs.add(d.at(kn), "", "%s (for %s %s)", unknownKeyMsg(name, key, allowed), selKey, *sel)
 			continue
 		}
-		d.value(vn, sv.Field(f.index), joinKey(key, name))
+		d.value(vn, sv.FieldByIndex(f.index), joinKey(key, name))
 	}
+}
+
+// renamedKeys reports whether the key name of section (its key node kn,
+// its value vn) is one the entry had before its keys were renamed, as
+// the entry's table ren says, and adds an error naming the new key for
+// each old key written under it: name itself, or every key of the
+// mapping vn (e.g. each key of a params: sub-block), at its own line.
+func (d *decoder) renamedKeys(ren map[string]string, section, name string, kn, vn *yaml.Node) bool {
+	newKey, isOld := ren[name]
+	sub := vn.Kind == yaml.MappingNode && hasPrefix(ren, name+".")
+	if !isOld && !sub {
+		return false
+	}
+	switch {
+	case sub && len(vn.Content) > 0:
+	case isOld:
+		d.errs.add(d.at(kn), joinKey(section, name), "renamed to %s", joinKey(section, newKey))
+		return true
+	default:
+		d.errs.add(d.at(kn), joinKey(section, name), "unknown key (%s has no %s: block any more; its keys are written in %s itself)", section, name, section)
+		return true
+	}
+	for i := 0; i+1 < len(vn.Content); i += 2 {
+		ck, cv := vn.Content[i], vn.Content[i+1]
+		if ck.Kind != yaml.ScalarNode {
+			continue
+		}
+		if d.renamedKeys(ren, section, name+"."+ck.Value, ck, cv) {
+			continue
+		}
+		why := fmt.Sprintf("%s has no %s: block any more; its keys are written in %s itself", section, name, section)
+		if isOld {
+			why = fmt.Sprintf("%s is now %s", joinKey(section, name), joinKey(section, newKey))
+		}
+		d.errs.add(d.at(ck), joinKey(section, name+"."+ck.Value), "unknown key (%s)", why)
+	}
+	return true
+}
+
+// hasPrefix reports whether a key of ren starts with prefix.
+func hasPrefix(ren map[string]string, prefix string) bool {
+	for k := range ren {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// renamedError is the error of an override whose dotted key, from its
+// element at index i on, is an old key of the entry of r (Set).
+func renamedError(r registered, reg *registry.Registry, name string, key string, parts []string, i int) error {
+	ren := r.renamed(reg, name)
+	for j := len(parts); j > i; j-- {
+		old := strings.Join(parts[i:j], ".")
+		if nk, ok := ren[old]; ok {
+			newKey := joinKey(r.section(), nk)
+			if j < len(parts) {
+				newKey = joinKey(newKey, strings.Join(parts[j:], "."))
+			}
+			return ErrorList{{Pos: Pos{File: OverrideSource}, Key: key, Msg: "renamed to " + newKey}}
+		}
+	}
+	return nil
 }
 
 // posOf is where key was written, or the decoder's file.
@@ -183,7 +262,7 @@ func marshalRegistered(r registered) (any, error) {
 	node := &yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range fieldsOf(own.Type()) {
 		var vn yaml.Node
-		if err := vn.Encode(own.Field(f.index).Interface()); err != nil {
+		if err := vn.Encode(own.FieldByIndex(f.index).Interface()); err != nil {
 			return nil, err
 		}
 		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.name}, &vn)

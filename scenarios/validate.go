@@ -135,8 +135,31 @@ func (v *validator) problem() {
 func (v *validator) algorithm() {
 	a := &v.s.Algorithm
 	v.registeredBlock(a, "an algorithm")
-	if e, ok := v.s.registry().Algorithm(a.Name); ok && !e.SameDraw && v.s.Edges.SameDraw {
+	reg := v.s.registry()
+	e, ok := reg.Algorithm(a.Name)
+	if !ok {
+		return
+	}
+	if !e.SameDraw && v.s.Edges.SameDraw {
 		v.fail("edges.same_draw", "does not apply to algorithm %s, which draws the graph once per round", a.Name)
+	}
+	if _, ok := reg.Problem(v.s.Problem.Kind); ok && v.s.Agents > 0 {
+		v.needs(reg.Check(a.Name, v.s.Problem.Kind, v.s.Agents))
+	}
+}
+
+// needs places the error of registry.Check: a problem that lacks what the
+// algorithm needs at algorithm.name, a bad number of agents at agents.
+func (v *validator) needs(err error) {
+	var fes registry.FieldErrors
+	switch {
+	case err == nil:
+	case errors.As(err, &fes):
+		for _, fe := range fes {
+			v.fail(fe.Key, "%s", fe.Msg)
+		}
+	default:
+		v.fail("algorithm.name", "%v", err)
 	}
 }
 

@@ -2,19 +2,18 @@ package dadmm
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/consim/consim/objective"
+	"github.com/consim/consim/consensus/edgeadmm"
 )
 
 // Methods of Config.Method.
 const (
 	// MethodExact solves each agent's subproblem exactly with the local
 	// prox (Shi et al. 2014). It needs objective.ProxOf(f_i) to succeed.
-	MethodExact = "exact"
+	MethodExact = edgeadmm.MethodExact
 	// MethodLinearized takes one stochastic gradient step on the
 	// linearized subproblem with proximal weight 1/tau.
-	MethodLinearized = "linearized"
+	MethodLinearized = edgeadmm.MethodLinearized
 )
 
 // DefaultC is the penalty c used when Config.C is zero. The subproblems
@@ -54,29 +53,11 @@ func (cfg Config) normalized() (Config, error) {
 	if cfg.C == 0 {
 		cfg.C = DefaultC
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case cfg.Method != MethodExact && cfg.Method != MethodLinearized:
-		return cfg, fmt.Errorf("method %q: must be %q or %q", cfg.Method, MethodExact, MethodLinearized)
-	case !finite(cfg.C) || cfg.C < 0:
+	case !edgeadmm.Finite(cfg.C) || cfg.C < 0:
 		return cfg, fmt.Errorf("c = %v: must be positive and finite", cfg.C)
-	case !finite(cfg.Gamma) || cfg.Gamma < 0:
+	case !edgeadmm.Finite(cfg.Gamma) || cfg.Gamma < 0:
 		return cfg, fmt.Errorf("gamma = %v: must be non-negative and finite", cfg.Gamma)
-	case !finite(cfg.Tau) || cfg.Tau < 0:
-		return cfg, fmt.Errorf("tau = %v: must be positive and finite (0 for the default)", cfg.Tau)
 	}
-	return cfg, nil
-}
-
-// tauFor returns tau_i of agent objective f among N agents: cfg.Tau, or
-// N / L_i by default.
-func (cfg Config) tauFor(f objective.Local, N int) (float64, error) {
-	if cfg.Tau > 0 {
-		return cfg.Tau, nil
-	}
-	l := f.Smoothness()
-	if !(l > 0) || math.IsInf(l, 0) {
-		return 0, fmt.Errorf("default tau = N/L_i needs a positive finite L_i, objective has %v", l)
-	}
-	return float64(N) / l, nil
+	return cfg, edgeadmm.CheckMethod(cfg.Method, cfg.Tau)
 }

@@ -1,11 +1,11 @@
 package dadmm
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/objective"
 )
@@ -18,40 +18,29 @@ const (
 	DefaultCompositionBatch = 5
 )
 
-// Settings is the algorithm block of dadmm and dadmm_linearized.
-type Settings struct {
-	Params struct {
-		// C is the edge penalty c > 0.
-		C float64 `yaml:"c" doc:"edge penalty c > 0"`
-		// Gamma is dadmm's proximal weight gamma >= 0 (exact method only).
-		Gamma *float64 `yaml:"gamma,omitempty" doc:"dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2" default:"0"`
-		// Tau is dadmm_linearized's step tau > 0; nil selects N/L_i per
-		// agent (linearized method only).
-		Tau *float64 `yaml:"tau,omitempty" doc:"dadmm_linearized only: step tau > 0" default:"N/L_i per agent"`
-	} `yaml:"params"`
-	method string
+// Params is the algorithm block of dadmm and dadmm_linearized.
+type Params struct {
+	// Penalty is the edge penalty c > 0.
+	Penalty float64 `yaml:"penalty" doc:"edge penalty c > 0"`
+	// ProxWeight is dadmm's proximal weight gamma >= 0 (exact method
+	// only).
+	ProxWeight *float64 `yaml:"prox_weight,omitempty" doc:"dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2" default:"0"`
+	// Step is dadmm_linearized's step tau > 0; nil selects N/L_i per
+	// agent (linearized method only).
+	Step *float64 `yaml:"step,omitempty" doc:"dadmm_linearized only: step tau > 0" default:"N/L_i per agent"`
+	pair edgeadmm.Pair
 }
 
-// Validate checks c, gamma and tau and that each is given only to the
-// method that reads it.
-func (s *Settings) Validate() error {
+// Validate checks penalty, prox_weight and step and that each is given
+// only to the method that reads it.
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	p := s.Params
-	if !(p.C > 0 && !math.IsInf(p.C, 0)) {
-		errs.Add("params.c", "must be a finite number > 0, got %s", registry.Num(p.C))
-	}
-	if p.Gamma != nil {
-		if s.method != MethodExact {
-			errs.Add("params.gamma", "only applies to dadmm (the exact method)")
-		} else if !(*p.Gamma >= 0 && !math.IsInf(*p.Gamma, 0)) {
-			errs.Add("params.gamma", "must be a finite number >= 0, got %s", registry.Num(*p.Gamma))
-		}
-	}
-	if p.Tau != nil {
-		if s.method != MethodLinearized {
-			errs.Add("params.tau", "only applies to dadmm_linearized")
-		} else if !(*p.Tau > 0 && !math.IsInf(*p.Tau, 0)) {
-			errs.Add("params.tau", "must be a finite number > 0, got %s", registry.Num(*p.Tau))
+	p.pair.Check(&errs, p.Penalty, p.Step)
+	if p.ProxWeight != nil {
+		if p.pair.Method != MethodExact {
+			errs.Add("prox_weight", "only applies to dadmm (the exact method)")
+		} else {
+			errs.Check("prox_weight", p.ProxWeight, registry.NonNegative)
 		}
 	}
 	return errs.Err()
@@ -59,91 +48,65 @@ func (s *Settings) Validate() error {
 
 // Exact describes dadmm, the decentralized ADMM of Shi et al. with the
 // exact prox of f_i, to the registry.
-func Exact() registry.Algorithm { return admmAlgorithm("dadmm", MethodExact) }
+func Exact() registry.Algorithm {
+	return admmAlgorithm(edgeadmm.Pair{Name: "dadmm", Linearized: "dadmm_linearized", Method: MethodExact},
+		"decentralized ADMM (Shi et al.) with the exact prox of f_i")
+}
 
 // Linearized describes dadmm_linearized, one stochastic gradient step on
 // the linearized subproblem, to the registry.
-func Linearized() registry.Algorithm { return admmAlgorithm("dadmm_linearized", MethodLinearized) }
+func Linearized() registry.Algorithm {
+	return admmAlgorithm(edgeadmm.Pair{Name: "dadmm_linearized", Linearized: "dadmm_linearized", Method: MethodLinearized},
+		"decentralized ADMM, linearized: one stochastic gradient step per round")
+}
 
-func admmAlgorithm(name, method string) registry.Algorithm {
-	summary := "decentralized ADMM (Shi et al.) with the exact prox of f_i"
-	if method == MethodLinearized {
-		summary = "decentralized ADMM, linearized: one stochastic gradient step per round"
-	}
-	return registry.Algorithm{
-		Name:    name,
-		Summary: summary,
-		New: func() registry.Params {
-			s := &Settings{method: method}
-			s.Params.C = DefaultC
-			return s
-		},
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			return buildADMM(name, p.(*Settings), env)
-		},
-	}
+func admmAlgorithm(pair edgeadmm.Pair, summary string) registry.Algorithm {
+	return pair.Entry(summary,
+		func() registry.Params { return &Params{Penalty: DefaultC, pair: pair} },
+		func(p registry.Params, env *registry.Env) (registry.Run, error) { return buildADMM(p.(*Params), env) },
+		edgeadmm.Renamed(map[string]string{"params.c": "penalty", "params.gamma": "prox_weight"}))
 }
 
 type admmRun struct {
+	pair   edgeadmm.Pair
 	cfg    Config
 	env    *registry.Env
 	locals []objective.Local
 }
 
-func buildADMM(name string, s *Settings, env *registry.Env) (registry.Run, error) {
-	inst, ok := env.Problem.(registry.Locals)
-	if !ok {
-		return nil, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i", Capability: registry.CapLocals}
+var (
+	_ registry.Referencer = (*admmRun)(nil)
+	_ registry.Measurer   = (*admmRun)(nil)
+)
+
+func buildADMM(p *Params, env *registry.Env) (registry.Run, error) {
+	cfg := Config{Method: p.pair.Method, C: p.Penalty, Seed: env.Seed}
+	if p.ProxWeight != nil {
+		cfg.Gamma = *p.ProxWeight
 	}
-	if err := registry.Unconstrained(name, inst.Box()); err != nil {
+	if p.Step != nil {
+		cfg.Tau = *p.Step
+	}
+	locals, err := p.pair.Locals(cfg.Tau, env)
+	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Method: s.method, C: s.Params.C, Seed: env.Seed}
-	if s.Params.Gamma != nil {
-		cfg.Gamma = *s.Params.Gamma
-	}
-	if s.Params.Tau != nil {
-		cfg.Tau = *s.Params.Tau
-	}
-	r := &admmRun{cfg: cfg, env: env, locals: make([]objective.Local, env.N)}
-	for i := range r.locals {
-		r.locals[i] = inst.Local(i)
-		if s.method == MethodExact {
-			if _, err := objective.ProxOf(r.locals[i]); err != nil {
-				return nil, &registry.ProblemMismatch{Algorithm: name,
-					Needs: "the exact prox of each f_i, which least_squares has (use dadmm_linearized for the others)"}
-			}
-		}
-	}
-	return r, nil
+	return &admmRun{pair: p.pair, cfg: cfg, env: env, locals: locals}, nil
 }
 
 func (r *admmRun) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("dadmm: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("dadmm", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(r.cfg, i, r.env.Graph, r.env.Process, r.locals[i], r.env.Init(i))
 }
 
 func (r *admmRun) Resolved() []registry.Value {
 	v := []registry.Value{{Name: "c", Value: r.cfg.C, Note: "edge penalty"}}
-	switch r.cfg.Method {
-	case MethodExact:
+	if r.cfg.Method == MethodExact {
 		v = append(v, registry.Value{Name: "gamma", Value: r.cfg.Gamma, Note: "proximal weight"})
-	default:
-		for i, f := range r.locals {
-			tau, err := r.cfg.tauFor(f, r.env.N)
-			if err != nil {
-				tau = math.NaN()
-			}
-			note := "given"
-			if r.cfg.Tau == 0 {
-				note = "N/L_i"
-			}
-			v = append(v, registry.Value{Name: fmt.Sprintf("tau_%d", i), Value: tau, Note: note})
-		}
 	}
-	return v
+	return append(v, r.pair.TauValues(r.cfg.Tau, r.locals)...)
 }
 
 func (r *admmRun) Measures() []consensus.Measure { return Measures() }
@@ -170,42 +133,38 @@ type Portfolios interface {
 	PeriodsPerAgent() int
 }
 
-// CompositionSettings is the algorithm block of dadmm_composition.
-type CompositionSettings struct {
-	Params struct {
-		// Eta is the step eta > 0.
-		Eta float64 `yaml:"eta" doc:"step eta > 0"`
-		// Rho is the penalty rho > 0 of x = w.
-		Rho float64 `yaml:"rho" doc:"penalty rho > 0 of x = w"`
-		// C is the edge penalty c > 0.
-		C float64 `yaml:"c" doc:"edge penalty c > 0"`
-		// K is the number of rounds per outer iteration; nil selects the
-		// periods per agent.
-		K *int `yaml:"k,omitempty" doc:"rounds K >= 1 per outer iteration" default:"periods/N"`
-		// Batch is the mini-batch B >= 1 of the inner estimate g_hat.
-		Batch int `yaml:"batch" doc:"mini-batch B >= 1 of the inner estimate g_hat"`
-	} `yaml:"params"`
+// CapPortfolios is the capability of the problems split into composition
+// shards (Portfolios).
+const CapPortfolios = "portfolio shards"
+
+// CompositionParams is the algorithm block of dadmm_composition.
+type CompositionParams struct {
+	// Step is the step eta > 0.
+	Step float64 `yaml:"step" doc:"step eta > 0"`
+	// SplitPenalty is the penalty rho > 0 of x = w.
+	SplitPenalty float64 `yaml:"split_penalty" doc:"penalty rho > 0 of the split x = w"`
+	// Penalty is the edge penalty c > 0.
+	Penalty float64 `yaml:"penalty" doc:"edge penalty c > 0"`
+	// K is the number of rounds per outer iteration; nil selects the
+	// periods per agent.
+	K *int `yaml:"k,omitempty" doc:"rounds K >= 1 per outer iteration" default:"periods/N"`
+	// Batch is the mini-batch B >= 1 of the inner estimate g_hat.
+	Batch int `yaml:"batch" doc:"mini-batch B >= 1 of the inner estimate g_hat"`
 }
 
 // Validate checks the composition parameters' ranges.
-func (s *CompositionSettings) Validate() error {
+func (p *CompositionParams) Validate() error {
 	var errs registry.FieldErrors
-	p := s.Params
-	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
-	if !pos(p.Eta) {
-		errs.Add("params.eta", "must be a finite number > 0, got %s", registry.Num(p.Eta))
+	errs.Check("step", &p.Step, registry.Positive)
+	if !(p.SplitPenalty > 0 && !math.IsInf(p.SplitPenalty, 0)) {
+		errs.Add("split_penalty", "must be a finite number > 0 (the penalty of x = w), got %s", registry.Num(p.SplitPenalty))
 	}
-	if !pos(p.Rho) {
-		errs.Add("params.rho", "must be a finite number > 0 (the penalty of x = w), got %s", registry.Num(p.Rho))
-	}
-	if !pos(p.C) {
-		errs.Add("params.c", "must be a finite number > 0, got %s", registry.Num(p.C))
-	}
+	errs.Check("penalty", &p.Penalty, registry.Positive)
 	if p.K != nil && *p.K < 1 {
-		errs.Add("params.k", "must be an integer >= 1 (rounds per outer iteration), got %d", *p.K)
+		errs.Add("k", "must be an integer >= 1 (rounds per outer iteration), got %d", *p.K)
 	}
 	if p.Batch < 1 {
-		errs.Add("params.batch", "must be an integer >= 1 (mini-batch of g_hat), got %d", p.Batch)
+		errs.Add("batch", "must be an integer >= 1 (mini-batch of g_hat), got %d", p.Batch)
 	}
 	return errs.Err()
 }
@@ -217,11 +176,13 @@ func Composition() registry.Algorithm {
 		Name:    "dadmm_composition",
 		Summary: "decentralized com-SVR-ADMM for stochastic composition objectives (the portfolio problem)",
 		New: func() registry.Params {
-			s := &CompositionSettings{}
-			s.Params.Eta, s.Params.Rho, s.Params.C, s.Params.Batch = DefaultCompositionEta, DefaultCompositionRho, DefaultC, DefaultCompositionBatch
-			return s
+			return &CompositionParams{Step: DefaultCompositionEta, SplitPenalty: DefaultCompositionRho, Penalty: DefaultC, Batch: DefaultCompositionBatch}
 		},
-		Build: buildComposition,
+		Build:    buildComposition,
+		Needs:    []string{CapPortfolios},
+		NeedsDoc: "a composition objective split into shards",
+		Renamed: map[string]string{"params.eta": "step", "params.rho": "split_penalty", "params.c": "penalty",
+			"params.k": "k", "params.batch": "batch"},
 	}
 }
 
@@ -231,19 +192,24 @@ type compositionRun struct {
 	inst Portfolios
 }
 
+var (
+	_ registry.Referencer = (*compositionRun)(nil)
+	_ registry.Measurer   = (*compositionRun)(nil)
+)
+
 func buildComposition(p registry.Params, env *registry.Env) (registry.Run, error) {
-	s := p.(*CompositionSettings)
-	inst, ok := env.Problem.(Portfolios)
-	if !ok {
-		return nil, &registry.ProblemMismatch{Algorithm: "dadmm_composition", Needs: "a composition objective split into shards", Accepts: []string{"portfolio"}}
+	o := p.(*CompositionParams)
+	inst, err := registry.As[Portfolios](env)
+	if err != nil {
+		return nil, err
 	}
 	k := max(1, inst.PeriodsPerAgent())
-	if s.Params.K != nil {
-		k = *s.Params.K
+	if o.K != nil {
+		k = *o.K
 	}
 	cfg := CompositionConfig{
-		Params: admm.Params{Eta: s.Params.Eta, Rho: s.Params.Rho, K: k, Batch: s.Params.Batch},
-		C:      s.Params.C,
+		Params: admm.Params{Eta: o.Step, Rho: o.SplitPenalty, K: k, Batch: o.Batch},
+		C:      o.Penalty,
 		Reg:    inst.Reg(),
 		Seed:   env.Seed,
 	}
@@ -251,8 +217,8 @@ func buildComposition(p registry.Params, env *registry.Env) (registry.Run, error
 }
 
 func (r *compositionRun) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("dadmm: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("dadmm_composition", i); err != nil {
+		return nil, err
 	}
 	return NewCompositionAgent(r.cfg, i, r.env.Graph, r.env.Process, r.inst.Shard(i), r.env.Init(i))
 }

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -13,14 +14,14 @@ import (
 //
 //	X_{t+1} = W(zeta_t) X_t - alpha_t G_t,
 //
-// with W(zeta_t) = Params.Weights.Matrix of the round's edge draw and row
+// with W(zeta_t) = Params.Mixing's matrix of the round's edge draw and row
 // i of G_t agent i's gradient of round t (the same samples as the agents).
 // It is a test oracle: it forms W densely and models no message loss.
 type Reference struct {
 	p      Params
 	g      *graph.Graph
 	proc   graph.EdgeProcess
-	oracle []*oracle
+	oracle []*gossip.Oracle
 	x      *mat.Dense
 }
 
@@ -31,19 +32,20 @@ func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []obj
 	if g == nil || len(x0) != g.N || (locals != nil && len(locals) != g.N) {
 		return nil, fmt.Errorf("dgd: reference: need a graph and one initial point (and objective, if any) per agent")
 	}
-	r := &Reference{p: p, g: g, proc: proc, x: mat.NewDense(g.N, len(x0[0]), nil)}
+	r := &Reference{g: g, proc: proc, x: mat.NewDense(g.N, len(x0[0]), nil)}
 	for i := range g.N {
 		var f objective.Local
 		if locals != nil {
 			f = locals[i]
 		}
-		if err := p.check(i, g, proc, f, x0[i]); err != nil {
+		var err error
+		if r.p, err = p.check(i, g, proc, f, x0[i]); err != nil {
 			return nil, fmt.Errorf("dgd: reference: agent %d: %w", i, err)
 		}
 		if len(x0[i]) != len(x0[0]) {
 			return nil, fmt.Errorf("dgd: reference: agent %d: dimension %d, agent 0 has %d", i, len(x0[i]), len(x0[0]))
 		}
-		r.oracle = append(r.oracle, newOracle(p, f))
+		r.oracle = append(r.oracle, gossip.NewOracle(r.p.Gradient, r.p.Seed, f))
 		r.x.SetRow(i, x0[i])
 	}
 	return r, nil
@@ -54,10 +56,10 @@ func (r *Reference) Step(t int) {
 	N, n := r.x.Dims()
 	grad := mat.NewDense(N, n, nil)
 	for i, o := range r.oracle {
-		o.grad(t, i, r.x.RawRowView(i), grad.RawRowView(i))
+		o.Grad(t, i, r.x.RawRowView(i), grad.RawRowView(i))
 	}
 	var wx mat.Dense
-	wx.Mul(r.p.Weights.Matrix(r.g, r.proc, t, edgeDraw), r.x)
+	wx.Mul(r.p.Mixing.Graph().Matrix(r.g, r.proc, t, gossip.EdgeDraw), r.x)
 	grad.Scale(r.p.StepAt(t), grad)
 	r.x.Sub(&wx, grad)
 }
@@ -69,7 +71,7 @@ func (r *Reference) X(i int) []float64 { return mat.Row(nil, i, r.x) }
 func (r *Reference) GradEvals() int64 {
 	var s int64
 	for _, o := range r.oracle {
-		s += o.evals
+		s += o.Evals
 	}
 	return s
 }

@@ -2,10 +2,10 @@ package radmm
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -29,23 +29,16 @@ import (
 // B^T y. It takes the same edge draws and samples as the agents and is a
 // test oracle: it builds dense matrices and does not model message loss.
 type Reference struct {
-	cfg    Config
-	g      *graph.Graph
-	proc   graph.EdgeProcess
-	locals []objective.Local
-	prox   []objective.ProxOperator
-	tau    []float64
-	n      int
+	cfg  Config
+	g    *graph.Graph
+	proc graph.EdgeProcess
+	st   *edgeadmm.Stack // x and the agents' f_i with their prox or tau_i
+	n    int
 
 	b, babs *mat.Dense // B kron I_n, |B| kron I_n (nil without edges)
 	deg     []float64  // d_i
 
 	x, z, y *mat.VecDense
-
-	pcg *rand.PCG
-	rng *rand.Rand
-
-	gradEvals int64
 }
 
 // NewReference returns the centralized iteration of the run with
@@ -59,38 +52,14 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []o
 	if g == nil || proc == nil {
 		return nil, fmt.Errorf("radmm: reference: graph and edge process are required")
 	}
-	if len(locals) != g.N || len(x0) != g.N {
-		return nil, fmt.Errorf("radmm: reference: %d objectives and %d initial points for %d agents", len(locals), len(x0), g.N)
+	if len(locals) != g.N {
+		return nil, fmt.Errorf("radmm: reference: %d objectives for %d agents", len(locals), g.N)
 	}
-	r := &Reference{cfg: cfg, g: g, proc: proc, locals: locals, pcg: rand.NewPCG(0, 0)}
-	r.rng = rand.New(r.pcg)
-	for i, f := range locals {
-		if f == nil {
-			return nil, fmt.Errorf("radmm: reference: agent %d has no objective", i)
-		}
-		if i == 0 {
-			r.n = f.Dim()
-		} else if f.Dim() != r.n {
-			return nil, fmt.Errorf("radmm: reference: agent %d has dimension %d, agent 0 has %d", i, f.Dim(), r.n)
-		}
-		if err := checkPoint(f, x0[i]); err != nil {
-			return nil, fmt.Errorf("radmm: reference: agent %d: %w", i, err)
-		}
-		switch cfg.Method {
-		case MethodExact:
-			p, err := objective.ProxOf(f)
-			if err != nil {
-				return nil, fmt.Errorf("radmm: reference: agent %d: exact method: %w", i, err)
-			}
-			r.prox = append(r.prox, p)
-		case MethodLinearized:
-			tau, err := cfg.tauFor(f, g.N)
-			if err != nil {
-				return nil, fmt.Errorf("radmm: reference: agent %d: %w", i, err)
-			}
-			r.tau = append(r.tau, tau)
-		}
+	st, err := edgeadmm.NewStack(cfg.Method, cfg.Tau, locals, x0, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("radmm: reference: %w", err)
 	}
+	r := &Reference{cfg: cfg, g: g, proc: proc, st: st, n: st.Dim, x: st.X}
 	n, N, M := r.n, g.N, len(g.Edges)
 	r.deg = make([]float64, N)
 	for i := range N {
@@ -106,12 +75,6 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []o
 			ab.Set(k, e.J, 1)
 		}
 		r.b, r.babs = graph.KronIdentity(sb, n), graph.KronIdentity(ab, n)
-	}
-	r.x = mat.NewVecDense(N*n, nil)
-	for i := range x0 {
-		for k, v := range x0[i] {
-			r.x.SetVec(i*n+k, v)
-		}
 	}
 	if M > 0 {
 		r.z = mat.NewVecDense(M*n, nil)
@@ -182,15 +145,14 @@ func (r *Reference) Step(t int) error {
 // blocks with d_i > 0.
 func (r *Reference) exact(coupling *mat.VecDense, agent []bool) {
 	n, N, rho := r.n, float64(r.g.N), r.cfg.Rho
-	for i, p := range r.prox {
+	for i, l := range r.st.Locals {
 		if !agent[i] || r.deg[i] == 0 {
 			continue
 		}
 		w := rho * r.deg[i]
 		v := mat.VecDenseCopyOf(coupling.SliceVec(i*n, (i+1)*n))
 		v.ScaleVec(1/w, v)
-		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		p.Prox(v.RawVector().Data, N*w, xi)
+		l.Prox.Prox(v.RawVector().Data, N*w, r.st.Block(r.x, i))
 	}
 }
 
@@ -199,21 +161,18 @@ func (r *Reference) exact(coupling *mat.VecDense, agent []bool) {
 func (r *Reference) linearized(t int, coupling *mat.VecDense, agent []bool) {
 	n, N, rho := r.n, r.g.N, r.cfg.Rho
 	g := mat.NewVecDense(N*n, nil)
-	for i, f := range r.locals {
-		if !agent[i] {
-			continue
+	for i, l := range r.st.Locals {
+		if agent[i] {
+			l.Sample(t, r.st.Block(r.x, i), r.st.Block(g, i))
 		}
-		graph.SeedSample(r.pcg, r.cfg.Seed, t, i)
-		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		gi := g.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		r.gradEvals += int64(f.StochGrad(xi, gi, r.rng))
 	}
 	diag := make([]float64, N*n) // rho D + T^{-1}
 	tinv := make([]float64, N*n) // T^{-1}
 	for i := range N {
 		for l := range n {
-			tinv[i*n+l] = 1 / r.tau[i]
-			diag[i*n+l] = rho*r.deg[i] + 1/r.tau[i]
+			tau := r.st.Locals[i].Tau
+			tinv[i*n+l] = 1 / tau
+			diag[i*n+l] = rho*r.deg[i] + 1/tau
 		}
 	}
 	rhs := mat.NewVecDense(N*n, nil)
@@ -228,7 +187,7 @@ func (r *Reference) linearized(t int, coupling *mat.VecDense, agent []bool) {
 }
 
 // X returns a copy of agent i's block x_i.
-func (r *Reference) X(i int) []float64 { return block(r.x, r.n, i) }
+func (r *Reference) X(i int) []float64 { return r.st.Copy(r.x, i) }
 
 // Z returns a copy of z_e for edge index k of graph.Graph.Edges.
 func (r *Reference) Z(k int) []float64 { return block(r.z, r.n, k) }
@@ -248,7 +207,7 @@ func (r *Reference) Lambda(i int) []float64 {
 }
 
 // GradEvals is the number of stochastic gradient samples drawn so far.
-func (r *Reference) GradEvals() int64 { return r.gradEvals }
+func (r *Reference) GradEvals() int64 { return r.st.GradEvals() }
 
 func block(v *mat.VecDense, n, i int) []float64 {
 	out := make([]float64, n)

@@ -1,130 +1,88 @@
 package radmm
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/objective"
 )
 
-// Settings is the algorithm block of radmm and radmm_linearized.
-type Settings struct {
-	Params struct {
-		// Rho is the penalty rho > 0 of the constraints x_i = z_e.
-		Rho float64 `yaml:"rho" doc:"penalty rho > 0 of x_i = z_e"`
-		// Tau is radmm_linearized's step tau > 0; nil selects N/L_i per
-		// agent (linearized method only).
-		Tau *float64 `yaml:"tau,omitempty" doc:"radmm_linearized only: step tau > 0" default:"N/L_i per agent"`
-	} `yaml:"params"`
-	method string
+// Params is the algorithm block of radmm and radmm_linearized.
+type Params struct {
+	// Penalty is the penalty rho > 0 of the constraints x_i = z_e.
+	Penalty float64 `yaml:"penalty" doc:"penalty rho > 0 of x_i = z_e"`
+	// Step is radmm_linearized's step tau > 0; nil selects N/L_i per
+	// agent (linearized method only).
+	Step *float64 `yaml:"step,omitempty" doc:"radmm_linearized only: step tau > 0" default:"N/L_i per agent"`
+	pair edgeadmm.Pair
 }
 
-// Validate checks rho and tau and that tau is given only to the method
-// that reads it.
-func (s *Settings) Validate() error {
+// Validate checks penalty and step and that step is given only to the
+// method that reads it.
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	p := s.Params
-	if !(p.Rho > 0 && !math.IsInf(p.Rho, 0)) {
-		errs.Add("params.rho", "must be a finite number > 0, got %s", registry.Num(p.Rho))
-	}
-	if p.Tau != nil {
-		if s.method != MethodLinearized {
-			errs.Add("params.tau", "only applies to radmm_linearized")
-		} else if !(*p.Tau > 0 && !math.IsInf(*p.Tau, 0)) {
-			errs.Add("params.tau", "must be a finite number > 0, got %s", registry.Num(*p.Tau))
-		}
-	}
+	p.pair.Check(&errs, p.Penalty, p.Step)
 	return errs.Err()
 }
 
 // Exact describes radmm, ADMM under random edge activation with per-edge
 // duals and the exact prox of f_i, to the registry.
-func Exact() registry.Algorithm { return algorithm("radmm", MethodExact) }
+func Exact() registry.Algorithm {
+	return algorithm(edgeadmm.Pair{Name: "radmm", Linearized: "radmm_linearized", Method: MethodExact},
+		"ADMM under random edge activation, per-edge duals (Iutzeler et al., Wei-Ozdaglar), exact prox of f_i")
+}
 
 // Linearized describes radmm_linearized, the same method with one
 // stochastic gradient step on the linearized subproblem, to the registry.
-func Linearized() registry.Algorithm { return algorithm("radmm_linearized", MethodLinearized) }
+func Linearized() registry.Algorithm {
+	return algorithm(edgeadmm.Pair{Name: "radmm_linearized", Linearized: "radmm_linearized", Method: MethodLinearized},
+		"ADMM under random edge activation, per-edge duals, linearized: one stochastic gradient step per active round")
+}
 
-func algorithm(name, method string) registry.Algorithm {
-	summary := "ADMM under random edge activation, per-edge duals (Iutzeler et al., Wei-Ozdaglar), exact prox of f_i"
-	if method == MethodLinearized {
-		summary = "ADMM under random edge activation, per-edge duals, linearized: one stochastic gradient step per active round"
-	}
-	return registry.Algorithm{
-		Name:    name,
-		Summary: summary,
-		New: func() registry.Params {
-			s := &Settings{method: method}
-			s.Params.Rho = DefaultRho
-			return s
-		},
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			return build(name, p.(*Settings), env)
-		},
-	}
+func algorithm(pair edgeadmm.Pair, summary string) registry.Algorithm {
+	return pair.Entry(summary,
+		func() registry.Params { return &Params{Penalty: DefaultRho, pair: pair} },
+		func(p registry.Params, env *registry.Env) (registry.Run, error) { return build(p.(*Params), env) },
+		edgeadmm.Renamed(map[string]string{"params.rho": "penalty"}))
 }
 
 type run struct {
+	pair   edgeadmm.Pair
 	cfg    Config
 	env    *registry.Env
 	locals []objective.Local
 }
 
+var (
+	_ registry.Referencer = (*run)(nil)
+	_ registry.Measurer   = (*run)(nil)
+)
+
 // Measures are the radmm measures (see the package-level Measures).
 func (r *run) Measures() []consensus.Measure { return Measures() }
 
-func build(name string, s *Settings, env *registry.Env) (registry.Run, error) {
-	inst, ok := env.Problem.(registry.Locals)
-	if !ok {
-		return nil, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i", Capability: registry.CapLocals}
+func build(p *Params, env *registry.Env) (registry.Run, error) {
+	cfg := Config{Method: p.pair.Method, Rho: p.Penalty, Seed: env.Seed, ReportDuals: env.Faulty}
+	if p.Step != nil {
+		cfg.Tau = *p.Step
 	}
-	if err := registry.Unconstrained(name, inst.Box()); err != nil {
+	locals, err := p.pair.Locals(cfg.Tau, env)
+	if err != nil {
 		return nil, err
 	}
-	cfg := Config{Method: s.method, Rho: s.Params.Rho, Seed: env.Seed, ReportDuals: env.Faulty}
-	if s.Params.Tau != nil {
-		cfg.Tau = *s.Params.Tau
-	}
-	r := &run{cfg: cfg, env: env, locals: make([]objective.Local, env.N)}
-	for i := range r.locals {
-		r.locals[i] = inst.Local(i)
-		if s.method == MethodExact {
-			if _, err := objective.ProxOf(r.locals[i]); err != nil {
-				return nil, &registry.ProblemMismatch{Algorithm: name,
-					Needs: "the exact prox of each f_i, which least_squares has (use radmm_linearized for the others)"}
-			}
-		} else if _, err := cfg.tauFor(r.locals[i], env.N); err != nil {
-			return nil, registry.FieldErrors{{Key: "params.tau", Msg: fmt.Sprintf("agent %d: %v; give tau", i, err)}}
-		}
-	}
-	return r, nil
+	return &run{pair: p.pair, cfg: cfg, env: env, locals: locals}, nil
 }
 
 func (r *run) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("radmm: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("radmm", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(r.cfg, i, r.env.Graph, r.env.Process, r.locals[i], r.env.Init(i))
 }
 
 func (r *run) Resolved() []registry.Value {
 	v := []registry.Value{{Name: "rho", Value: r.cfg.Rho, Note: "penalty of x_i = z_e"}}
-	if r.cfg.Method == MethodLinearized {
-		for i, f := range r.locals {
-			tau, err := r.cfg.tauFor(f, r.env.N)
-			if err != nil {
-				tau = math.NaN()
-			}
-			note := "given"
-			if r.cfg.Tau == 0 {
-				note = "N/L_i"
-			}
-			v = append(v, registry.Value{Name: fmt.Sprintf("tau_%d", i), Value: tau, Note: note})
-		}
-	}
-	return v
+	return append(v, r.pair.TauValues(r.cfg.Tau, r.locals)...)
 }
 
 func (r *run) Reference(rounds int) ([][]float64, error) {

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -15,14 +16,14 @@ import (
 //	X_{t+1} = W(zeta_t) X_t - alpha Y_t
 //	Y_{t+1} = W(zeta_t) Y_t + G_{t+1} - G_t,    Y_0 = G_0,
 //
-// with W(zeta_t) = Params.Weights.Matrix of the round's edge draw and row
+// with W(zeta_t) = Params.Mixing's matrix of the round's edge draw and row
 // i of G_t agent i's gradient at x_i^t (the same samples as the agents). It
 // is a test oracle: it forms W densely and models no message loss.
 type Reference struct {
 	p       Params
 	g       *graph.Graph
 	proc    graph.EdgeProcess
-	oracle  []*oracle
+	oracle  []*gossip.Oracle
 	x, y, G *mat.Dense
 }
 
@@ -33,15 +34,16 @@ func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []obj
 		return nil, fmt.Errorf("tracking: reference: need a graph and one objective and initial point per agent")
 	}
 	n := len(x0[0])
-	r := &Reference{p: p, g: g, proc: proc, x: mat.NewDense(g.N, n, nil), G: mat.NewDense(g.N, n, nil)}
+	r := &Reference{g: g, proc: proc, x: mat.NewDense(g.N, n, nil), G: mat.NewDense(g.N, n, nil)}
 	for i := range g.N {
-		if err := p.check(i, g, proc, locals[i], x0[i]); err != nil {
+		var err error
+		if r.p, err = p.check(i, g, proc, locals[i], x0[i]); err != nil {
 			return nil, fmt.Errorf("tracking: reference: agent %d: %w", i, err)
 		}
 		if len(x0[i]) != n {
 			return nil, fmt.Errorf("tracking: reference: agent %d: dimension %d, agent 0 has %d", i, len(x0[i]), n)
 		}
-		r.oracle = append(r.oracle, newOracle(p, locals[i]))
+		r.oracle = append(r.oracle, gossip.NewOracle(r.p.Gradient, r.p.Seed, locals[i]))
 		r.x.SetRow(i, x0[i])
 	}
 	r.gradients(0, r.G)
@@ -52,17 +54,17 @@ func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []obj
 // gradients writes G_t, the rows g_i^t at the rows of X, into dst.
 func (r *Reference) gradients(t int, dst *mat.Dense) {
 	for i, o := range r.oracle {
-		o.grad(t, i, r.x.RawRowView(i), dst.RawRowView(i))
+		o.Grad(t, i, r.x.RawRowView(i), dst.RawRowView(i))
 	}
 }
 
 // Step performs round t.
 func (r *Reference) Step(t int) {
-	w := r.p.Weights.Matrix(r.g, r.proc, t, edgeDraw)
+	w := r.p.Mixing.Graph().Matrix(r.g, r.proc, t, gossip.EdgeDraw)
 	var wx, wy, ay mat.Dense
 	wx.Mul(w, r.x)
 	wy.Mul(w, r.y)
-	ay.Scale(r.p.Alpha, r.y)
+	ay.Scale(r.p.Step, r.y)
 	r.x.Sub(&wx, &ay)
 	N, n := r.x.Dims()
 	gnew := mat.NewDense(N, n, nil)
@@ -82,7 +84,7 @@ func (r *Reference) Y(i int) []float64 { return mat.Row(nil, i, r.y) }
 func (r *Reference) GradEvals() int64 {
 	var s int64
 	for _, o := range r.oracle {
-		s += o.evals
+		s += o.Evals
 	}
 	return s
 }
