@@ -35,18 +35,9 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 	if err != nil {
 		return nil, fmt.Errorf("dadmm: agent %d: config: %w", id, err)
 	}
-	if g == nil || proc == nil || f == nil {
-		return nil, fmt.Errorf("dadmm: agent %d: graph, edge process and objective are required", id)
-	}
-	if id < 0 || id >= g.N {
-		return nil, fmt.Errorf("dadmm: agent id %d: must be in [0, %d)", id, g.N)
-	}
-	if err := edgeadmm.CheckPoint(f, x0); err != nil {
-		return nil, fmt.Errorf("dadmm: agent %d: %w", id, err)
-	}
-	l, err := edgeadmm.NewLocal(cfg.Method, cfg.Tau, f, id, g.N, cfg.Seed)
+	l, err := edgeadmm.AgentLocal(cfg.Method, cfg.Tau, cfg.Seed, id, g, proc, f, x0)
 	if err != nil {
-		return nil, fmt.Errorf("dadmm: agent %d: %w", id, err)
+		return nil, fmt.Errorf("dadmm: %w", err)
 	}
 	n := f.Dim()
 	return &Agent{

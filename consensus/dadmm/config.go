@@ -33,14 +33,9 @@ type Config struct {
 	// agents without live edges moving, and with N = 1 turns the method
 	// into the proximal point method.
 	Gamma float64
-	// Tau is the step tau > 0 of MethodLinearized (the proximal weight is
-	// 1/tau). 0 selects tau_i = N / L_i per agent, with L_i =
-	// f_i.Smoothness(), so that the proximal weight 1/tau_i = L_i/N
-	// dominates the curvature of the linearized term (1/N) f_i.
-	Tau float64
-	// Seed is the run seed of the stochastic gradient samples: agent i
-	// samples round t from PCG(Hash(Seed, t, DrawSample, i, 0),
-	// Hash(Seed, t, DrawSample, i, 1)).
+	// Tau is the step of MethodLinearized, Seed the run seed of its
+	// samples (edgeadmm.NewLocal; 0 selects tau_i = N/L_i).
+	Tau  float64
 	Seed uint64
 }
 

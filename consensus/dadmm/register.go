@@ -7,7 +7,6 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/objective"
 )
 
 // Defaults of the composition parameters that have no other rule: the
@@ -18,26 +17,23 @@ const (
 	DefaultCompositionBatch = 5
 )
 
-// Params is the algorithm block of dadmm and dadmm_linearized.
+// Params is the algorithm block of dadmm and dadmm_linearized: the edge
+// penalty c, the linearized method's step tau and the exact method's
+// proximal weight gamma.
 type Params struct {
-	// Penalty is the edge penalty c > 0.
-	Penalty float64 `yaml:"penalty" doc:"edge penalty c > 0"`
+	edgeadmm.Keys `yaml:",inline"`
 	// ProxWeight is dadmm's proximal weight gamma >= 0 (exact method
 	// only).
 	ProxWeight *float64 `yaml:"prox_weight,omitempty" doc:"dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2" default:"0"`
-	// Step is dadmm_linearized's step tau > 0; nil selects N/L_i per
-	// agent (linearized method only).
-	Step *float64 `yaml:"step,omitempty" doc:"dadmm_linearized only: step tau > 0" default:"N/L_i per agent"`
-	pair edgeadmm.Pair
 }
 
 // Validate checks penalty, prox_weight and step and that each is given
 // only to the method that reads it.
 func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	p.pair.Check(&errs, p.Penalty, p.Step)
+	p.Check(&errs)
 	if p.ProxWeight != nil {
-		if p.pair.Method != MethodExact {
+		if p.Pair().Method != MethodExact {
 			errs.Add("prox_weight", "only applies to dadmm (the exact method)")
 		} else {
 			errs.Check("prox_weight", p.ProxWeight, registry.NonNegative)
@@ -46,79 +42,40 @@ func (p *Params) Validate() error {
 	return errs.Err()
 }
 
+// methods describes dadmm and dadmm_linearized to the registry.
+var methods = edgeadmm.Methods[Config, *Agent, *Reference]{
+	Name: "dadmm",
+	Summaries: [2]string{"decentralized ADMM (Shi et al.) with the exact prox of f_i",
+		"decentralized ADMM, linearized: one stochastic gradient step per round"},
+	NewParams: func(pair edgeadmm.Pair) registry.Params { return &Params{Keys: pair.Keys(DefaultC)} },
+	Config: func(p registry.Params, env *registry.Env) Config {
+		q := p.(*Params)
+		cfg := Config{Method: q.Pair().Method, C: q.Penalty, Tau: q.Tau(), Seed: env.Seed}
+		if q.ProxWeight != nil {
+			cfg.Gamma = *q.ProxWeight
+		}
+		return cfg
+	},
+	Values: func(cfg Config) []registry.Value {
+		v := []registry.Value{{Name: "c", Value: cfg.C, Note: "edge penalty"}}
+		if cfg.Method == MethodExact {
+			v = append(v, registry.Value{Name: "gamma", Value: cfg.Gamma, Note: "proximal weight"})
+		}
+		return v
+	},
+	Measures:     Measures(),
+	NewAgent:     NewAgent,
+	NewReference: NewReference,
+	Renamed:      map[string]string{"params.c": "penalty", "params.gamma": "prox_weight"},
+}
+
 // Exact describes dadmm, the decentralized ADMM of Shi et al. with the
 // exact prox of f_i, to the registry.
-func Exact() registry.Algorithm {
-	return admmAlgorithm(edgeadmm.Pair{Name: "dadmm", Linearized: "dadmm_linearized", Method: MethodExact},
-		"decentralized ADMM (Shi et al.) with the exact prox of f_i")
-}
+func Exact() registry.Algorithm { return methods.Exact() }
 
 // Linearized describes dadmm_linearized, one stochastic gradient step on
 // the linearized subproblem, to the registry.
-func Linearized() registry.Algorithm {
-	return admmAlgorithm(edgeadmm.Pair{Name: "dadmm_linearized", Linearized: "dadmm_linearized", Method: MethodLinearized},
-		"decentralized ADMM, linearized: one stochastic gradient step per round")
-}
-
-func admmAlgorithm(pair edgeadmm.Pair, summary string) registry.Algorithm {
-	return pair.Entry(summary,
-		func() registry.Params { return &Params{Penalty: DefaultC, pair: pair} },
-		func(p registry.Params, env *registry.Env) (registry.Run, error) { return buildADMM(p.(*Params), env) },
-		edgeadmm.Renamed(map[string]string{"params.c": "penalty", "params.gamma": "prox_weight"}))
-}
-
-type admmRun struct {
-	pair   edgeadmm.Pair
-	cfg    Config
-	env    *registry.Env
-	locals []objective.Local
-}
-
-var (
-	_ registry.Referencer = (*admmRun)(nil)
-	_ registry.Measurer   = (*admmRun)(nil)
-)
-
-func buildADMM(p *Params, env *registry.Env) (registry.Run, error) {
-	cfg := Config{Method: p.pair.Method, C: p.Penalty, Seed: env.Seed}
-	if p.ProxWeight != nil {
-		cfg.Gamma = *p.ProxWeight
-	}
-	if p.Step != nil {
-		cfg.Tau = *p.Step
-	}
-	locals, err := p.pair.Locals(cfg.Tau, env)
-	if err != nil {
-		return nil, err
-	}
-	return &admmRun{pair: p.pair, cfg: cfg, env: env, locals: locals}, nil
-}
-
-func (r *admmRun) Agent(i int) (consensus.Agent, error) {
-	if err := r.env.CheckAgent("dadmm", i); err != nil {
-		return nil, err
-	}
-	return NewAgent(r.cfg, i, r.env.Graph, r.env.Process, r.locals[i], r.env.Init(i))
-}
-
-func (r *admmRun) Resolved() []registry.Value {
-	v := []registry.Value{{Name: "c", Value: r.cfg.C, Note: "edge penalty"}}
-	if r.cfg.Method == MethodExact {
-		v = append(v, registry.Value{Name: "gamma", Value: r.cfg.Gamma, Note: "proximal weight"})
-	}
-	return append(v, r.pair.TauValues(r.cfg.Tau, r.locals)...)
-}
-
-func (r *admmRun) Measures() []consensus.Measure { return Measures() }
-
-func (r *admmRun) Reference(rounds int) ([][]float64, error) {
-	x0 := r.env.InitialPoints()
-	ref, err := NewReference(r.cfg, r.env.Graph, r.env.Process, r.locals, x0)
-	if err != nil {
-		return nil, err
-	}
-	return registry.StepReference(r.env.N, rounds, ref.Step, ref.X)
-}
+func Linearized() registry.Algorithm { return methods.Linearized() }
 
 // Portfolios is the capability of a problem split into composition
 // shards: agent i's portfolio problem over its own periods, and the

@@ -1,39 +1,19 @@
 package dgd
 
 import (
-	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/graph"
-	"github.com/consim/consim/objective"
 )
 
 // Algorithm describes DGD to the registry: its name, its parameters (the
 // algorithm block of a scenario decodes into Params over DefaultParams)
 // and how to build its agents for a run.
 func Algorithm() registry.Algorithm {
-	return gossip.Algorithm("dgd", "decentralized gradient descent over the round's present edges (gossip when the gradient is zero)",
-		func() registry.Params { p := DefaultParams(); return &p },
-		func(p registry.Params, seed uint64) gossip.Method {
-			m := method{*p.(*Params)}
-			m.p.Seed = seed
-			return m
-		})
+	return gossip.Algorithm[Params]("dgd", "decentralized gradient descent over the round's present edges (gossip when the gradient is zero)",
+		DefaultParams, NewAgent, NewReference)
 }
 
-// method is DGD's block resolved for a run.
-type method struct{ p Params }
-
-func (m method) CheckGraph(g *graph.Graph) error { return m.p.Mixing.CheckFor(g) }
-
-func (m method) NewAgent(i int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (consensus.Agent, error) {
-	return NewAgent(m.p, i, g, proc, f, x0)
-}
-
-func (m method) NewReference(g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64) (gossip.Reference, error) {
-	return NewReference(m.p, g, proc, locals, x0)
-}
-
-func (m method) Resolved() []registry.Value {
-	return []registry.Value{{Name: "alpha", Value: m.p.Step, Note: "step (alpha_0 under schedule sqrt)"}}
+// Shared returns the keys every gossip method has.
+func (p *Params) Shared() gossip.Shared {
+	return gossip.Shared{Step: p.Step, Mixing: p.Mixing, Seed: &p.Seed}
 }

@@ -113,6 +113,27 @@ func NewLocal(method string, tau float64, f objective.Local, id, N int, seed uin
 	return l, nil
 }
 
+// AgentLocal checks the arguments of agent id of a method over graph g and
+// edge process proc with objective f and initial point x0, and returns
+// its Local under method, step tau (0: N/L_i) and the run seed. Its
+// errors start with the agent's id.
+func AgentLocal(method string, tau float64, seed uint64, id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (*Local, error) {
+	if g == nil || proc == nil || f == nil {
+		return nil, fmt.Errorf("agent %d: graph, edge process and objective are required", id)
+	}
+	if id < 0 || id >= g.N {
+		return nil, fmt.Errorf("agent id %d: must be in [0, %d)", id, g.N)
+	}
+	if err := CheckPoint(f, x0); err != nil {
+		return nil, fmt.Errorf("agent %d: %w", id, err)
+	}
+	l, err := NewLocal(method, tau, f, id, g.N, seed)
+	if err != nil {
+		return nil, fmt.Errorf("agent %d: %w", id, err)
+	}
+	return l, nil
+}
+
 // Sample writes G_i(x, xi_i^t), the stochastic gradient of f_i at x with
 // agent i's samples of round t (graph.SeedSample), into g and counts them.
 func (l *Local) Sample(t int, x, g []float64) {

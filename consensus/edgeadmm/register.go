@@ -2,9 +2,12 @@ package edgeadmm
 
 import (
 	"fmt"
+	"maps"
 	"math"
 
+	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
 
@@ -18,41 +21,144 @@ type Pair struct {
 	Method string
 }
 
-// Entry returns the registry entry of the method: summary, its block
-// (newParams) and its Build, with what it needs of a problem (local
-// objectives, and their exact prox for MethodExact) and its old keys
-// (the params: sub-block of the pair, with the key that replaced each).
-func (p Pair) Entry(summary string, newParams func() registry.Params, build func(registry.Params, *registry.Env) (registry.Run, error), renamed map[string]string) registry.Algorithm {
+// Reference is a matrix-form reference of a pair's method.
+type Reference interface {
+	Step(t int) error
+	X(i int) []float64
+}
+
+// Methods describes an exact/linearized pair to the registry: the exact
+// method Name and the linearized Name_linearized, whose configuration is
+// a C (the package's Config), whose agents are A and whose reference R.
+type Methods[C any, A consensus.Agent, R Reference] struct {
+	Name string
+	// Summaries are those of the exact and the linearized method.
+	Summaries [2]string
+	// NewParams returns the defaults of the block of pair (embedding the
+	// Keys of pair, with its Tau).
+	NewParams func(pair Pair) registry.Params
+	// Config resolves a decoded block for the run of env.
+	Config func(p registry.Params, env *registry.Env) C
+	// Values lists the resolved values of a configuration before the
+	// agents' steps tau_i.
+	Values       func(C) []registry.Value
+	Measures     []consensus.Measure
+	NewAgent     func(C, int, *graph.Graph, graph.EdgeProcess, objective.Local, []float64) (A, error)
+	NewReference func(C, *graph.Graph, graph.EdgeProcess, []objective.Local, [][]float64) (R, error)
+	// Renamed are the old keys of the pair's blocks beyond the step's.
+	Renamed map[string]string
+}
+
+// Exact is the registry entry of the exact method.
+func (m Methods[C, A, R]) Exact() registry.Algorithm {
+	return m.entry(Pair{Name: m.Name, Linearized: m.Name + "_linearized", Method: MethodExact}, m.Summaries[0])
+}
+
+// Linearized is the registry entry of the linearized method.
+func (m Methods[C, A, R]) Linearized() registry.Algorithm {
+	return m.entry(Pair{Name: m.Name + "_linearized", Linearized: m.Name + "_linearized", Method: MethodLinearized}, m.Summaries[1])
+}
+
+// entry is the registry entry of pair: it needs local objectives, and
+// their exact prox for MethodExact; its old keys are those of the
+// params: sub-block.
+func (m Methods[C, A, R]) entry(pair Pair, summary string) registry.Algorithm {
+	renamed := map[string]string{"params.tau": "step"}
+	maps.Copy(renamed, m.Renamed)
 	a := registry.Algorithm{
-		Name:     p.Name,
+		Name:     pair.Name,
 		Summary:  summary,
-		New:      newParams,
-		Build:    build,
+		New:      func() registry.Params { return m.NewParams(pair) },
 		Needs:    []string{registry.CapLocals},
 		NeedsDoc: "local objectives f_i",
 		Renamed:  renamed,
+		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
+			cfg := m.Config(p, env)
+			tau := p.(interface{ Tau() float64 }).Tau()
+			locals, err := pair.Locals(tau, env)
+			if err != nil {
+				return nil, err
+			}
+			return &run[C, A, R]{m: m, pair: pair, cfg: cfg, tau: tau, env: env, locals: locals}, nil
+		},
 	}
-	if p.Method == MethodExact {
+	if pair.Method == MethodExact {
 		a.Needs = append(a.Needs, registry.CapProx)
-		a.NeedsDoc = fmt.Sprintf("the exact prox of each f_i (%s needs gradients only)", p.Linearized)
+		a.NeedsDoc = fmt.Sprintf("the exact prox of each f_i (%s needs gradients only)", pair.Linearized)
 	}
 	return a
 }
 
-// Check adds the errors of the keys penalty and step of the method's
-// block to errs: penalty > 0 and finite; step, given to the linearized
-// method only, > 0 and finite.
-func (p Pair) Check(errs *registry.FieldErrors, penalty float64, step *float64) {
-	if !(penalty > 0 && !math.IsInf(penalty, 0)) {
-		errs.Add("penalty", "must be a finite number > 0, got %s", registry.Num(penalty))
+var (
+	_ registry.Referencer = (*run[struct{}, consensus.Agent, Reference])(nil)
+	_ registry.Measurer   = (*run[struct{}, consensus.Agent, Reference])(nil)
+)
+
+// run is a pair's method resolved against one instance.
+type run[C any, A consensus.Agent, R Reference] struct {
+	m      Methods[C, A, R]
+	pair   Pair
+	cfg    C
+	tau    float64
+	env    *registry.Env
+	locals []objective.Local
+}
+
+func (r *run[C, A, R]) Agent(i int) (consensus.Agent, error) {
+	if err := r.env.CheckAgent(r.pair.Name, i); err != nil {
+		return nil, err
 	}
-	if step == nil {
-		return
+	return r.m.NewAgent(r.cfg, i, r.env.Graph, r.env.Process, r.locals[i], r.env.Init(i))
+}
+
+func (r *run[C, A, R]) Resolved() []registry.Value {
+	return append(r.m.Values(r.cfg), r.pair.TauValues(r.tau, r.locals)...)
+}
+
+func (r *run[C, A, R]) Measures() []consensus.Measure { return r.m.Measures }
+
+func (r *run[C, A, R]) Reference(rounds int) ([][]float64, error) {
+	ref, err := r.m.NewReference(r.cfg, r.env.Graph, r.env.Process, r.locals, r.env.InitialPoints())
+	if err != nil {
+		return nil, err
 	}
-	if p.Method != MethodLinearized {
-		errs.Add("step", "only applies to %s", p.Linearized)
-	} else if !(*step > 0 && !math.IsInf(*step, 0)) {
-		errs.Add("step", "must be a finite number > 0, got %s", registry.Num(*step))
+	return registry.StepReference(r.env.N, rounds, ref.Step, ref.X)
+}
+
+// Keys are the keys that the blocks of both methods of a pair have (a
+// block embeds them inline): the penalty of the edge constraints and the
+// linearized method's step.
+type Keys struct {
+	Penalty float64  `yaml:"penalty" doc:"penalty > 0 of the edge constraints: c of x_i = x_j (dadmm), rho of x_i = z_e (radmm)"`
+	Step    *float64 `yaml:"step,omitempty" doc:"linearized methods only: step tau > 0" default:"N/L_i per agent"`
+	pair    Pair
+}
+
+// Keys returns the keys of the method's block with the given default
+// penalty.
+func (p Pair) Keys(penalty float64) Keys { return Keys{Penalty: penalty, pair: p} }
+
+// Pair is the method the keys belong to.
+func (k *Keys) Pair() Pair { return k.pair }
+
+// Tau is the step given, 0 (N/L_i per agent) when none is.
+func (k *Keys) Tau() float64 {
+	if k.Step == nil {
+		return 0
+	}
+	return *k.Step
+}
+
+// Check adds the errors of the keys to errs: penalty > 0 and finite;
+// step, given to the linearized method only, > 0 and finite.
+func (k *Keys) Check(errs *registry.FieldErrors) {
+	errs.Check("penalty", &k.Penalty, registry.Positive)
+	switch {
+	case k.Step == nil:
+	case k.pair.Method != MethodLinearized:
+		errs.Add("step", "only applies to %s", k.pair.Linearized)
+	default:
+		errs.Check("step", k.Step, registry.Positive)
 	}
 }
 
@@ -101,14 +207,4 @@ func (p Pair) TauValues(tau float64, locals []objective.Local) []registry.Value 
 		v[i] = registry.Value{Name: fmt.Sprintf("tau_%d", i), Value: t, Note: note}
 	}
 	return v
-}
-
-// Renamed are the old keys of a pair's block, from its params: sub-block
-// to the keys that replaced them, extended by extra.
-func Renamed(extra map[string]string) map[string]string {
-	m := map[string]string{"params.tau": "step"}
-	for k, v := range extra {
-		m[k] = v
-	}
-	return m
 }

@@ -5,27 +5,34 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
 
-// Stack is the stacked form of a run's N agents for a matrix-form
-// reference: their common dimension n, their Locals (with the same prox,
-// steps and samples as the agents) and x = [x_0; ...; x_{N-1}] in R^{Nn}.
+// Stack is the skeleton of a matrix-form reference of a run's N agents on
+// graph G with edge process Proc: their common dimension n (Dim), their
+// Locals (with the same prox, steps and samples as the agents) and the
+// stacked primal x = [x_0; ...; x_{N-1}] in R^{Nn} (Primal).
 type Stack struct {
+	G      *graph.Graph
+	Proc   graph.EdgeProcess
 	N, Dim int
 	Locals []*Local
-	X      *mat.VecDense
+	Primal *mat.VecDense
 }
 
-// NewStack returns the stack of the agents whose objectives are fs and
-// initial points x0, under method with step tau (0: N/L_i) and the run
-// seed of the samples.
-func NewStack(method string, tau float64, fs []objective.Local, x0 [][]float64, seed uint64) (*Stack, error) {
-	N := len(fs)
-	if N == 0 || len(x0) != N {
-		return nil, fmt.Errorf("%d objectives and %d initial points: need one of each per agent", N, len(x0))
+// NewStack returns the stack of the agents over g and proc whose
+// objectives are fs and initial points x0, under method with step tau
+// (0: N/L_i) and the run seed of the samples.
+func NewStack(method string, tau float64, seed uint64, g *graph.Graph, proc graph.EdgeProcess, fs []objective.Local, x0 [][]float64) (*Stack, error) {
+	if g == nil || proc == nil {
+		return nil, fmt.Errorf("graph and edge process are required")
 	}
-	s := &Stack{N: N}
+	N := g.N
+	if len(fs) != N || len(x0) != N {
+		return nil, fmt.Errorf("%d objectives and %d initial points for %d agents", len(fs), len(x0), N)
+	}
+	s := &Stack{G: g, Proc: proc, N: N}
 	for i, f := range fs {
 		if f == nil {
 			return nil, fmt.Errorf("agent %d has no objective", i)
@@ -44,9 +51,9 @@ func NewStack(method string, tau float64, fs []objective.Local, x0 [][]float64, 
 		}
 		s.Locals = append(s.Locals, l)
 	}
-	s.X = mat.NewVecDense(N*s.Dim, nil)
+	s.Primal = mat.NewVecDense(N*s.Dim, nil)
 	for i := range x0 {
-		copy(s.Block(s.X, i), x0[i])
+		copy(s.Block(s.Primal, i), x0[i])
 	}
 	return s, nil
 }

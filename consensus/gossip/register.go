@@ -7,19 +7,21 @@ import (
 	"github.com/consim/consim/objective"
 )
 
-// Method is a gossip method's block resolved for a run: what the shared
-// registration (Algorithm) needs of dgd and tracking.
-type Method interface {
-	// CheckGraph returns the error of the block on graph g (the uniform
-	// mixing weight against the largest degree), keyed as a FieldErrors.
-	CheckGraph(g *graph.Graph) error
-	// NewAgent builds agent i over g and proc with objective f and initial
-	// point x0.
-	NewAgent(i int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (consensus.Agent, error)
-	// NewReference builds the matrix form of the run of the agents.
-	NewReference(g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64) (Reference, error)
-	// Resolved lists the values the agents run with.
-	Resolved() []registry.Value
+// Shared are the keys every gossip method's block has, and where its run
+// seed goes: what the shared registration (Algorithm) reads of a block.
+type Shared struct {
+	Step   float64
+	Mixing Mixing
+	// Seed points at the block's run seed.
+	Seed *uint64
+}
+
+// Block is a gossip method's block type P, held by pointer.
+type Block[P any] interface {
+	*P
+	registry.Params
+	// Shared returns the block's shared keys.
+	Shared() Shared
 }
 
 // Reference is a matrix-form reference of a gossip method: Step performs
@@ -30,14 +32,16 @@ type Reference interface {
 }
 
 // Algorithm describes the gossip method name to the registry: its block
-// is what newParams returns, and method resolves a decoded block for the
-// run seed. The method needs local objectives (registry.Locals) and
-// accepts the old keys of Renamed with an error naming the new ones.
-func Algorithm(name, summary string, newParams func() registry.Params, method func(p registry.Params, seed uint64) Method) registry.Algorithm {
+// is a P holding defaults(), newAgent builds its agents and newReference
+// its matrix form from a block that holds the run seed. The method needs
+// local objectives (registry.Locals) and lists the old keys of Renamed.
+func Algorithm[P any, B Block[P], A consensus.Agent, R Reference](name, summary string, defaults func() P,
+	newAgent func(P, int, *graph.Graph, graph.EdgeProcess, objective.Local, []float64) (A, error),
+	newReference func(P, *graph.Graph, graph.EdgeProcess, []objective.Local, [][]float64) (R, error)) registry.Algorithm {
 	return registry.Algorithm{
 		Name:     name,
 		Summary:  summary,
-		New:      newParams,
+		New:      func() registry.Params { p := defaults(); return B(&p) },
 		Needs:    []string{registry.CapLocals},
 		NeedsDoc: "local objectives f_i",
 		Renamed:  Renamed,
@@ -46,37 +50,44 @@ func Algorithm(name, summary string, newParams func() registry.Params, method fu
 			if err != nil {
 				return nil, err
 			}
-			m := method(p, env.Seed)
-			if err := m.CheckGraph(env.Graph); err != nil {
+			q := *(*P)(p.(B))
+			sh := B(&q).Shared()
+			*sh.Seed = env.Seed
+			if err := sh.Mixing.CheckFor(env.Graph); err != nil {
 				return nil, err
 			}
-			return &run{name: name, m: m, env: env, inst: inst}, nil
+			return &run[P, A, R]{name: name, p: q, step: sh.Step, env: env, inst: inst, newAgent: newAgent, newReference: newReference}, nil
 		},
 	}
 }
 
+var _ registry.Referencer = (*run[struct{}, consensus.Agent, Reference])(nil)
+
 // run is a gossip method resolved against one instance.
-type run struct {
-	name string
-	m    Method
-	env  *registry.Env
-	inst registry.Locals
+type run[P any, A consensus.Agent, R Reference] struct {
+	name         string
+	p            P
+	step         float64
+	env          *registry.Env
+	inst         registry.Locals
+	newAgent     func(P, int, *graph.Graph, graph.EdgeProcess, objective.Local, []float64) (A, error)
+	newReference func(P, *graph.Graph, graph.EdgeProcess, []objective.Local, [][]float64) (R, error)
 }
 
-var _ registry.Referencer = (*run)(nil)
-
-func (r *run) Agent(i int) (consensus.Agent, error) {
+func (r *run[P, A, R]) Agent(i int) (consensus.Agent, error) {
 	if err := r.env.CheckAgent(r.name, i); err != nil {
 		return nil, err
 	}
-	return r.m.NewAgent(i, r.env.Graph, r.env.Process, r.inst.Local(i), r.env.Init(i))
+	return r.newAgent(r.p, i, r.env.Graph, r.env.Process, r.inst.Local(i), r.env.Init(i))
 }
 
-func (r *run) Resolved() []registry.Value { return r.m.Resolved() }
+func (r *run[P, A, R]) Resolved() []registry.Value {
+	return []registry.Value{{Name: "alpha", Value: r.step, Note: "step"}}
+}
 
 // Reference runs the method's matrix form on the same draws.
-func (r *run) Reference(rounds int) ([][]float64, error) {
-	ref, err := r.m.NewReference(r.env.Graph, r.env.Process, registry.AllLocals(r.inst, r.env.N), r.env.InitialPoints())
+func (r *run[P, A, R]) Reference(rounds int) ([][]float64, error) {
+	ref, err := r.newReference(r.p, r.env.Graph, r.env.Process, registry.AllLocals(r.inst, r.env.N), r.env.InitialPoints())
 	if err != nil {
 		return nil, err
 	}

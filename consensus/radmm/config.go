@@ -30,12 +30,9 @@ type Config struct {
 	// all agents (both endpoints of an edge apply the same dual step). 0
 	// selects DefaultRho.
 	Rho float64
-	// Tau is the step tau > 0 of MethodLinearized (the proximal weight is
-	// 1/tau). 0 selects tau_i = N / L_i per agent, with L_i =
-	// f_i.Smoothness().
-	Tau float64
-	// Seed is the run seed of the stochastic gradient samples: agent i
-	// samples round t through graph.SeedSample(seed, t, i).
+	// Tau is the step of MethodLinearized, Seed the run seed of its
+	// samples (edgeadmm.NewLocal; 0 selects tau_i = N/L_i).
+	Tau  float64
 	Seed uint64
 	// ReportDuals makes Report include the agent's edge duals with their
 	// versions (consensus.Report.EdgeDuals), to measure forks and delays
