@@ -42,17 +42,11 @@ type Config struct {
 // normalized returns cfg with the documented defaults filled in (except
 // the per-agent tau), or an error naming the first invalid field.
 func (cfg Config) normalized() (Config, error) {
-	if cfg.Method == "" {
-		cfg.Method = MethodExact
+	if err := edgeadmm.Normalize(&cfg.Method, &cfg.C, DefaultC, "c", cfg.Tau); err != nil {
+		return cfg, err
 	}
-	if cfg.C == 0 {
-		cfg.C = DefaultC
-	}
-	switch {
-	case !edgeadmm.Finite(cfg.C) || cfg.C < 0:
-		return cfg, fmt.Errorf("c = %v: must be positive and finite", cfg.C)
-	case !edgeadmm.Finite(cfg.Gamma) || cfg.Gamma < 0:
+	if !edgeadmm.Finite(cfg.Gamma) || cfg.Gamma < 0 {
 		return cfg, fmt.Errorf("gamma = %v: must be non-negative and finite", cfg.Gamma)
 	}
-	return cfg, edgeadmm.CheckMethod(cfg.Method, cfg.Tau)
+	return cfg, nil
 }

@@ -17,13 +17,10 @@ const (
 	ScheduleSqrt = "sqrt"
 )
 
-// Gradient oracles of Params.Gradient.
+// The gradient oracles of Params.Gradient (see package gossip).
 const (
-	// GradientStochastic uses G_i(x_i, xi_i^t), one call of
-	// objective.Local.StochGrad per round.
 	GradientStochastic = gossip.GradientStochastic
-	// GradientFull uses grad f_i(x_i).
-	GradientFull = gossip.GradientFull
+	GradientFull       = gossip.GradientFull
 )
 
 // DefaultStep is the default step alpha, for objectives scaled so that
@@ -31,20 +28,15 @@ const (
 const DefaultStep = 0.01
 
 // Params are DGD's parameters, with the keys of a scenario's algorithm
-// block. DefaultParams gives the defaults.
+// block (each key's doc tag says what it is; empty words take the
+// defaults: a constant step, stochastic gradients, Metropolis-Hastings
+// weights). Seed is the run's, not a key.
 type Params struct {
-	// Step is the step alpha > 0 (alpha_0 under ScheduleSqrt).
-	Step float64 `yaml:"step" doc:"step alpha > 0 (alpha_0 under schedule sqrt)"`
-	// Schedule is ScheduleConstant (also when empty) or ScheduleSqrt.
-	Schedule string `yaml:"schedule" doc:"step alpha_t: constant|sqrt (alpha, or alpha/sqrt(t+1))"`
-	// Gradient is GradientStochastic (also when empty) or GradientFull.
-	Gradient string `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
-	// Mixing is the mixing rule of W(zeta); Metropolis-Hastings when
-	// empty.
-	Mixing gossip.Mixing `yaml:"mixing"`
-	// Seed is the run seed of the stochastic samples; it comes from the
-	// run, not from the algorithm block.
-	Seed uint64 `yaml:"-"`
+	Step     float64       `yaml:"step" doc:"step alpha > 0 (alpha_0 under schedule sqrt)"`
+	Schedule string        `yaml:"schedule" doc:"step alpha_t: constant|sqrt (alpha, or alpha/sqrt(t+1))"`
+	Gradient string        `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
+	Mixing   gossip.Mixing `yaml:"mixing"`
+	Seed     uint64        `yaml:"-"`
 }
 
 // DefaultParams returns alpha = DefaultStep, a constant step, stochastic

@@ -41,6 +41,22 @@ func CheckMethod(method string, tau float64) error {
 	return nil
 }
 
+// Normalize fills in the defaults of a configuration's method
+// (MethodExact when empty) and penalty (def when 0, the key penalty named
+// name) and checks both and the step tau (0 selects N/L_i per agent).
+func Normalize(method *string, penalty *float64, def float64, name string, tau float64) error {
+	if *method == "" {
+		*method = MethodExact
+	}
+	if *penalty == 0 {
+		*penalty = def
+	}
+	if !Finite(*penalty) || *penalty < 0 {
+		return fmt.Errorf("%s = %v: must be positive and finite", name, *penalty)
+	}
+	return CheckMethod(*method, tau)
+}
+
 // Finite reports whether v is neither NaN nor infinite.
 func Finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

@@ -111,31 +111,12 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 	}
 	for k, j := range nbrs {
 		a.nb[k] = edge{j: j, sign: graph.Sign(id, j)}
-		a.sbOff[k], _ = payloadLayout(g, id, n, j)
-		a.nb[k].off, a.nb[k].plen = payloadLayout(g, j, n, id)
+		a.sbOff[k], _ = g.EdgeLayout(id, j, 2*n+1)
+		a.nb[k].off, a.nb[k].plen = g.EdgeLayout(j, id, 2*n+1)
 	}
-	_, size := payloadLayout(g, id, n, -1)
+	_, size := g.EdgeLayout(id, -1, 2*n+1)
 	a.sb = make([]float64, size)
 	return a, nil
-}
-
-// payloadLayout returns the offset of edge {i, j} in agent i's phase-1
-// payload (-1 if j is not a neighbour) and the payload's length: over
-// i's neighbours m in ascending order, 2n+1 values for an edge i owns
-// (i < m), 1 for an edge it reads.
-func payloadLayout(g *graph.Graph, i, n, j int) (off, size int) {
-	off = -1
-	for _, m := range g.Neighbors(i) {
-		if m == j {
-			off = size
-		}
-		if i < m {
-			size += 2*n + 1
-		} else {
-			size++
-		}
-	}
-	return off, size
 }
 
 // ID implements consensus.Agent.

@@ -1,10 +1,6 @@
 package radmm
 
-import (
-	"fmt"
-
-	"github.com/consim/consim/consensus/edgeadmm"
-)
+import "github.com/consim/consim/consensus/edgeadmm"
 
 // Methods of Config.Method.
 const (
@@ -43,14 +39,5 @@ type Config struct {
 // normalized returns cfg with the documented defaults filled in (except
 // the per-agent tau), or an error naming the first invalid field.
 func (cfg Config) normalized() (Config, error) {
-	if cfg.Method == "" {
-		cfg.Method = MethodExact
-	}
-	if cfg.Rho == 0 {
-		cfg.Rho = DefaultRho
-	}
-	if !edgeadmm.Finite(cfg.Rho) || cfg.Rho < 0 {
-		return cfg, fmt.Errorf("rho = %v: must be positive and finite", cfg.Rho)
-	}
-	return cfg, edgeadmm.CheckMethod(cfg.Method, cfg.Tau)
+	return cfg, edgeadmm.Normalize(&cfg.Method, &cfg.Rho, DefaultRho, "rho", cfg.Tau)
 }

@@ -9,12 +9,10 @@ import (
 	"github.com/consim/consim/objective"
 )
 
-// Gradient oracles of Params.Gradient.
+// The gradient oracles of Params.Gradient (see package gossip):
+// GradientFull is DIGing as published.
 const (
-	// GradientFull uses grad f_i(x_i): DIGing as published.
-	GradientFull = gossip.GradientFull
-	// GradientStochastic uses G_i(x_i, xi_i^t), one call of
-	// objective.Local.StochGrad per round.
+	GradientFull       = gossip.GradientFull
 	GradientStochastic = gossip.GradientStochastic
 )
 
@@ -25,18 +23,14 @@ const (
 const DefaultStep = 0.01
 
 // Params are the parameters of gradient tracking, with the keys of a
-// scenario's algorithm block. DefaultParams gives the defaults.
+// scenario's algorithm block (each key's doc tag says what it is; empty
+// words take the defaults: full gradients, Metropolis-Hastings weights).
+// Seed is the run's, not a key.
 type Params struct {
-	// Step is the constant step alpha > 0.
-	Step float64 `yaml:"step" doc:"step alpha > 0"`
-	// Gradient is GradientFull (also when empty) or GradientStochastic.
-	Gradient string `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
-	// Mixing is the mixing rule of W(zeta); Metropolis-Hastings when
-	// empty.
-	Mixing gossip.Mixing `yaml:"mixing"`
-	// Seed is the run seed of the stochastic samples; it comes from the
-	// run, not from the algorithm block.
-	Seed uint64 `yaml:"-"`
+	Step     float64       `yaml:"step" doc:"constant step alpha > 0"`
+	Gradient string        `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
+	Mixing   gossip.Mixing `yaml:"mixing"`
+	Seed     uint64        `yaml:"-"`
 }
 
 // DefaultParams returns alpha = DefaultStep, full gradients and
@@ -52,15 +46,21 @@ func (p Params) Validate() error {
 	return errs.Err()
 }
 
-// check validates p and the arguments of NewAgent, and returns p with its
-// defaults filled in.
-func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (Params, error) {
+// normalized returns p with the documented defaults of its empty keys.
+func (p Params) normalized() Params {
 	if p.Gradient == "" {
 		p.Gradient = GradientFull
 	}
 	if p.Mixing.Rule == "" {
 		p.Mixing.Rule = graph.MixMetropolis
 	}
+	return p
+}
+
+// check validates p and the arguments of NewAgent, and returns p with its
+// defaults filled in.
+func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (Params, error) {
+	p = p.normalized()
 	if f == nil {
 		return p, fmt.Errorf("an objective is required")
 	}
