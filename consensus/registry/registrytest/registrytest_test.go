@@ -18,7 +18,7 @@ type Params struct {
 	Shared   `yaml:",inline"`
 	File     registry.Path `yaml:"file" doc:"a data file"`
 	Exact    bool          `yaml:"exact" doc:"exact prox"`
-	seed     uint64
+	Seed     uint64        `yaml:"-"`
 }
 
 type mixing struct {
