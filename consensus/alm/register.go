@@ -13,7 +13,7 @@ func Algorithm() registry.Algorithm {
 		Name:      "alm",
 		Summary:   "stochastic smoothed linearized ALM with random edge-agent incidence (Algorithm 2)",
 		New:       func() registry.Params { p := DefaultParams(); return &p },
-		Build:     build,
+		Build:     registry.BuildWith(build),
 		SameDraw:  true,
 		CanRejoin: true,
 		Needs:     []string{registry.CapLocals},
@@ -36,11 +36,7 @@ var (
 	_ registry.Measurer   = (*run)(nil)
 )
 
-func build(p registry.Params, env *registry.Env) (registry.Run, error) {
-	inst, err := registry.As[registry.Locals](env)
-	if err != nil {
-		return nil, err
-	}
+func build(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 	locals := registry.AllLocals(inst, env.N)
 	c, err := ConstantsFor(env.Graph, locals)
 	if err != nil {

@@ -135,7 +135,7 @@ func Composition() registry.Algorithm {
 		New: func() registry.Params {
 			return &CompositionParams{Step: DefaultCompositionEta, SplitPenalty: DefaultCompositionRho, Penalty: DefaultC, Batch: DefaultCompositionBatch}
 		},
-		Build:    buildComposition,
+		Build:    registry.BuildWith(buildComposition),
 		Needs:    []string{CapPortfolios},
 		NeedsDoc: "a composition objective split into shards",
 		Renamed: map[string]string{"params.eta": "step", "params.rho": "split_penalty", "params.c": "penalty",
@@ -154,12 +154,8 @@ var (
 	_ registry.Measurer   = (*compositionRun)(nil)
 )
 
-func buildComposition(p registry.Params, env *registry.Env) (registry.Run, error) {
+func buildComposition(p registry.Params, env *registry.Env, inst Portfolios) (registry.Run, error) {
 	o := p.(*CompositionParams)
-	inst, err := registry.As[Portfolios](env)
-	if err != nil {
-		return nil, err
-	}
 	k := max(1, inst.PeriodsPerAgent())
 	if o.K != nil {
 		k = *o.K

@@ -45,11 +45,7 @@ func Algorithm[P any, B Block[P], A consensus.Agent, R Reference](name, summary 
 		Needs:    []string{registry.CapLocals},
 		NeedsDoc: "local objectives f_i",
 		Renamed:  Renamed,
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, err := registry.As[registry.Locals](env)
-			if err != nil {
-				return nil, err
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 			q := *(*P)(p.(B))
 			sh := B(&q).Shared()
 			*sh.Seed = env.Seed
@@ -57,7 +53,7 @@ func Algorithm[P any, B Block[P], A consensus.Agent, R Reference](name, summary 
 				return nil, err
 			}
 			return &run[P, A, R]{name: name, p: q, step: sh.Step, env: env, inst: inst, newAgent: newAgent, newReference: newReference}, nil
-		},
+		}),
 	}
 }
 

@@ -62,11 +62,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "penalty_vrasg",
 		Summary: "Lu-Xiao Algorithm 2 (variance-reduced ASG, quadratic penalty, constant or dynamic rho), data-parallel agents with an all-reduced full gradient",
 		New:     func() registry.Params { return &Params{Preset: "4ii"} },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, err := registry.As[Provider](env)
-			if err != nil {
-				return nil, err
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
 			st := p.(*Params)
 			f := inst.FiniteSum()
 			s := f.Len()
@@ -84,7 +80,7 @@ func Algorithm() registry.Algorithm {
 			cfg := AgentConfig{Rule: rule, K: env.Rounds, X0: inst.Start(), Seed: env.Seed, Bounds: bounds,
 				Lip: lipOf(f), Lf: st.Lf, Cons: inst.Linear(), Psi: inst.Psi()}
 			return &VRRun{inst: inst, f: f, cfg: cfg}, nil
-		},
+		}),
 		Needs:    []string{CapConstrainedFiniteSum},
 		NeedsDoc: "a finite-sum problem with linear constraints and an l1 + box regularizer",
 		Roles:    registry.Shards,

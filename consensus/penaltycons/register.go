@@ -32,7 +32,7 @@ func Algorithm() registry.Algorithm {
 		Name:     "penalty_asg",
 		Summary:  "accelerated stochastic gradient on the quadratic consensus penalty, constant or growing rho (Lu and Xiao, Algorithm 1)",
 		New:      func() registry.Params { p := DefaultParams(); return &p },
-		Build:    build,
+		Build:    registry.BuildWith(build),
 		Needs:    []string{registry.CapLocals},
 		NeedsDoc: "local objectives f_i with gradients and a box X",
 		Renamed:  map[string]string{"rule": "preset"},
@@ -69,11 +69,7 @@ func ConfigFor(rule string, g *graph.Graph, locals []objective.Local, T int, see
 	return cfg, nil
 }
 
-func build(p registry.Params, env *registry.Env) (registry.Run, error) {
-	inst, err := registry.As[registry.Locals](env)
-	if err != nil {
-		return nil, err
-	}
+func build(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 	locals := registry.AllLocals(inst, env.N)
 	cfg, err := ConfigFor(p.(*Params).Preset, env.Graph, locals, env.Rounds, env.Seed)
 	if err != nil {

@@ -185,6 +185,19 @@ func (a Algorithm) holds(run Run) error {
 	return nil
 }
 
+// BuildWith adapts build, which takes the problem's instance as the
+// capability T the algorithm declares in Needs, to Algorithm.Build: the
+// instance is asserted once here (As).
+func BuildWith[T any](build func(p Params, env *Env, inst T) (Run, error)) func(Params, *Env) (Run, error) {
+	return func(p Params, env *Env) (Run, error) {
+		inst, err := As[T](env)
+		if err != nil {
+			return nil, err
+		}
+		return build(p, env, inst)
+	}
+}
+
 // As returns the run's problem instance as the capability T (e.g.
 // Locals) that the algorithm declares in Needs. Check has compared the
 // problem's Offers with the needs, so an instance that is not a T offers

@@ -80,18 +80,14 @@ func Algorithm() registry.Algorithm {
 		Name:    "slicing_alm",
 		Summary: "network slicing by the smoothed linearized ALM (Algorithm 1) on the l_p-regularized relaxation, one agent per network node",
 		New:     func() registry.Params { p := DefaultParams(); return &p },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, err := registry.As[Provider](env)
-			if err != nil {
-				return nil, err
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
 			md := inst.Slicing()
 			if md.Inst.Nodes != env.N {
 				return nil, registry.FieldErrors{{Key: "agents", Msg: fmt.Sprintf("the slicing instance has %d nodes, one agent each: set agents: %d (got %d)", md.Inst.Nodes, md.Inst.Nodes, env.N)}}
 			}
 			prm := *p.(*Params)
 			return NewRun(md, prm.Config(md, env.Rounds))
-		},
+		}),
 		CanRejoin: true,
 		Needs:     []string{CapSlicing},
 		NeedsDoc:  "a network-slicing instance (one agent per network node)",

@@ -94,11 +94,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "tsp",
 		Summary: "TSP (Lu, ICML 2025): two-sided smoothed primal-dual bilevel method, an upper-level agent (agent 0) and N-1 task agents in a star",
 		New:     func() registry.Params { s := DefaultParams(); return &s },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, err := registry.As[Provider](env)
-			if err != nil {
-				return nil, err
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
 			prm := p.(*Params).constants(inst.LowerTerms())
 			if err := prm.Validate(); err != nil {
 				return nil, registry.FieldErrors{{Key: "units", Msg: fmt.Sprintf("after conversion: %v", err)}}
@@ -108,7 +104,7 @@ func Algorithm() registry.Algorithm {
 				return nil, err
 			}
 			return &StarRun{inst: inst, prm: prm, n: env.N, meas: meas, given: make([]bool, env.N)}, nil
-		},
+		}),
 		Needs:    []string{CapSplitBilevel},
 		NeedsDoc: "a bilevel problem whose lower level is a sum over task blocks",
 		Roles:    registry.Star,

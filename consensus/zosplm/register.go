@@ -144,11 +144,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "zo_splm",
 		Summary: "ZO-SPLM (Dong et al.): zeroth-order smoothed proximal Lagrangian, a server agent with its evaluations fanned out to runtime.workers oracle workers",
 		New:     func() registry.Params { p := DefaultParams(); return &p },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, err := registry.As[Provider](env)
-			if err != nil {
-				return nil, err
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
 			q := inst.QCQP()
 			prm, err := p.(*Params).params(q.Dim())
 			if err != nil {
@@ -159,7 +155,7 @@ func Algorithm() registry.Algorithm {
 				return nil, fmt.Errorf("problem.init: %w", err)
 			}
 			return &SPLMRun{q: q, prm: prm, x0: x0, seed: graph.Hash(env.Seed, 0, drawDirection, 2, 0)}, nil
-		},
+		}),
 		Needs:    []string{CapQCQP},
 		NeedsDoc: "a black-box constrained problem (f, h) over a box",
 		Roles:    registry.Server,
