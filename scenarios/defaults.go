@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -177,7 +176,7 @@ func registeredDocs(reg *registry.Registry, r registered, names []string) []stru
 	var groups []*group
 	index := make(map[[3]string]*group)
 	for _, name := range names {
-		p, _, _ := r.lookup(reg, name)
+		p, _, _ := lookup(r, reg, name)
 		v := reflect.ValueOf(p).Elem()
 		for _, k := range leafKeys(v.Type(), "") {
 			f := structFieldAt(v.Type(), k)
@@ -234,14 +233,14 @@ func formatValue(v reflect.Value) string {
 		if x == nil {
 			return "-"
 		}
-		return formatFloat(*x)
+		return registry.Num(*x)
 	case *int:
 		if x == nil {
 			return "-"
 		}
 		return strconv.Itoa(*x)
 	case float64:
-		return formatFloat(x)
+		return registry.Num(x)
 	case string:
 		if x == "" {
 			return `""`
@@ -249,14 +248,4 @@ func formatValue(v reflect.Value) string {
 		return x
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return ".inf"
-	case math.IsInf(f, -1):
-		return "-.inf"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }

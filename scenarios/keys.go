@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
 // field is one YAML key of a schema struct.
@@ -12,30 +14,13 @@ type field struct {
 	index []int  // struct field index path (reflect.Value.FieldByIndex)
 }
 
-// fieldsOf lists the YAML keys of struct type t in declaration order. The
-// keys of an embedded struct tagged `yaml:",inline"` are keys of t, at the
-// embedding's place.
+// fieldsOf lists the YAML keys of struct type t in declaration order, as
+// registry.Keys names them (the keys of an embedded struct tagged
+// `yaml:",inline"` are keys of t).
 func fieldsOf(t reflect.Type) []field {
 	var fs []field
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if f.Anonymous && name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
-			for _, in := range fieldsOf(f.Type) {
-				fs = append(fs, field{name: in.name, index: append([]int{i}, in.index...)})
-			}
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		fs = append(fs, field{name: name, index: []int{i}})
+	for _, k := range registry.Keys(t) {
+		fs = append(fs, field{name: k.Name, index: k.Index})
 	}
 	return fs
 }

@@ -24,45 +24,51 @@ type registered interface {
 	settings() *registry.Params
 	// settingsFor is the entry name the settings were made for.
 	settingsFor() *string
-	// lookup returns a new parameter struct with the defaults of name, and
-	// the names registered.
-	lookup(reg *registry.Registry, name string) (registry.Params, []string, bool)
-	// renamed returns the old keys of entry name with their new keys.
-	renamed(reg *registry.Registry, name string) map[string]string
+	// entry returns the registered entry called name (ok false when there
+	// is none) and the names registered.
+	entry(reg *registry.Registry, name string) (e entry, names []string, ok bool)
+}
+
+// entry is what the scenario uses of a registered algorithm or problem:
+// its defaults and its old keys.
+type entry struct {
+	new     func() registry.Params
+	renamed map[string]string
 }
 
 func (a *Algorithm) selector() (string, *string) { return "name", &a.Name }
 func (a *Algorithm) section() string             { return "algorithm" }
 func (a *Algorithm) settings() *registry.Params  { return &a.Params }
 func (a *Algorithm) settingsFor() *string        { return &a.of }
-func (a *Algorithm) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
+func (a *Algorithm) entry(reg *registry.Registry, name string) (entry, []string, bool) {
 	e, ok := reg.Algorithm(name)
-	if !ok {
-		return nil, reg.Algorithms(), false
-	}
-	return e.New(), reg.Algorithms(), true
-}
-
-func (a *Algorithm) renamed(reg *registry.Registry, name string) map[string]string {
-	e, _ := reg.Algorithm(name)
-	return e.Renamed
+	return entry{e.New, e.Renamed}, reg.Algorithms(), ok
 }
 
 func (p *Problem) selector() (string, *string) { return "kind", &p.Kind }
 func (p *Problem) section() string             { return "problem" }
 func (p *Problem) settings() *registry.Params  { return &p.Params }
 func (p *Problem) settingsFor() *string        { return &p.of }
-func (p *Problem) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
+func (p *Problem) entry(reg *registry.Registry, name string) (entry, []string, bool) {
 	e, ok := reg.Problem(name)
-	if !ok {
-		return nil, reg.Problems(), false
-	}
-	return e.New(), reg.Problems(), true
+	return entry{e.New, e.Renamed}, reg.Problems(), ok
 }
 
-func (p *Problem) renamed(reg *registry.Registry, name string) map[string]string {
-	e, _ := reg.Problem(name)
-	return e.Renamed
+// lookup returns a new parameter struct with the defaults of the entry of
+// r called name, and the names registered.
+func lookup(r registered, reg *registry.Registry, name string) (registry.Params, []string, bool) {
+	e, names, ok := r.entry(reg, name)
+	if !ok {
+		return nil, names, false
+	}
+	return e.new(), names, true
+}
+
+// renamedOf returns the old keys of the entry of r called name with their
+// new keys.
+func renamedOf(r registered, reg *registry.Registry, name string) map[string]string {
+	e, _, _ := r.entry(reg, name)
+	return e.renamed
 }
 
 // settle makes the settings of r those of its selected entry: new
@@ -80,7 +86,7 @@ func settle(r registered, reg *registry.Registry) {
 	if *name == "" {
 		return
 	}
-	if p, _, ok := r.lookup(reg, *name); ok {
+	if p, _, ok := lookup(r, reg, *name); ok {
 		*set = p
 	}
 }
@@ -130,48 +136,37 @@ func (d *decoder) decodeRegistered(r registered, n *yaml.Node, key string) {
 		}
 	}
 	if *sel != "" {
-		if _, names, ok := r.lookup(d.reg, *sel); !ok {
+		if _, names, ok := lookup(r, d.reg, *sel); !ok {
 			d.errs.add(d.posOf(joinKey(key, selKey)), joinKey(key, selKey), "%s", unknownValueMsg(*sel, names))
 			return
 		}
 	}
 	settle(r, d.reg)
 	sv := settingsValue(r)
-	seen := make(map[string]int)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], n.Content[i+1]
-		if kn.Kind != yaml.ScalarNode {
-			d.errs.add(d.at(kn), key, "keys must be plain names, got %s", describe(kn))
-			continue
-		}
+	d.keys(n, key, func(kn, vn *yaml.Node) {
 		name := kn.Value
-		if line, dup := seen[name]; dup {
-			d.errs.add(d.at(kn), joinKey(key, name), "repeated key (first set at line %d)", line)
-			continue
-		}
-		seen[name] = kn.Line
 		if name == selKey {
-			continue
+			return
 		}
 		if f, ok := lookupField(own.Type(), name); ok {
 			d.value(vn, own.FieldByIndex(f.index), joinKey(key, name))
-			continue
+			return
 		}
 		if !sv.IsValid() {
 			d.errs.add(d.at(kn), joinKey(key, name), "set %s.%s first: the other keys of %s depend on it", key, selKey, key)
-			continue
+			return
 		}
 		f, ok := lookupField(sv.Type(), name)
-		if !ok && d.renamedKeys(r.renamed(d.reg, *sel), key, name, kn, vn) {
-			continue
+		if !ok && d.renamedKeys(renamedOf(r, d.reg, *sel), key, name, kn, vn) {
+			return
 		}
 		if !ok {
 			allowed := append(keyNames(own.Type()), keyNames(sv.Type())...)
 			d.errs.add(d.at(kn), "", "%s (for %s %s)", unknownKeyMsg(name, key, allowed), selKey, *sel)
-			continue
+			return
 		}
 		d.value(vn, sv.FieldByIndex(f.index), joinKey(key, name))
-	}
+	})
 }
 
 // renamedKeys reports whether the key name of section (its key node kn,
@@ -224,7 +219,7 @@ func hasPrefix(ren map[string]string, prefix string) bool {
 // renamedError is the error of an override whose dotted key, from its
 // element at index i on, is an old key of the entry of r (Set).
 func renamedError(r registered, reg *registry.Registry, name string, key string, parts []string, i int) error {
-	ren := r.renamed(reg, name)
+	ren := renamedOf(r, reg, name)
 	for j := len(parts); j > i; j-- {
 		old := strings.Join(parts[i:j], ".")
 		if nk, ok := ren[old]; ok {

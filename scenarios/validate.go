@@ -168,7 +168,7 @@ func (v *validator) needs(err error) {
 func (v *validator) registeredBlock(r registered, what string) {
 	selKey, sel := r.selector()
 	key := joinKey(r.section(), selKey)
-	_, names, ok := r.lookup(v.s.registry(), *sel)
+	_, names, ok := lookup(r, v.s.registry(), *sel)
 	if !v.required(key, *sel == "", what+": one of "+strings.Join(names, ", ")) {
 		return
 	}
@@ -323,22 +323,22 @@ func (v *validator) atLeast(key string, x, lo int) bool {
 // inUnit checks x in (0, 1].
 func (v *validator) inUnit(key string, x float64) {
 	if !(x > 0 && x <= 1) {
-		v.fail(key, "%s is outside (0, 1]", formatFloat(x))
+		v.fail(key, "%s is outside (0, 1]", registry.Num(x))
 	}
 }
 
 func (v *validator) positive(key string, x float64) {
 	if !(x > 0) || math.IsInf(x, 0) {
-		v.fail(key, "must be a finite number > 0, got %s", formatFloat(x))
+		v.fail(key, "must be a finite number > 0, got %s", registry.Num(x))
 	}
 }
 
 func (v *validator) nonNegative(key string, x float64) {
 	if !(x >= 0) || math.IsInf(x, 0) {
-		v.fail(key, "must be a finite number >= 0, got %s", formatFloat(x))
+		v.fail(key, "must be a finite number >= 0, got %s", registry.Num(x))
 	}
 }
 
 func formatInterval(iv Interval) string {
-	return "[" + formatFloat(iv.Lo()) + ", " + formatFloat(iv.Hi()) + "]"
+	return "[" + registry.Num(iv.Lo()) + ", " + registry.Num(iv.Hi()) + "]"
 }

@@ -1,9 +1,10 @@
 package scenarios
 
 import (
-	"github.com/consim/consim/catalog"
 	"strings"
 	"testing"
+
+	"github.com/consim/consim/catalog"
 )
 
 // algorithmList is the registered algorithms as messages list them.

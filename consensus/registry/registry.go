@@ -323,13 +323,18 @@ func (r *Registry) RegisterAlgorithm(a Algorithm) error {
 	case !a.Roles.valid():
 		return fmt.Errorf("registry: algorithm %q: roles %q are not one of peers, server, star, nodes, shards", a.Name, a.Roles)
 	}
-	if _, dup := r.algorithms[a.Name]; dup {
-		return fmt.Errorf("registry: algorithm %q is registered already", a.Name)
+	return add(&r.algorithms, "algorithm", a.Name, a)
+}
+
+// add enters e under name in *m, unless the name is taken.
+func add[E any](m *map[string]E, what, name string, e E) error {
+	if _, dup := (*m)[name]; dup {
+		return fmt.Errorf("registry: %s %q is registered already", what, name)
 	}
-	if r.algorithms == nil {
-		r.algorithms = make(map[string]Algorithm)
+	if *m == nil {
+		*m = make(map[string]E)
 	}
-	r.algorithms[a.Name] = a
+	(*m)[name] = e
 	return nil
 }
 
@@ -341,14 +346,7 @@ func (r *Registry) RegisterProblem(p Problem) error {
 	case p.New == nil || p.Build == nil:
 		return fmt.Errorf("registry: problem %q: New and Build must be set", p.Kind)
 	}
-	if _, dup := r.problems[p.Kind]; dup {
-		return fmt.Errorf("registry: problem %q is registered already", p.Kind)
-	}
-	if r.problems == nil {
-		r.problems = make(map[string]Problem)
-	}
-	r.problems[p.Kind] = p
-	return nil
+	return add(&r.problems, "problem", p.Kind, p)
 }
 
 // Algorithm returns the algorithm registered as name.

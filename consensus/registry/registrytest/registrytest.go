@@ -135,32 +135,18 @@ type leaf struct {
 // fields) and appends the idiom's structural errors to errs.
 func leaves(t reflect.Type, index []int, prefix string, errs *[]error) []leaf {
 	var out []leaf
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		idx := append(append([]int(nil), index...), i)
-		if f.Anonymous && name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
-			out = append(out, leaves(f.Type, idx, prefix, errs)...) // keys of the block itself
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		key := name
+	for _, k := range registry.Keys(t) {
+		f := t.FieldByIndex(k.Index)
+		key := k.Name
 		if prefix != "" {
-			key = prefix + "." + name
+			key = prefix + "." + k.Name
 		}
 		for _, bad := range forbidden {
-			if strings.EqualFold(f.Name, bad) || name == bad {
+			if strings.EqualFold(f.Name, bad) || k.Name == bad {
 				*errs = append(*errs, fmt.Errorf("key %s (field %s): the block's keys belong in the block itself, not in a %s sub-block", key, f.Name, bad))
 			}
 		}
+		idx := append(append([]int(nil), index...), k.Index...)
 		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[registry.Interval]() {
 			out = append(out, leaves(f.Type, idx, key, errs)...)
 			continue
