@@ -316,6 +316,11 @@
     es.addEventListener("open", function () {
       if (!state.ended) status.textContent = "live: the run is in progress";
     });
+    // Each connection starts with hello and replays the rows so far.
+    es.addEventListener("hello", function () {
+      if (values) values.forEach(function (v) { v.length = 0; });
+      state.rows = 0;
+    });
     es.addEventListener("row", function (e) {
       var row = JSON.parse(e.data);
       if (!cols) {
