@@ -91,8 +91,12 @@ func (s *Server) Handler() http.Handler { return s.mux }
 
 // Observe records the row p describes and pushes it to every connected
 // page; it is a coordinator.Config.Progress callback and returns at once
-// (a page that cannot keep up is disconnected, not waited for).
+// (a page that cannot keep up is disconnected, not waited for). On a nil
+// Server it does nothing.
 func (s *Server) Observe(p coordinator.Progress) {
+	if s == nil {
+		return
+	}
 	row := p.Row()
 	line, err := row.MarshalJSON()
 	if err != nil { // Row.MarshalJSON cannot fail; keep the view consistent if it ever does
@@ -127,10 +131,27 @@ func (s *Server) keep(line []byte) {
 	s.stride *= 2
 }
 
+// Tee returns a Progress callback that calls Observe, then next (when
+// not nil); on a nil Server it returns next.
+func (s *Server) Tee(next func(coordinator.Progress)) func(coordinator.Progress) {
+	if s == nil {
+		return next
+	}
+	return func(p coordinator.Progress) {
+		s.Observe(p)
+		if next != nil {
+			next(p)
+		}
+	}
+}
+
 // End records the run's outcome and sends it to every page as the end
 // event; sum may be nil when the run failed before it had a summary, err
-// is the run's error.
+// is the run's error. On a nil Server it does nothing.
 func (s *Server) End(sum *coordinator.Summary, err error) {
+	if s == nil {
+		return
+	}
 	s.metrics.end(sum)
 	data := s.summaryOf(nil, &ending{sum, err})
 	s.mu.Lock()
@@ -284,6 +305,19 @@ func (s *Server) Start(addr string) (url, warning string, err error) {
 	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.http.Serve(ln) }()
 	return URL(ln.Addr()), warning, nil
+}
+
+// CloseGrace is how long Stop lets the event streams drain.
+const CloseGrace = 2 * time.Second
+
+// Stop is Close with CloseGrace to drain; on a nil Server it does nothing.
+func (s *Server) Stop() error {
+	if s == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), CloseGrace)
+	defer cancel()
+	return s.Close(ctx)
 }
 
 // Close ends every event stream, after the events already queued (the
