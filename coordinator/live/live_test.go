@@ -367,7 +367,7 @@ func TestPage(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	if strings.Contains(page, "<script src") || strings.Contains(page, "<link") {
+	if strings.Contains(page, "<script src") || strings.Contains(page, `<link rel="stylesheet"`) {
 		t.Error("page loads an asset")
 	}
 	if resp, err := http.Get(ts.URL + "/nothing"); err != nil || resp.StatusCode != http.StatusNotFound {

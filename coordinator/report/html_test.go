@@ -66,7 +66,12 @@ func embeddedData(t *testing.T, path string) (page string, data struct {
 // style must be inline.
 func checkSelfContained(t *testing.T, page string) {
 	t.Helper()
-	for _, re := range []string{`<script[^>]*\ssrc=`, `<link[^>]*\shref=`, `<img[^>]*\ssrc=`, `@import`, `url\(\s*['"]?https?:`} {
+	for _, m := range regexp.MustCompile(`<[a-z]+[^>]*\s(?:src|href)="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		if !strings.HasPrefix(m[1], "data:") {
+			t.Errorf("report.html loads an asset: %q", m[0])
+		}
+	}
+	for _, re := range []string{`@import`, `url\(\s*['"]?https?:`} {
 		if m := regexp.MustCompile(re).FindString(page); m != "" {
 			t.Errorf("report.html loads an asset: %q", m)
 		}

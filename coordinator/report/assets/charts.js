@@ -77,6 +77,8 @@
     this.el = el("div", "chart" + (o.wide ? " wide" : ""));
     var head = el("div", "head");
     head.appendChild(el("span", "name", o.title || o.name));
+    this.empty = el("span", "small", "no finite values yet");
+    head.appendChild(this.empty);
     var label = el("label");
     this.logBox = el("input");
     this.logBox.type = "checkbox";
@@ -126,6 +128,7 @@
       this.u = null;
     }
     this.logBox.disabled = !this.canLog();
+    this.empty.hidden = this.o.series().some(function (s) { return finiteCount(s.values) > 0; });
     var series = [{ label: this.o.xLabel(), value: function (u, v) { return fmt(v); } }];
     this.o.series().forEach(function (s) {
       series.push({
@@ -173,6 +176,7 @@
       this.build();
       return;
     }
+    this.empty.hidden = this.o.series().some(function (s) { return finiteCount(s.values) > 0; });
     this.u.setData(this.data(), !this.zoomed);
   };
 
