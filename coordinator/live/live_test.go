@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -451,5 +452,30 @@ func TestStartClose(t *testing.T) {
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Error("server still answers after Close")
+	}
+}
+
+// TestDocsListEveryMetric checks that docs/observability.md names every
+// metric the view exports.
+func TestDocsListEveryMetric(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/observability.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"consim_run_info", "consim_agents", "consim_rounds_planned", "consim_run_ended",
+		"consim_measured_rows_total", "consim_dropped_frames_total", "consim_measure"}
+	for _, s := range rowSeries {
+		names = append(names, s.name)
+	}
+	for _, s := range agentSeries {
+		names = append(names, s.name)
+	}
+	for _, d := range dropReasons {
+		names = append(names, d.reason)
+	}
+	for _, n := range names {
+		if !strings.Contains(string(doc), "`"+n) && !strings.Contains(string(doc), " `"+n+"`") {
+			t.Errorf("docs/observability.md does not list %s", n)
+		}
 	}
 }
