@@ -262,18 +262,7 @@ func pointsOf(s pageState) int {
 // runReport writes report.html of bundle and compares it with the
 // bundle.
 func (c *checker) runReport(ctx context.Context, b *cdp.Browser, bundle string) error {
-	if out, err := exec.CommandContext(ctx, c.consim, "report", bundle).CombinedOutput(); err != nil {
-		return fmt.Errorf("consim report: %w\n%s", err, out)
-	}
-	p, err := b.NewPage(ctx, 1400, 1000)
-	if err != nil {
-		return err
-	}
-	path, _ := filepath.Abs(filepath.Join(bundle, "report.html"))
-	if err := p.Navigate(ctx, "file://"+path); err != nil {
-		return err
-	}
-	s, err := waitFor(ctx, p, 30*time.Second, func(s pageState) bool { return s.Ready })
+	p, s, err := c.openReport(ctx, b, bundle)
 	if err != nil {
 		return err
 	}
@@ -296,6 +285,27 @@ func (c *checker) runReport(ctx context.Context, b *cdp.Browser, bundle string) 
 	c.shots = append(c.shots, shot+"  (report.html of the live run's bundle)")
 	c.problems("report.html", p)
 	return nil
+}
+
+// openReport runs consim report on dir and opens dir/report.html from
+// its file, once its charts are drawn.
+func (c *checker) openReport(ctx context.Context, b *cdp.Browser, dir string) (*cdp.Page, pageState, error) {
+	if out, err := exec.CommandContext(ctx, c.consim, "report", dir).CombinedOutput(); err != nil {
+		return nil, pageState{}, fmt.Errorf("consim report: %w\n%s", err, out)
+	}
+	p, err := b.NewPage(ctx, 1400, 1000)
+	if err != nil {
+		return nil, pageState{}, err
+	}
+	path, err := filepath.Abs(filepath.Join(dir, "report.html"))
+	if err != nil {
+		return nil, pageState{}, err
+	}
+	if err := p.Navigate(ctx, "file://"+path); err != nil {
+		return nil, pageState{}, err
+	}
+	s, err := waitFor(ctx, p, 30*time.Second, func(s pageState) bool { return s.Ready })
+	return p, s, err
 }
 
 // compareRun checks that the page has one plot per column of the
@@ -347,22 +357,11 @@ func (c *checker) sweepReport(ctx context.Context, b *cdp.Browser) error {
 		return fmt.Errorf("consim sweep: %w\n%s", err, tail(string(out), 30))
 	}
 	dir := filepath.Join(root, "sw")
-	if out, err := exec.CommandContext(ctx, c.consim, "report", dir).CombinedOutput(); err != nil {
-		return fmt.Errorf("consim report: %w\n%s", err, out)
+	p, s, err := c.openReport(ctx, b, dir)
+	if err != nil {
+		return err
 	}
 	runs, err := sweepRuns(dir)
-	if err != nil {
-		return err
-	}
-	p, err := b.NewPage(ctx, 1400, 1000)
-	if err != nil {
-		return err
-	}
-	path, _ := filepath.Abs(filepath.Join(dir, "report.html"))
-	if err := p.Navigate(ctx, "file://"+path); err != nil {
-		return err
-	}
-	s, err := waitFor(ctx, p, 30*time.Second, func(s pageState) bool { return s.Ready })
 	if err != nil {
 		return err
 	}
