@@ -77,7 +77,7 @@
     this.el = el("div", "chart" + (o.wide ? " wide" : ""));
     var head = el("div", "head");
     head.appendChild(el("span", "name", o.title || o.name));
-    this.empty = el("span", "small", "no finite values yet");
+    this.empty = el("span", "small", "no finite values");
     head.appendChild(this.empty);
     var label = el("label");
     this.logBox = el("input");
