@@ -57,7 +57,8 @@ const (
 // sample (ErdosRenyi, RandomGeometric) and 0 for WithRandomP.
 const (
 	// StreamGraph derives the topology seed from the run seed: round 0 for
-	// the topology, round 1 for the random presence probabilities.
+	// the topology, round 1 for the random presence probabilities, round 2
+	// for the split of a directed sequence.
 	StreamGraph      Stream = 0x6772617068 // "graph"
 	StreamErdosRenyi Stream = 1<<32 + 0    // pair {i, j} of G(n, q)
 	StreamGeometric  Stream = 1<<32 + 1    // coordinates (i, 0), (i, 1)

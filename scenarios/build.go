@@ -38,13 +38,25 @@ func (s *Scenario) Build() (*Setup, error) {
 		return nil, err
 	}
 	reg := s.registry()
-	g, err := s.buildGraph()
-	if err != nil {
-		return nil, err
-	}
 	st := &Setup{Scenario: s}
-	if g, st.Process, err = s.buildProcess(g); err != nil {
-		return nil, err
+	var (
+		g    *graph.Graph
+		dg   *graph.Digraph
+		arcs graph.ArcProcess
+		err  error
+	)
+	if Directed(s.Graph.Topology) {
+		if dg, arcs, err = s.buildDirected(); err != nil {
+			return nil, err
+		}
+		g, st.Process = dg.Underlying(), graph.EitherArc{Arcs: arcs}
+	} else {
+		if g, err = s.buildGraph(); err != nil {
+			return nil, err
+		}
+		if g, st.Process, err = s.buildProcess(g); err != nil {
+			return nil, err
+		}
 	}
 	st.Graph = g
 	pe, _ := reg.Problem(s.Problem.Kind)
@@ -58,6 +70,8 @@ func (s *Scenario) Build() (*Setup, error) {
 		Rounds:   s.Rounds,
 		Graph:    g,
 		Process:  st.Process,
+		Digraph:  dg,
+		Arcs:     arcs,
 		SameDraw: s.Edges.SameDraw,
 		Faulty:   s.Faults.Active(),
 		Problem:  inst,
