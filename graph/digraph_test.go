@@ -521,3 +521,41 @@ func TestMeanStochastic(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanDynamics: over independent arc processes (seeds), the mean of
+// the push-sum state x(t) = C(t-1) ... C(0) x(0) is E[C]^t x(0), entry
+// by entry within 5 standard errors: E[C] is the exact mean dynamics,
+// whose rate is |lambda_2(E[C])|.
+func TestMeanDynamics(t *testing.T) {
+	d, err := RandomDigraph(5, 0.3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ = d.WithUniformP(0.6)
+	const rounds, seeds = 6, 4000
+	x0 := mat.NewVecDense(d.N, []float64{3, -1, 0, 2, 5})
+	var sum, sumSq [5]float64
+	for s := range seeds {
+		arcs := ArcBernoulli{D: d, Seed: uint64(s)}
+		x := mat.VecDenseCopyOf(x0)
+		for r := range rounds {
+			x.MulVec(ColumnStochastic(d, arcs, r, 0), mat.VecDenseCopyOf(x))
+		}
+		for i := range d.N {
+			sum[i] += x.AtVec(i)
+			sumSq[i] += x.AtVec(i) * x.AtVec(i)
+		}
+	}
+	want := mat.VecDenseCopyOf(x0)
+	mean := d.MeanColumnStochastic()
+	for range rounds {
+		want.MulVec(mean, mat.VecDenseCopyOf(want))
+	}
+	for i := range d.N {
+		m := sum[i] / seeds
+		se := math.Sqrt((sumSq[i]/seeds - m*m) / seeds)
+		if math.Abs(m-want.AtVec(i)) > 5*se+1e-12 {
+			t.Errorf("E[x_%d(%d)] = %.4f over %d seeds (se %.4f), E[C]^t x(0) gives %.4f", i, rounds, m, seeds, se, want.AtVec(i))
+		}
+	}
+}
