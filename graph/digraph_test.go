@@ -559,3 +559,55 @@ func TestMeanDynamics(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectedStats: on the directed ring of 8 with p = 1 the rates are
+// cos(pi/8) and the digraph is balanced (N pi_i = 1); a sequence of one
+// digraph has the digraph's rates; a sequence's rate is the P-th root of
+// its period's product, which on the ring split in two is slower per
+// round than the ring with every arc in every round.
+func TestDirectedStats(t *testing.T) {
+	ring, _ := DirectedRing(8)
+	s, err := ring.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Arcs != 8 || s.MinOut != 1 || s.MaxIn != 1 || !s.StronglyConnected || s.Diameter != 7 || s.MeanP != 1 ||
+		math.Abs(s.RateC-math.Cos(math.Pi/8)) > 1e-12 || math.Abs(s.RateR-s.RateC) > 1e-12 ||
+		math.Abs(s.PiMin-1) > 1e-12 || math.Abs(s.PiMax-1) > 1e-12 {
+		t.Errorf("ring stats %+v", s)
+	}
+	if !strings.Contains(s.String(), "rate |lambda_2(E[C])|") {
+		t.Errorf("String: %s", s)
+	}
+	d, _ := RandomDigraph(10, 0.2, 3)
+	d, _ = d.WithUniformP(0.6)
+	one, err := NewSequence([]*Digraph{d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := d.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := one.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(ds.RateC-ss.RateC) > 1e-12 || math.Abs(ds.RateR-ss.RateR) > 1e-12 || ds.PiMax <= 1 {
+		t.Errorf("digraph %+v, sequence of it %+v", ds, ss)
+	}
+	split, err := SplitSequence(ring, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := split.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prod mat.Dense
+	prod.Mul(split.At(1).MeanColumnStochastic(), split.At(0).MeanColumnStochastic())
+	l2, _ := SecondModulus(&prod)
+	if sp.Period != 2 || math.Abs(sp.RateC-math.Sqrt(l2)) > 1e-12 || !(sp.RateC > s.RateC) {
+		t.Errorf("split ring: rate %v, want sqrt(%v) and above the ring's %v", sp.RateC, l2, s.RateC)
+	}
+}

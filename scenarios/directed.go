@@ -150,3 +150,21 @@ func (s *Scenario) buildDirected() (*graph.Digraph, graph.ArcProcess, error) {
 	}
 	return seq.Union(), graph.SequenceArcs{S: seq, Seed: s.Seed}, nil
 }
+
+// DirectedStats returns the summary of a directed run's digraph (of its
+// sequence for directed_sequence, whose rates are those of the schedule)
+// and true, or false for an undirected run.
+func (st *Setup) DirectedStats() (graph.DirectedStats, bool, error) {
+	d := st.Env.Digraph
+	if d == nil {
+		return graph.DirectedStats{}, false, nil
+	}
+	stats, err := d.Stats()
+	if seq, ok := st.Env.Arcs.(graph.SequenceArcs); ok {
+		stats, err = seq.S.Stats()
+	}
+	if err != nil {
+		return graph.DirectedStats{}, false, fmt.Errorf("scenarios: digraph statistics: %w", err)
+	}
+	return stats, true, nil
+}

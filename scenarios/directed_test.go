@@ -69,6 +69,10 @@ func TestDirectedTopologiesBuild(t *testing.T) {
 			if dd, arcs := st.Env.Directed(); dd != d || arcs != st.Env.Arcs {
 				t.Error("Env.Directed does not return the run's digraph")
 			}
+			ds, ok, err := st.DirectedStats()
+			if period := 1 + 3*b2i(tc.sequence); err != nil || !ok || ds.Period != period || ds.Arcs != len(d.Arcs) || !(ds.RateC > 0 && ds.RateC < 1) {
+				t.Errorf("DirectedStats = %+v, %v, %v", ds, ok, err)
+			}
 			var buf bytes.Buffer
 			if err := st.RecordEdges(&buf); err == nil || !strings.Contains(err.Error(), "draws arcs") {
 				t.Errorf("RecordEdges on a directed topology: %v", err)
@@ -86,6 +90,9 @@ func TestDirectedTopologiesBuild(t *testing.T) {
 	st, err := s.Build()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, ok, err := st.DirectedStats(); ok || err != nil {
+		t.Errorf("ring: DirectedStats reports a digraph (%v)", err)
 	}
 	d, arcs := st.Env.Directed()
 	if st.Env.Digraph != nil || len(d.Arcs) != 24 {
@@ -156,4 +163,11 @@ func TestDirectedMemoryEstimate(t *testing.T) {
 			t.Errorf("%s: estimate %+v, %v", g, e, err)
 		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
