@@ -37,35 +37,38 @@ import (
 //
 // where d_out_i^{-j} counts the present out-arcs of i other than i -> j.
 func (d *Digraph) MeanColumnStochastic() *mat.Dense {
-	c := mat.NewDense(d.N, d.N, nil)
-	for i := range d.N {
-		self, arc := meanWeights(d.N, d.out[i], func(j int) float64 { return d.P(i, j) })
-		c.Set(i, i, self)
-		for k, j := range d.out[i] {
-			c.Set(j, i, arc[k])
-		}
-	}
-	return c
+	return d.mean(d.out, func(i, j int) float64 { return d.P(i, j) }, true)
 }
 
 // MeanRowStochastic returns E[R] under ArcBernoulli on d: the same
 // expectations over the in-arcs of each agent, in its row.
 func (d *Digraph) MeanRowStochastic() *mat.Dense {
-	r := mat.NewDense(d.N, d.N, nil)
+	return d.mean(d.in, func(i, j int) float64 { return d.P(j, i) }, false)
+}
+
+// mean returns the mean matrix whose line i (column for C, row for R)
+// holds the expected weights over agent i's neighbours nb[i], the arc
+// between i and j having probability p(i, j).
+func (d *Digraph) mean(nb [][]int, p func(i, j int) float64, column bool) *mat.Dense {
+	m := mat.NewDense(d.N, d.N, nil)
 	for i := range d.N {
-		self, arc := meanWeights(d.N, d.in[i], func(j int) float64 { return d.P(j, i) })
-		r.Set(i, i, self)
-		for k, j := range d.in[i] {
-			r.Set(i, j, arc[k])
+		self, arc := meanWeights(nb[i], func(j int) float64 { return p(i, j) })
+		m.Set(i, i, self)
+		for k, j := range nb[i] {
+			if column {
+				m.Set(j, i, arc[k])
+			} else {
+				m.Set(i, j, arc[k])
+			}
 		}
 	}
-	return r
+	return m
 }
 
 // meanWeights returns E[1/(1 + D)] and, for each k, p_k E[1/(2 + D_{-k})]
 // where D is the number of successes among independent Bernoulli(p(nb[k]))
 // trials and D_{-k} that number without trial k.
-func meanWeights(n int, nb []int, p func(j int) float64) (self float64, arc []float64) {
+func meanWeights(nb []int, p func(j int) float64) (self float64, arc []float64) {
 	ps := make([]float64, len(nb))
 	for k, j := range nb {
 		ps[k] = p(j)

@@ -436,6 +436,11 @@ func TestStochasticWeights(t *testing.T) {
 					t.Fatalf("round %d: C[%d][%d] = %v", r, j, i, c.At(j, i))
 				}
 			}
+			view := AgentArcs{D: d, Arcs: arcs, I: i}
+			view.Draw(r, 0)
+			if !slices.Equal(view.Out, out) || !slices.Equal(view.In, in) || view.PushWeight() != c.At(i, i) || view.PullWeight() != rs.At(i, i) {
+				t.Fatalf("round %d agent %d: AgentArcs %+v disagrees with C and R", r, i, view)
+			}
 		}
 	}
 	c := ColumnStochastic(d, arcs, 0, 0)

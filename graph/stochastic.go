@@ -40,22 +40,21 @@ func StochasticWeight(deg int) float64 { return 1 / float64(1+deg) }
 // i -> j of d is present in draw draw of round t, ascending, and returns
 // it: its length is d_out_i.
 func OutUp(d *Digraph, arcs ArcProcess, t, draw, i int, dst []int) []int {
-	dst = dst[:0]
-	for _, j := range d.out[i] {
-		if arcs.ArcUp(t, draw, i, j) {
-			dst = append(dst, j)
-		}
-	}
-	return dst
+	return present(d.out[i], func(j int) bool { return arcs.ArcUp(t, draw, i, j) }, dst)
 }
 
 // InUp appends to dst[:0] the in-neighbours j of agent i whose arc
 // j -> i of d is present in draw draw of round t, ascending, and returns
 // it: its length is d_in_i.
 func InUp(d *Digraph, arcs ArcProcess, t, draw, i int, dst []int) []int {
+	return present(d.in[i], func(j int) bool { return arcs.ArcUp(t, draw, j, i) }, dst)
+}
+
+// present appends to dst[:0] the neighbours j in nb for which up(j).
+func present(nb []int, up func(j int) bool, dst []int) []int {
 	dst = dst[:0]
-	for _, j := range d.in[i] {
-		if arcs.ArcUp(t, draw, j, i) {
+	for _, j := range nb {
+		if up(j) {
 			dst = append(dst, j)
 		}
 	}
@@ -64,32 +63,33 @@ func InUp(d *Digraph, arcs ArcProcess, t, draw, i int, dst []int) []int {
 
 // ColumnStochastic returns C(zeta) of draw draw of round t, N x N.
 func ColumnStochastic(d *Digraph, arcs ArcProcess, t, draw int) *mat.Dense {
-	c := mat.NewDense(d.N, d.N, nil)
-	var up []int
-	for i := range d.N {
-		up = OutUp(d, arcs, t, draw, i, up)
-		w := StochasticWeight(len(up))
-		c.Set(i, i, w)
-		for _, j := range up {
-			c.Set(j, i, w)
-		}
-	}
-	return c
+	return stochastic(d.N, func(i int, up []int) []int { return OutUp(d, arcs, t, draw, i, up) }, true)
 }
 
 // RowStochastic returns R(zeta) of draw draw of round t, N x N.
 func RowStochastic(d *Digraph, arcs ArcProcess, t, draw int) *mat.Dense {
-	r := mat.NewDense(d.N, d.N, nil)
-	var up []int
-	for i := range d.N {
-		up = InUp(d, arcs, t, draw, i, up)
-		w := StochasticWeight(len(up))
-		r.Set(i, i, w)
-		for _, j := range up {
-			r.Set(i, j, w)
+	return stochastic(d.N, func(i int, up []int) []int { return InUp(d, arcs, t, draw, i, up) }, false)
+}
+
+// stochastic returns the N x N matrix with weight 1/(1 + |up(i)|) at
+// (i, i) and, for every j of up(i), at (j, i) (column, C) or (i, j)
+// (row, R).
+func stochastic(n int, up func(i int, dst []int) []int, column bool) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	var nb []int
+	for i := range n {
+		nb = up(i, nb)
+		w := StochasticWeight(len(nb))
+		m.Set(i, i, w)
+		for _, j := range nb {
+			if column {
+				m.Set(j, i, w)
+			} else {
+				m.Set(i, j, w)
+			}
 		}
 	}
-	return r
+	return m
 }
 
 // MulOrdered sets dst = M X, computing every entry as an agent does:
@@ -120,3 +120,30 @@ func MulOrdered(dst, m, x *mat.Dense) {
 		}
 	}
 }
+
+// AgentArcs is agent I's view of the arcs of one draw of a round: the
+// out-neighbours it reaches and the in-neighbours it hears, which it
+// computes from the common randomness alone, and its weights in C and R.
+// A driver of any kind (rounds, ticks) and an agent use it the same way.
+type AgentArcs struct {
+	D    *Digraph
+	Arcs ArcProcess
+	I    int
+	// Out and In are the out- and in-neighbours whose arc is present in
+	// the last Draw, ascending.
+	Out, In []int
+}
+
+// Draw sets Out and In to agent I's arcs present in draw draw of round t.
+func (a *AgentArcs) Draw(t, draw int) {
+	a.Out = OutUp(a.D, a.Arcs, t, draw, a.I, a.Out)
+	a.In = InUp(a.D, a.Arcs, t, draw, a.I, a.In)
+}
+
+// PushWeight returns agent I's weight in its column of C for the last
+// draw, 1/(1 + d_out_I): what it keeps and sends of a pushed value.
+func (a *AgentArcs) PushWeight() float64 { return StochasticWeight(len(a.Out)) }
+
+// PullWeight returns agent I's weight in its row of R for the last draw,
+// 1/(1 + d_in_I): what it takes of each value it pulls and of its own.
+func (a *AgentArcs) PullWeight() float64 { return StochasticWeight(len(a.In)) }

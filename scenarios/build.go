@@ -229,21 +229,41 @@ func (s *Scenario) buildGraph() (*graph.Graph, error) {
 		}
 		return nil, s.errorAt(key, fmt.Errorf("the edge list %s gives each edge its own p: leave %s out, or drop the p column", gs.File, key))
 	}
-	if gs.PRange != nil {
-		g, err = g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
-		if err != nil {
-			return nil, s.errorAt("graph.p_range", err)
-		}
-	} else if gs.P != 1 {
-		if g, err = g.WithUniformP(gs.P); err != nil {
-			return nil, s.errorAt("graph.p", err)
-		}
+	if g, err = withP(s, g); err != nil {
+		return nil, err
 	}
 	if !g.Connected() {
 		return nil, s.errorAt("graph.topology", fmt.Errorf(
 			"the expected graph (%s on %d agents, %d edges) is disconnected: consensus needs a connected graph", gs.Topology, n, g.NumEdges()))
 	}
 	return g, nil
+}
+
+// presence is a graph or digraph whose presence probabilities can be set.
+type presence[G any] interface {
+	WithRandomP(lo, hi float64, seed uint64) (G, error)
+	WithUniformP(p float64) (G, error)
+}
+
+// withP returns g with the presence probabilities of graph.p_range (drawn
+// from round 1 of graph.StreamGraph) or graph.p, g itself for p = 1.
+func withP[G presence[G]](s *Scenario, g G) (G, error) {
+	gs := s.Graph
+	if gs.PRange != nil {
+		p, err := g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
+		if err != nil {
+			return p, s.errorAt("graph.p_range", err)
+		}
+		return p, nil
+	}
+	if gs.P == 1 {
+		return g, nil
+	}
+	p, err := g.WithUniformP(gs.P)
+	if err != nil {
+		return p, s.errorAt("graph.p", err)
+	}
+	return p, nil
 }
 
 // hasEdgeP reports whether some edge of g has p_ij < 1: an edge list

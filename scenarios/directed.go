@@ -128,14 +128,8 @@ func (s *Scenario) buildDirected() (*graph.Digraph, graph.ArcProcess, error) {
 	if err != nil {
 		return nil, nil, s.errorAt("graph.topology", err)
 	}
-	if gs.PRange != nil {
-		if d, err = d.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0)); err != nil {
-			return nil, nil, s.errorAt("graph.p_range", err)
-		}
-	} else if gs.P != 1 {
-		if d, err = d.WithUniformP(gs.P); err != nil {
-			return nil, nil, s.errorAt("graph.p", err)
-		}
+	if d, err = withP(s, d); err != nil {
+		return nil, nil, err
 	}
 	if !d.StronglyConnected() {
 		return nil, nil, s.errorAt("graph.topology", fmt.Errorf(

@@ -16,14 +16,12 @@ const arcDraw = 0
 type Agent struct {
 	p         Params
 	id, round int
-	d         *graph.Digraph
-	arcs      graph.ArcProcess
+	arcs      graph.AgentArcs
 	f         objective.Local
 	n         int
 	x, y, g   []float64
 	msg       []float64 // [v_i, C_ii y_i]: what i sends and keeps
 	gnew      []float64
-	out, in   []int // out- and in-neighbours whose arc is up in the round
 	evals     int64
 	outbox    consensus.Outbox
 }
@@ -38,7 +36,7 @@ func NewAgent(p Params, id int, d *graph.Digraph, arcs graph.ArcProcess, f objec
 		return nil, fmt.Errorf("pushpull: agent %d: %w", id, err)
 	}
 	n := len(x0)
-	a := &Agent{p: p, id: id, d: d, arcs: arcs, f: f, n: n, x: append([]float64(nil), x0...),
+	a := &Agent{p: p, id: id, arcs: graph.AgentArcs{D: d, Arcs: arcs, I: id}, f: f, n: n, x: append([]float64(nil), x0...),
 		y: make([]float64, n), g: make([]float64, n), msg: make([]float64, 2*n), gnew: make([]float64, n)}
 	f.Grad(a.x, a.g)
 	a.evals++
@@ -69,10 +67,9 @@ func (a *Agent) Phases(int) int { return 1 }
 // i and sends [v_i, C_ji y_i], C_ji = 1/(1 + d_out_i(k)), to every
 // out-neighbour j it reaches, expecting the in-neighbours that reach it.
 func (a *Agent) Send(k, _ int) consensus.Outbox {
-	a.out = graph.OutUp(a.d, a.arcs, k, arcDraw, a.id, a.out)
-	a.in = graph.InUp(a.d, a.arcs, k, arcDraw, a.id, a.in)
+	a.arcs.Draw(k, arcDraw)
 	v, cy := a.msg[:a.n], a.msg[a.n:]
-	c := graph.StochasticWeight(len(a.out))
+	c := a.arcs.PushWeight()
 	for l := range v {
 		v[l] = a.x[l]
 		if a.p.Form == FormPushPull {
@@ -80,11 +77,7 @@ func (a *Agent) Send(k, _ int) consensus.Outbox {
 		}
 		cy[l] = float64(c * a.y[l])
 	}
-	a.outbox.Msgs = a.outbox.Msgs[:0]
-	for _, j := range a.out {
-		a.outbox.Msgs = append(a.outbox.Msgs, consensus.Msg{From: a.id, To: j, Round: k, Data: a.msg})
-	}
-	a.outbox.Expect = a.in
+	a.outbox.Broadcast(a.id, k, a.arcs.Out, a.msg, a.arcs.In)
 	return a.outbox
 }
 
@@ -100,7 +93,7 @@ func (a *Agent) Receive(k, _ int, in consensus.Inbox) error {
 	if k != a.round {
 		return fmt.Errorf("pushpull: agent %d: receive of round %d, expected round %d", a.id, k, a.round)
 	}
-	r := graph.StochasticWeight(len(a.in))
+	r := a.arcs.PullWeight()
 	if a.p.Form == FormAB {
 		for l, y := range a.y { // the step uses y_i(k), which the mix overwrites
 			a.gnew[l] = float64(a.p.Alpha * y)
@@ -109,38 +102,22 @@ func (a *Agent) Receive(k, _ int, in consensus.Inbox) error {
 	x, y := a.x, a.y
 	clear(x)
 	clear(y)
-	add := func(msg []float64, pushed bool) {
-		for l, v := range msg[:a.n] {
+	err := in.Ascending(a.id, a.msg, a.arcs.In, 2*a.n, func(_ int, m []float64) {
+		pushed := m != nil
+		if !pushed {
+			m = a.msg // v_i for the missing v_j; its C_ij y_j is lost
+		}
+		for l, v := range m[:a.n] {
 			x[l] += float64(r * v)
 		}
 		if pushed {
-			for l, v := range msg[a.n:] {
+			for l, v := range m[a.n:] {
 				y[l] += v
 			}
 		}
-	}
-	self := true
-	for _, j := range a.in {
-		if self && j > a.id {
-			add(a.msg, true)
-			self = false
-		}
-		if len(in.Msgs) > 0 && in.Msgs[0].From == j {
-			m := in.Msgs[0]
-			in.Msgs = in.Msgs[1:]
-			if len(m.Data) != 2*a.n {
-				return fmt.Errorf("pushpull: agent %d: round %d: [v_%d, y_%d] has %d values, want %d", a.id, k, j, j, len(m.Data), 2*a.n)
-			}
-			add(m.Data, true)
-		} else {
-			add(a.msg, false) // v_i for the missing v_j
-		}
-	}
-	if self {
-		add(a.msg, true)
-	}
-	if len(in.Msgs) > 0 {
-		return fmt.Errorf("pushpull: agent %d: round %d: unexpected message from agent %d", a.id, k, in.Msgs[0].From)
+	})
+	if err != nil {
+		return fmt.Errorf("pushpull: agent %d: round %d: %w", a.id, k, err)
 	}
 	if a.p.Form == FormAB {
 		for l, s := range a.gnew {

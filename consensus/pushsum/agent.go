@@ -16,15 +16,13 @@ const arcDraw = 0
 // round.
 type Agent struct {
 	id, round int
-	d         *graph.Digraph
-	arcs      graph.ArcProcess
+	arcs      graph.AgentArcs
 	f         objective.Local // nil: push-sum
 	p         Params
 	n         int
 	xy        []float64 // [x_i, y_i]
 	push      []float64 // C_ji [x_i, y_i], what i sends and keeps
 	z, g      []float64 // z_i and grad f_i(z_i)
-	out, in   []int     // out- and in-neighbours whose arc is up in the round
 	evals     int64
 	outbox    consensus.Outbox
 }
@@ -40,7 +38,7 @@ func NewAgent(p Params, id int, d *graph.Digraph, arcs graph.ArcProcess, f objec
 		return nil, fmt.Errorf("pushsum: agent %d: %w", id, err)
 	}
 	n := len(x0)
-	a := &Agent{id: id, d: d, arcs: arcs, f: f, p: p, n: n, xy: make([]float64, n+1),
+	a := &Agent{id: id, arcs: graph.AgentArcs{D: d, Arcs: arcs, I: id}, f: f, p: p, n: n, xy: make([]float64, n+1),
 		push: make([]float64, n+1), z: append([]float64(nil), x0...), g: make([]float64, n)}
 	copy(a.xy, x0)
 	a.xy[n] = 1
@@ -75,17 +73,12 @@ func (a *Agent) Phases(int) int { return 1 }
 // i, sends C_ji [x_i, y_i] with C_ji = 1/(1 + d_out_i(t)) to every
 // out-neighbour j it reaches, and expects the in-neighbours that reach it.
 func (a *Agent) Send(t, _ int) consensus.Outbox {
-	a.out = graph.OutUp(a.d, a.arcs, t, arcDraw, a.id, a.out)
-	a.in = graph.InUp(a.d, a.arcs, t, arcDraw, a.id, a.in)
-	c := graph.StochasticWeight(len(a.out))
+	a.arcs.Draw(t, arcDraw)
+	c := a.arcs.PushWeight()
 	for l, v := range a.xy {
 		a.push[l] = float64(c * v)
 	}
-	a.outbox.Msgs = a.outbox.Msgs[:0]
-	for _, j := range a.out {
-		a.outbox.Msgs = append(a.outbox.Msgs, consensus.Msg{From: a.id, To: j, Round: t, Data: a.push})
-	}
-	a.outbox.Expect = a.in
+	a.outbox.Broadcast(a.id, t, a.arcs.Out, a.push, a.arcs.In)
 	return a.outbox
 }
 
@@ -99,31 +92,13 @@ func (a *Agent) Receive(t, _ int, in consensus.Inbox) error {
 	}
 	mixed := a.xy
 	clear(mixed)
-	self := true
-	add := func(v []float64) {
-		for l, u := range v {
+	err := in.Ascending(a.id, a.push, a.arcs.In, a.n+1, func(_ int, v []float64) {
+		for l, u := range v { // v is nil for a missing message: its mass is lost
 			mixed[l] += u
 		}
-	}
-	for _, j := range a.in {
-		if self && j > a.id {
-			add(a.push)
-			self = false
-		}
-		if len(in.Msgs) > 0 && in.Msgs[0].From == j {
-			m := in.Msgs[0]
-			in.Msgs = in.Msgs[1:]
-			if len(m.Data) != a.n+1 {
-				return fmt.Errorf("pushsum: agent %d: round %d: [x_%d, y_%d] has %d values, want %d", a.id, t, j, j, len(m.Data), a.n+1)
-			}
-			add(m.Data)
-		}
-	}
-	if self {
-		add(a.push)
-	}
-	if len(in.Msgs) > 0 {
-		return fmt.Errorf("pushsum: agent %d: round %d: unexpected message from agent %d", a.id, t, in.Msgs[0].From)
+	})
+	if err != nil {
+		return fmt.Errorf("pushsum: agent %d: round %d: %w", a.id, t, err)
 	}
 	y := mixed[a.n]
 	for l := range a.z {

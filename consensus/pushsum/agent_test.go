@@ -2,6 +2,7 @@ package pushsum
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,7 +188,7 @@ func TestReceiveErrors(t *testing.T) {
 		t.Fatal("agent 0 expects no one")
 	}
 	j := out.Expect[0]
-	if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{{From: j, To: 0, Data: []float64{1}}}}); err == nil || !strings.Contains(err.Error(), "has 1 values, want 3") {
+	if err := a.Receive(0, 0, consensus.Inbox{Msgs: []consensus.Msg{{From: j, To: 0, Data: []float64{1}}}}); err == nil || !strings.Contains(err.Error(), "message from agent "+strconv.Itoa(j)+" has 1 values, want 3") {
 		t.Errorf("short message: %v", err)
 	}
 	b, _ := NewAgent(Params{}, 0, d, graph.ArcBernoulli{D: d, Seed: 1}, nil, []float64{1, 2})

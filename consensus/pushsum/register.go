@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 )
@@ -139,23 +140,27 @@ func (r *averageRun) Columns() []consensus.Measure {
 }
 
 // Evaluate implements registry.Evaluator for the estimates z_i of the
-// agents present: the consensus error (1/N) sum_i ||z_i - zbar||^2, the
-// gap f(zbar) - f* = (1/2) ||zbar - xbar(0)||^2 (computed directly, not as
-// a difference), the distance ||zbar - xbar(0)||, the feasibility
-// sqrt(sum_{edges {i,j}} p_ij^2 ||z_i - z_j||^2) over the run's
-// (underlying) graph as for the consensus runs, and max_err. The mean
-// zbar of the estimates is the average at round 0 already (z_i(0) =
-// x_i(0)), so the gap and the distance start at 0; max_err is the measure
-// of push-sum's progress.
+// agents present: the consensus error (1/N) sum_i ||z_i - zbar||^2 and the
+// feasibility sqrt(sum_{edges {i,j}} p_ij^2 ||z_i - z_j||^2) over the
+// run's (underlying) graph as metrics.Measure computes them for every
+// consensus run, the gap f(zbar) - f* = (1/2) ||zbar - xbar(0)||^2
+// (computed directly, not as a difference), the distance
+// ||zbar - xbar(0)||, and max_err. The mean zbar of the estimates is the
+// average at round 0 already (z_i(0) = x_i(0)), so the gap and the
+// distance start at 0; max_err is the measure of push-sum's progress.
 func (r *averageRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 	if r.mean == nil {
 		if _, _, err := r.Optimum(); err != nil {
 			return registry.Evaluation{}, err
 		}
 	}
-	ids := make([]int, 0, len(reps))
+	m, err := metrics.Measure(nil, r.env.Graph, reps)
+	if err != nil {
+		return registry.Evaluation{}, fmt.Errorf("pushsum: %w", err)
+	}
 	zbar := make([]float64, len(r.mean))
 	var maxErr float64
+	n := 0
 	for i, rep := range reps {
 		if rep.X == nil {
 			continue
@@ -163,31 +168,22 @@ func (r *averageRun) Evaluate(reps []consensus.Report) (registry.Evaluation, err
 		if len(rep.X) != len(r.mean) {
 			return registry.Evaluation{}, fmt.Errorf("pushsum: agent %d reports %d values, want %d", i, len(rep.X), len(r.mean))
 		}
-		ids = append(ids, i)
+		n++
 		for l, v := range rep.X {
 			zbar[l] += v
 			maxErr = math.Max(maxErr, math.Abs(v-r.mean[l]))
 		}
 	}
-	if len(ids) == 0 {
-		return registry.Evaluation{}, fmt.Errorf("pushsum: no agent reported")
-	}
 	for l := range zbar {
-		zbar[l] /= float64(len(ids))
-	}
-	var feas float64
-	for _, e := range r.env.Graph.Edges {
-		if zi, zj := reps[e.I].X, reps[e.J].X; zi != nil && zj != nil {
-			feas += float64(e.P * e.P * sqDist(zi, zj))
-		}
+		zbar[l] /= float64(n)
 	}
 	d2 := sqDist(zbar, r.mean)
 	return registry.Evaluation{
-		ConsensusErr: registry.Replicas(reps, ids),
+		ConsensusErr: m.ConsensusErr,
 		ObjValue:     r.fbar + float64(0.5*d2),
 		OptGap:       0.5 * d2,
 		DistToOpt:    math.Sqrt(d2),
-		Feasibility:  math.Sqrt(feas),
+		Feasibility:  m.Feasibility,
 		Values:       []float64{maxErr},
 	}, nil
 }

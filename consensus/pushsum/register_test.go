@@ -27,7 +27,7 @@ func TestEvaluate(t *testing.T) {
 	if err != nil || fstar != 2.5 || !convex {
 		t.Fatalf("Optimum = %v, %v, %v; want 2.5, true", fstar, convex, err)
 	}
-	e, err := r.Evaluate([]consensus.Report{{X: []float64{2, 5}}, {X: []float64{4, 4}}})
+	e, err := r.Evaluate([]consensus.Report{{ID: 0, X: []float64{2, 5}}, {ID: 1, X: []float64{4, 4}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +40,14 @@ func TestEvaluate(t *testing.T) {
 	if len(r.Columns()) != 1 || r.Columns()[0].Name != "max_err" {
 		t.Errorf("columns %v", r.Columns())
 	}
-	e, err = r.Evaluate([]consensus.Report{{X: nil}, {X: []float64{2, 4}}})
+	e, err = r.Evaluate([]consensus.Report{{ID: 0}, {ID: 1, X: []float64{2, 4}}})
 	if err != nil || e.Values[0] != 0 || e.OptGap != 0 || e.Feasibility != 0 {
 		t.Errorf("one agent departed: %+v, %v", e, err)
 	}
-	if _, err := r.Evaluate([]consensus.Report{{X: []float64{1}}, {X: nil}}); err == nil {
+	if _, err := r.Evaluate([]consensus.Report{{ID: 0, X: []float64{1}}, {ID: 1}}); err == nil {
 		t.Error("a report of the wrong length: no error")
 	}
-	if _, err := r.Evaluate([]consensus.Report{{}, {}}); err == nil {
+	if _, err := r.Evaluate([]consensus.Report{{ID: 0}, {ID: 1}}); err == nil {
 		t.Error("no report: no error")
 	}
 }
