@@ -190,7 +190,7 @@ func problemBlock(t *testing.T, s *scenarios.Scenario) any {
 // central solver computes (independently of the algorithm): at most 1e-8
 // at the end. The agents in lockstep match the matrix-form reference bit
 // for bit, and so do runs over channels and NATS with the coordinator,
-// whose dist_to_opt agrees (all of it about a second).
+// whose dist_to_opt agrees.
 func TestPushPullLogistic32(t *testing.T) {
 	src := shippedSource(t, "pushpull_logistic32")
 	st := buildSource(t, "pushpull_logistic32", src)
