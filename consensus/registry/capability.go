@@ -141,8 +141,9 @@ func (a Algorithm) needsDoc() string {
 // Build resolves p of the algorithm registered as name against env, whose
 // problem is the one registered as kind: it checks the algorithm's needs
 // first (Check), then calls its Build and holds the Run to the entry's
-// declarations: an Evaluator when its Roles measure themselves, Oracles
-// when it FansOut, Evaluated measures only with an Evaluator. An error
+// declarations: an Evaluator when its Roles measure themselves (a run of
+// peers may measure itself too), Oracles when it FansOut, Evaluated
+// measures only with an Evaluator. An error
 // that is the scenario's fault is a *ProblemMismatch or a FieldErrors, as
 // the entry's Build returns them.
 func (r *Registry) Build(name, kind string, p Params, env *Env) (Run, error) {
@@ -155,7 +156,7 @@ func (r *Registry) Build(name, kind string, p Params, env *Env) (Run, error) {
 		var mm *ProblemMismatch
 		if errors.As(err, &mm) {
 			mm.Algorithm, mm.Problem = name, kind
-			if len(mm.Accepts) == 0 {
+			if len(mm.Accepts) == 0 && len(a.Needs) > 0 {
 				mm.Accepts = r.Accepting(a.Needs...)
 			}
 		}
@@ -170,11 +171,8 @@ func (r *Registry) Build(name, kind string, p Params, env *Env) (Run, error) {
 // holds checks that run implements what a declares.
 func (a Algorithm) holds(run Run) error {
 	_, evaluates := run.(Evaluator)
-	switch {
-	case a.Roles.measuresItself() && !evaluates:
+	if a.Roles.measuresItself() && !evaluates {
 		return fmt.Errorf("its roles are %s but its Run %T does not implement Evaluator", a.Roles, run)
-	case !a.Roles.measuresItself() && evaluates:
-		return fmt.Errorf("its Run %T implements Evaluator but its roles are peers: declare its Roles", run)
 	}
 	if _, ok := run.(Oracles); ok != a.FansOut {
 		return fmt.Errorf("FansOut is %v but its Run %T implements Oracles: %v", a.FansOut, run, ok)
