@@ -50,16 +50,9 @@ var wallText = []*regexp.Regexp{
 
 // goldenCases are the reproduce commands at the small sizes of their
 // tests, with every method each one offers.
-func goldenCases(t *testing.T) []goldenCase {
-	adult := t.TempDir()
-	train := strings.Join(adultLines, "\n") + "\n"
-	test := "|1x3 Cross validator\n" + strings.ReplaceAll(train, "50K\n", "50K.\n")
-	if err := os.WriteFile(filepath.Join(adult, "adult.data"), []byte(train), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(adult, "adult.test"), []byte(test), 0o644); err != nil {
-		t.Fatal(err)
-	}
+func goldenCases() []goldenCase {
+	// Six records of the Adult files, beside the experiments.
+	adult := filepath.Join("..", "..", "experiments", "testdata", "adult-small")
 	return []goldenCase{
 		{name: "admm", cmd: "admm", args: []string{"--quick", "--seed", "3", "--outer", "6", "--alg2"},
 			timeColumns: []string{"cpu_seconds"}, timePlots: []string{"admm_cov2_cpu", "admm_cov10_cpu"},
@@ -100,7 +93,7 @@ func goldenCases(t *testing.T) []goldenCase {
 // the SHA-256 of every plot) with testdata/golden/reproduce/<case>/, with
 // the measured times masked: the commands must keep their outputs.
 func TestGoldenReproduce(t *testing.T) {
-	for _, c := range goldenCases(t) {
+	for _, c := range goldenCases() {
 		t.Run(c.name, func(t *testing.T) {
 			if c.data != "" {
 				if _, err := os.Stat(filepath.Join(sharedData, c.data)); err != nil {

@@ -1,22 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/consensus/fair"
-	"github.com/consim/consim/dataset"
-	"github.com/consim/consim/sim"
+	"github.com/consim/consim/experiments"
+	"github.com/consim/consim/experiments/fairness"
 )
 
 // defaultAdult is where `consim reproduce fairness` looks for the UCI Adult
@@ -26,20 +23,16 @@ const defaultAdult = "../shared/data/adult"
 // fairnessFlags are the flags of `consim reproduce fairness`.
 type fairnessFlags struct {
 	out, adult, losses, cs string
-	rounds, batch          int
-	rho                    float64
-	seed                   uint64
-	sampled                bool
+	c                      fairness.Config
 }
 
 // reproduceFairnessCmd is `consim reproduce fairness`: section 6.3 of the
 // ALM paper, fairness-constrained classification on Adult.
 func (a *app) reproduceFairnessCmd() *cobra.Command {
-	var f fairnessFlags
-	cmd := &cobra.Command{
-		Use:   "fairness",
-		Short: "fairness-constrained classification on Adult with Algorithm 1 (ALM paper §6.3)",
-		Long: `Fairness solves problem (6.6) of the ALM paper on UCI Adult: a linear
+	f := fairnessFlags{c: fairness.DefaultConfig()}
+	cmd := a.experimentCmd("fairness", &f.out,
+		"fairness-constrained classification on Adult with Algorithm 1 (ALM paper §6.3)",
+		`Fairness solves problem (6.6) of the ALM paper on UCI Adult: a linear
 classifier whose covariance with the sensitive attribute (sex) is at most
 c in absolute value, for the logistic loss and the two nonconvex losses
 (logistic difference (6.7) with mu = 1, smoothed 0-1 (6.8)), by Algorithm 1
@@ -50,180 +43,59 @@ on adult.test (--adult DIR). For the convex logistic loss an independent
 solve (Lagrangian bisection over FISTA) gives the optimum beside it. It
 writes fairness.csv and table.md (test accuracy, training covariance,
 test p%-rule per loss and c) into a new directory: --out must not exist.`,
-		Example: `  consim reproduce fairness
+		`  consim reproduce fairness
   consim reproduce fairness --losses logistic --cs inf,0.01 --rounds 5000
-  consim reproduce fairness --sampled`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("reproduce fairness: unexpected arguments %q", args)
-			}
-			return nil
-		},
-		ValidArgsFunction: cobra.NoFileCompletions,
-	}
-	fl := cmd.Flags()
-	addOutFlag(cmd, &f.out, "output `DIR`, which must not exist (default results/reproduce-fairness-<UTC time>-<4 hex>)")
+  consim reproduce fairness --sampled`)
+	fl, p := cmd.Flags(), &f.c.Params
 	fl.StringVar(&f.adult, "adult", defaultAdult, "`DIR` holding adult.data[.gz] and adult.test[.gz]")
 	fl.StringVar(&f.losses, "losses", "logistic,logdiff,smooth01", "losses, comma-separated: logistic, logdiff, smooth01")
 	fl.StringVar(&f.cs, "cs", "inf,0.1,0.05,0.01,0.005,0.001", "covariance thresholds c, comma-separated (inf: unconstrained)")
-	fl.IntVar(&f.rounds, "rounds", 20000, "iterations T of Algorithm 1")
-	fl.IntVar(&f.batch, "batch", 32, "mini-batch size")
-	fl.Float64Var(&f.rho, "rho", 0, "penalty rho (0: 1, or 0.1 with --sampled)")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the samples")
-	fl.BoolVar(&f.sampled, "sampled", false, "stochastic-constraint form: the covariance row estimated on each mini-batch")
-	for _, n := range []string{"losses", "cs", "rounds", "batch", "rho", "seed"} {
-		mustComplete(cmd, n, cobra.NoFileCompletions)
-	}
+	fl.IntVar(&p.Rounds, "rounds", p.Rounds, "iterations T of Algorithm 1")
+	fl.IntVar(&p.Batch, "batch", p.Batch, "mini-batch size")
+	fl.Float64Var(&p.Rho, "rho", p.Rho, "penalty rho (0: 1, or 0.1 with --sampled)")
+	fl.Uint64Var(&p.Seed, "seed", p.Seed, "seed of the samples")
+	fl.BoolVar(&p.SampledConstraint, "sampled", false, "stochastic-constraint form: the covariance row estimated on each mini-batch")
+	noFileCompletion(cmd, "losses", "cs", "rounds", "batch", "rho", "seed")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
-		return f.run(a.stdout, a.stderr)
+		return f.run(cmd.Context(), a.stdout, a.stderr)
 	})
 	return cmd
 }
 
-// adultFile returns dir/name.gz if it exists, else dir/name.
-func adultFile(dir, name string) string {
-	gz := filepath.Join(dir, name+".gz")
-	if _, err := os.Stat(gz); err == nil {
-		return gz
-	}
-	return filepath.Join(dir, name)
-}
-
-// run resolves the flags, solves every cell and writes the results.
-func (f *fairnessFlags) run(stdout, stderr io.Writer) error {
-	var losses []fair.Loss
+// run resolves the flags, loads Adult, solves every cell and writes the
+// results.
+func (f *fairnessFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
+	c := f.c
+	c.Losses, c.Cs, c.Log = nil, nil, stderr
 	for _, s := range strings.Split(f.losses, ",") {
-		l, err := fair.ParseLoss(strings.TrimSpace(s))
-		if err != nil {
-			return usagef("reproduce fairness: --losses: %w", err)
-		}
-		losses = append(losses, l)
+		c.Losses = append(c.Losses, strings.TrimSpace(s))
 	}
-	var cs []float64
 	for _, s := range strings.Split(f.cs, ",") {
 		s = strings.TrimSpace(s)
 		if s == "inf" {
-			cs = append(cs, math.Inf(1))
+			c.Cs = append(c.Cs, math.Inf(1))
 			continue
 		}
-		c, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(c > 0) || math.IsInf(c, 0) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
 			return usagef("reproduce fairness: --cs %q: want positive numbers or inf", s)
 		}
-		cs = append(cs, c)
+		c.Cs = append(c.Cs, v)
 	}
-	switch {
-	case f.rounds < 1:
-		return usagef("reproduce fairness: --rounds %d: want >= 1", f.rounds)
-	case f.batch < 1:
-		return usagef("reproduce fairness: --batch %d: want >= 1", f.batch)
-	case f.rho < 0 || math.IsNaN(f.rho) || math.IsInf(f.rho, 0):
-		return usagef("reproduce fairness: --rho %g: want finite >= 0", f.rho)
+	if err := c.Validate(); err != nil {
+		return usagef("reproduce fairness: %w", err)
 	}
-	train, test, err := loadAdult(f.adult)
+	var err error
+	if c.Data, err = fairness.LoadAdult(f.adult); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return usagef("reproduce fairness: --adult: %w (the UCI Adult files adult.data and adult.test, gzip or plain)", err)
+		}
+		return fmt.Errorf("reproduce fairness: %w", err)
+	}
+	md, err := publish(ctx, "fairness", f.out, true, func(ctx context.Context) (experiments.Report, error) { return c.Run(ctx) })
 	if err != nil {
 		return err
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("results", sim.NewRunID("reproduce-fairness"))
-	}
-	if err := createNewDir(out); err != nil {
-		return fmt.Errorf("reproduce fairness: %w", err)
-	}
-	fmt.Fprintf(stderr, "Adult: %d training and %d test records, %d features; %d losses x %d thresholds, T = %d\n",
-		train.Rows(), test.Rows(), train.Dim, len(losses), len(cs), f.rounds)
-	start := time.Now()
-	p := fair.Params{Rounds: f.rounds, Batch: f.batch, Rho: f.rho, Seed: f.seed, SampledConstraint: f.sampled}
-	rows, err := fair.Table(train, test, losses, cs, p, 1e-4, func(r fair.Row) {
-		fmt.Fprintf(stderr, "%s c = %g: test accuracy %.4f, covariance %.3g, p%%-rule %.1f (%.0f s)\n", r.Loss, r.C, r.TestAcc, r.TrainCov, r.TestPRule, time.Since(start).Seconds())
-	})
-	if err != nil {
-		return fmt.Errorf("reproduce fairness: %w", err)
-	}
-	var csv strings.Builder
-	csv.WriteString("loss,c,sampled,train_cov,train_obj,test_acc,test_p_rule,certificate,ref_obj,ref_cov,ref_test_acc,samples\n")
-	for _, r := range rows {
-		fmt.Fprintf(&csv, "%s,%s,%t,%s,%s,%s,%s,%s,%s,%s,%s,%d\n", r.Loss, csvNum(r.C), r.Sampled,
-			csvNum(r.TrainCov), csvNum(r.TrainObj), csvNum(r.TestAcc), csvNum(r.TestPRule), csvNum(r.Certificate),
-			csvNum(r.RefObj), csvNum(r.RefCov), csvNum(r.RefTestAcc), r.Samples)
-	}
-	if err := writeNewFile(filepath.Join(out, "fairness.csv"), strings.NewReader(csv.String())); err != nil {
-		return fmt.Errorf("reproduce fairness: %w", err)
-	}
-	md := fairnessTable(rows, f) + wallLine(time.Since(start))
-	if err := writeNewFile(filepath.Join(out, "table.md"), strings.NewReader(md)); err != nil {
-		return fmt.Errorf("reproduce fairness: %w", err)
-	}
 	_, err = io.WriteString(stdout, md)
 	return err
-}
-
-// loadAdult reads and encodes the Adult training and test files of dir.
-func loadAdult(dir string) (train, test *fair.Data, err error) {
-	read := func(name string) ([]dataset.AdultRecord, error) {
-		path := adultFile(dir, name)
-		recs, _, err := dataset.LoadAdult(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usagef("reproduce fairness: --adult: %w (the UCI Adult files adult.data and adult.test, gzip or plain)", err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reproduce fairness: %w", err)
-		}
-		return recs, nil
-	}
-	tr, err := read("adult.data")
-	if err != nil {
-		return nil, nil, err
-	}
-	te, err := read("adult.test")
-	if err != nil {
-		return nil, nil, err
-	}
-	enc, err := dataset.NewAdultEncoding(tr)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reproduce fairness: %w", err)
-	}
-	x, y, z := enc.Encode(tr)
-	train = &fair.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
-	x, y, z = enc.Encode(te)
-	test = &fair.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
-	if err := train.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("reproduce fairness: adult.data: %w", err)
-	}
-	if err := test.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("reproduce fairness: adult.test: %w", err)
-	}
-	return train, test, nil
-}
-
-// csvNum formats v for the CSV: %g, empty for NaN.
-func csvNum(v float64) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// fairnessTable renders the rows as markdown.
-func fairnessTable(rows []fair.Row, f *fairnessFlags) string {
-	var b strings.Builder
-	form := "exact covariance row"
-	if f.sampled {
-		form = "covariance row estimated on each mini-batch"
-	}
-	fmt.Fprintf(&b, "Algorithm 1, T = %d, batch %d, seed %d, %s; accuracy and p%%-rule on adult.test, covariance on adult.data.\n\n", f.rounds, f.batch, f.seed, form)
-	b.WriteString("| loss | c | test accuracy | covariance | p%-rule | certificate | optimum's accuracy / covariance (logistic) |\n|---|---|---|---|---|---|---|\n")
-	for _, r := range rows {
-		ref := "—"
-		if !math.IsNaN(r.RefObj) {
-			ref = fmt.Sprintf("%.2f%% / %.2g (L − L* = %.1e)", 100*r.RefTestAcc, r.RefCov, r.TrainObj-r.RefObj)
-		}
-		c := strconv.FormatFloat(r.C, 'g', -1, 64)
-		if math.IsInf(r.C, 1) {
-			c = "∞"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %.2f%% | %.2g | %.1f | %.1e | %s |\n", r.Loss, c, 100*r.TestAcc, r.TrainCov, r.TestPRule, r.Certificate, ref)
-	}
-	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/internal/proc"
 )
 
 // scaleResult is what `consim scale` measures of one run.
@@ -123,8 +124,8 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 			Rounds:       sum.Rounds,
 			WallSeconds:  sum.WallSeconds,
 			RoundsPerSec: sum.RoundsPerSec,
-			PeakRSSBytes: peakRSS(),
-			CPUSeconds:   cpuTime().Seconds(),
+			PeakRSSBytes: proc.PeakRSS(),
+			CPUSeconds:   proc.CPUTime().Seconds(),
 			GOMAXPROCS:   runtime.GOMAXPROCS(0),
 			Status:       sum.Status,
 			Bundle:       sum.Bundle,

@@ -1,0 +1,6 @@
+// Package proc reads what the operating system reports of this process:
+// its CPU time (CPUTime), which times methods on a machine shared with
+// other jobs, and its peak resident set size (PeakRSS).
+//
+// proc imports the standard library only.
+package proc
