@@ -8,6 +8,11 @@
 //	...
 //	res, err := sim.Run(ctx, s, sim.Options{Observe: func(p coordinator.Progress) { ... }})
 //
+// The same package runs a scenario with every agent as its own `consim
+// node` process (Launch, over a supervisor that stops and reaps them),
+// joins one agent process to a run (RunAgent) and coordinates a run whose
+// agents are processes (DialObserver, Coordinate).
+//
 // sim imports scenarios, coordinator, node and the consensus packages; it
 // must not import cmd.
 package sim

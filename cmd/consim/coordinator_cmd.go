@@ -9,12 +9,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
-	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
 
@@ -109,12 +107,12 @@ run ends.`,
 			o.StatusStream, o.Resume = f.jetstream || f.resume, f.resume
 			return f.sec.apply(o)
 		}
-		tr, obs, err := dialObserver(s, f.natsURL, f.runID, nil, configure, logger)
+		tr, obs, err := sim.DialObserver(s, f.natsURL, f.runID, nil, configure, logger)
 		if errors.Is(err, node.ErrNoStatusStream) || errors.Is(err, node.ErrNoJetStream) {
 			return usageError{err}
 		}
 		if err != nil {
-			return err
+			return inputErr(err)
 		}
 		defer tr.Close()
 		if f.resume {
@@ -122,11 +120,12 @@ run ends.`,
 		} else {
 			fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
 		}
-		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, nil, logger, newProgressPrinter(a.stderr), f.resume)
+		sum, err := sim.Coordinate(ctx, st, f.runID, tr, obs, sim.CoordinateOptions{ReadyTimeout: f.readyTimeout, Logger: logger,
+			Progress: newProgressPrinter(a.stderr), Resume: f.resume})
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}
-		if r, ok := obs.(streamReleaser); ok && sum != nil {
+		if r, ok := obs.(interface{ ReleaseStream() error }); ok && sum != nil {
 			// The run is over (its summary is written): nothing will
 			// resume it.
 			if rerr := r.ReleaseStream(); rerr != nil {
@@ -136,60 +135,4 @@ run ends.`,
 		return err
 	})
 	return cmd
-}
-
-// dialObserver connects the coordinator of run runID of s to the NATS
-// server at url, authenticating frames with key (nil: the run key of the
-// environment, see node.EnvRunKeyFile); configure, if set, completes the
-// connection's options: credentials, TLS files, the status stream.
-// Connection failures are usage errors: the URL is input.
-func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, configure func(*node.NATSOptions) error, logger hclog.Logger) (*node.NATSTransport, node.Observer, error) {
-	o := node.NATSOptions{
-		RunID:            runID,
-		Key:              key,
-		URL:              url,
-		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
-		Logger:           logger.Named("transport"),
-	}
-	if configure != nil {
-		if err := configure(&o); err != nil {
-			return nil, nil, err
-		}
-	}
-	tr, err := node.NewNATSTransport(o)
-	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("--nats %s: %w", redactURL(url), err)}
-	}
-	obs, err := tr.Observer()
-	if err != nil {
-		tr.Close()
-		return nil, nil, fmt.Errorf("connect coordinator: %w", err)
-	}
-	return tr, obs, nil
-}
-
-// streamReleaser is an observer whose run's statuses are kept in a
-// stream on the server until ReleaseStream deletes it.
-type streamReleaser interface{ ReleaseStream() error }
-
-// coordinate runs the coordinator of st over obs, a connection of tr,
-// with agents in separate processes; lost, if not nil, delivers agents
-// whose process a supervisor saw exit. A connection the transport gave up
-// on is named in the error.
-func coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node.NATSTransport, obs node.Observer,
-	readyTimeout time.Duration, lost <-chan coordinator.Lost, logger hclog.Logger, progress func(coordinator.Progress), resume bool) (*coordinator.Summary, error) {
-	cfg, ev, err := sim.CoordinatorConfig(st, runID, logger, progress)
-	if err != nil {
-		return nil, err
-	}
-	cfg.ReadyTimeout = readyTimeout
-	cfg.Lost = lost
-	cfg.Resume = resume
-	cfg.Meta["transport"] = string(node.TransportNATSTCP)
-	cfg.Meta["mode"] = "processes"
-	sum, err := coordinator.Run(ctx, cfg, obs, ev)
-	if lost := tr.Lost(); lost != nil && err != nil {
-		err = fmt.Errorf("%w (%w)", err, lost)
-	}
-	return sum, err
 }

@@ -2,23 +2,16 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/node"
 	"github.com/consim/consim/sim"
 )
-
-// readyRepeat is how often an agent process repeats its ready status
-// until the coordinator's first control arrives (node.Options.ReadyRepeat).
-const readyRepeat = time.Second
 
 // nodeFlags are the flags of `consim node`.
 type nodeFlags struct {
@@ -99,43 +92,7 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 	if err != nil {
 		return err
 	}
-	agent, err := st.Agent(id)
-	if err != nil {
-		return err
-	}
-	logger = logger.With("agent", id)
-	nopts := node.NATSOptions{
-		RunID:            runID,
-		URL:              url,
-		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
-		Logger:           logger.Named("transport"),
-		// One agent per process: the server delivers it only its frames.
-		PerDestination: true,
-	}
-	if err := sec.apply(&nopts); err != nil {
-		return err
-	}
-	tr, err := node.NewNATSTransport(nopts)
-	if err != nil {
-		return fmt.Errorf("agent %d: %w", id, err)
-	}
-	defer tr.Close()
-	ep, err := tr.Endpoint(id)
-	if err != nil {
-		return fmt.Errorf("agent %d: %w", id, err)
-	}
-	opts := sim.NodeOptions(st, logger)
-	// The coordinator may subscribe after this process starts (agents on
-	// several hosts): repeat ready until its start arrives.
-	opts.ReadyRepeat = readyRepeat
-	runErr := node.Run(ctx, agent, ep, opts)
-	if err := ep.Close(); err != nil {
-		logger.Warn("closing the endpoint", "error", err)
-	}
-	if lost := tr.Lost(); lost != nil && runErr != nil {
-		return fmt.Errorf("%w (%w)", runErr, lost)
-	}
-	return runErr
+	return sim.RunAgent(ctx, st, id, url, runID, sec.apply, logger)
 }
 
 // newLogger returns a logger named name at level (a usage error if level

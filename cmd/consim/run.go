@@ -118,8 +118,14 @@ func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logge
 // sim.RunSetup; the caller's input errors become usage errors.
 func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agent, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
 	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, Agents: agents, AgentGrace: agentGrace})
-	if errors.Is(err, sim.ErrInput) {
-		err = usageError{err}
+	return sum, inputErr(err)
+}
+
+// inputErr makes an error of the library's caused by the caller's input
+// (sim.ErrInput) a usage error.
+func inputErr(err error) error {
+	if errors.Is(err, sim.ErrInput) && !isUsage(err) {
+		return usageError{err}
 	}
-	return sum, err
+	return err
 }

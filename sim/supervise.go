@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ type supervisor struct {
 	// envFor, if set, returns variables added to the environment of the
 	// child numbered id.
 	envFor func(id int) []string
-	out    *lockedWriter // children's stderr lines, prefixed; nil discards
+	out    *SyncWriter // children's stderr lines, prefixed; nil discards
 	// skip, if set, drops the stderr lines it reports (from both the
 	// forwarded and the kept lines).
 	skip func(line string) bool
@@ -141,7 +141,7 @@ func (s *supervisor) signalAll(sig syscall.Signal) int {
 	return n
 }
 
-// failures returns a *childError for every child that exited unsuccessfully
+// failures returns a *ChildError for every child that exited unsuccessfully
 // on its own (children the supervisor stopped are not failures).
 func (s *supervisor) failures() []error {
 	var errs []error
@@ -154,7 +154,7 @@ func (s *supervisor) failures() []error {
 }
 
 // failure returns nil while c runs, when it exited with status 0, or when
-// the supervisor stopped it; otherwise a *childError with its exit status
+// the supervisor stopped it; otherwise a *ChildError with its exit status
 // and the tail of its stderr.
 func (c *child) failure() error {
 	c.mu.Lock()
@@ -162,7 +162,7 @@ func (c *child) failure() error {
 	if !c.ended || c.stopped || (c.waitErr == nil && c.state != nil && c.state.Success()) {
 		return nil
 	}
-	e := &childError{Name: c.name, ID: c.id, PID: c.cmd.Process.Pid, Code: -1, Tail: c.tail.Lines()}
+	e := &ChildError{Name: c.name, ID: c.id, PID: c.cmd.Process.Pid, Code: -1, Tail: c.tail.Lines()}
 	switch {
 	case c.state != nil:
 		e.Status, e.Code = c.state.String(), c.state.ExitCode()
@@ -172,8 +172,9 @@ func (c *child) failure() error {
 	return e
 }
 
-// childError is a child process that exited unsuccessfully.
-type childError struct {
+// ChildError is an agent process (a child of Launch) that exited
+// unsuccessfully.
+type ChildError struct {
 	Name   string
 	ID     int // the child's number (the agent id)
 	PID    int
@@ -182,10 +183,10 @@ type childError struct {
 	Tail   []string
 }
 
-// ErrChildFailed is wrapped by every *childError.
+// ErrChildFailed is wrapped by every *ChildError.
 var ErrChildFailed = errors.New("child process failed")
 
-func (e *childError) Error() string {
+func (e *ChildError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (pid %d) exited: %s", e.Name, e.PID, e.Status)
 	if len(e.Tail) == 0 {
@@ -201,4 +202,4 @@ func (e *childError) Error() string {
 }
 
 // Unwrap returns ErrChildFailed.
-func (e *childError) Unwrap() error { return ErrChildFailed }
+func (e *ChildError) Unwrap() error { return ErrChildFailed }

@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ const maxLine = 4096
 // copies each line, with a prefix, to an optional shared writer.
 type tailWriter struct {
 	prefix string
-	out    *lockedWriter          // nil: keep only
+	out    *SyncWriter            // nil: keep only
 	skip   func(line string) bool // lines neither kept nor forwarded; nil: none
 
 	mu      sync.Mutex
@@ -27,7 +27,7 @@ type tailWriter struct {
 	full    bool
 }
 
-func newTailWriter(n int, prefix string, out *lockedWriter) *tailWriter {
+func newTailWriter(n int, prefix string, out *SyncWriter) *tailWriter {
 	return &tailWriter{prefix: prefix, out: out, ring: make([]string, n)}
 }
 
@@ -86,20 +86,26 @@ func (w *tailWriter) Lines() []string {
 	return out
 }
 
-// lockedWriter serialises whole lines from several goroutines onto w.
-type lockedWriter struct {
+// SyncWriter serialises the writes of several goroutines onto one writer:
+// each Write, and each line a launch forwards from an agent process, is
+// written whole.
+type SyncWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (l *lockedWriter) writeLine(s string) {
+// NewSyncWriter returns a SyncWriter onto w.
+func NewSyncWriter(w io.Writer) *SyncWriter { return &SyncWriter{w: w} }
+
+// writeLine writes s and a newline.
+func (l *SyncWriter) writeLine(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	io.WriteString(l.w, s+"\n")
 }
 
 // Write writes p as is, under the lock.
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *SyncWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)

@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"fmt"
@@ -54,7 +54,7 @@ func TestChildGODEBUG(t *testing.T) {
 // kept nor forwarded when the supervisor skips them; other lines are.
 func TestTailSkipsSchedTraces(t *testing.T) {
 	var out strings.Builder
-	w := newTailWriter(4, "a0| ", &lockedWriter{w: &out})
+	w := newTailWriter(4, "a0| ", NewSyncWriter(&out))
 	w.skip = isSchedTrace
 	fmt.Fprint(w, "SCHED 2147483647ms: gomaxprocs=1 idleprocs=1 threads=5 spinningthreads=0\nerror: boom\nSCHED is a word\n")
 	if got, want := w.Lines(), []string{"error: boom", "SCHED is a word"}; !slices.Equal(got, want) {
