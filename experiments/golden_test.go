@@ -205,7 +205,7 @@ func goldenSlicing(t *testing.T, n *numbers) {
 }
 
 func goldenRates(t *testing.T, n *numbers) {
-	c := rates.Config{Ps: []float64{1, 0.5}, Gossip: true, ALM: true, N: 6, ERQ: 0.5, Seed: 1,
+	c := rates.Config{Ps: []float64{1, 0.5}, Methods: []string{"gossip", "alm"}, N: 6, ERQ: 0.5, Seed: 1,
 		Budget: 2000, ALMSeeds: 10, ALMRounds: 300, Batches: 10}
 	res, err := c.Run(context.Background())
 	if err != nil {

@@ -102,7 +102,7 @@ func TestGoldenReproduce(t *testing.T) {
 			}
 			out := filepath.Join(t.TempDir(), "out")
 			var stdout, stderr bytes.Buffer
-			if err := reproduce(c.cmd, append([]string{"--out", out}, c.args...), &stdout, &stderr); err != nil {
+			if err := runReproduce(c.cmd, append([]string{"--out", out}, c.args...), &stdout, &stderr); err != nil {
 				t.Fatalf("reproduce %s: %v\nstderr: %s", c.cmd, err, stderr.String())
 			}
 			golden := filepath.Join("testdata", "golden", "reproduce", c.name)

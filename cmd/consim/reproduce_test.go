@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// reproduce runs `consim reproduce <name>` with args and returns its error
+// runReproduce runs `consim reproduce <name>` with args and returns its error
 // (a usageError for bad flags or arguments) without printing it.
-func reproduce(name string, args []string, stdout, stderr *bytes.Buffer) error {
+func runReproduce(name string, args []string, stdout, stderr *bytes.Buffer) error {
 	a := &app{stdout: stdout, stderr: stderr}
 	_, err := a.execute(a.rootCmd(), append([]string{"reproduce", name}, args...))
 	return err
@@ -221,12 +221,12 @@ func TestReproduceStormBadFlags(t *testing.T) {
 // usage errors that name them.
 func TestReproduceFairnessBadInput(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	err := reproduce("fairness", []string{"--out", filepath.Join(t.TempDir(), "o"), "--adult", t.TempDir()}, &stdout, &stderr)
+	err := runReproduce("fairness", []string{"--out", filepath.Join(t.TempDir(), "o"), "--adult", t.TempDir()}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "adult.data") {
 		t.Errorf("missing data: error %v, want one naming adult.data", err)
 	}
-	err = reproduce("fairness", []string{"--cs", "0,inf"}, &stdout, &stderr)
-	if err == nil || !strings.Contains(err.Error(), `--cs "0"`) {
+	err = runReproduce("fairness", []string{"--cs", "0,inf"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "threshold 0") {
 		t.Errorf("--cs 0: error %v, want it named", err)
 	}
 }

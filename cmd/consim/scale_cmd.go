@@ -14,38 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/coordinator"
-	"github.com/consim/consim/internal/proc"
+	"github.com/consim/consim/sim"
 )
-
-// scaleResult is what `consim scale` measures of one run.
-type scaleResult struct {
-	Scenario  string `json:"scenario"`
-	Agents    int    `json:"agents"`
-	Transport string `json:"transport"`
-	// StartupSeconds is the wall time from the command's start (scenario
-	// loading, graph, problem data, constants, agents, transport) until
-	// every agent was ready and round 0 began.
-	StartupSeconds float64 `json:"startup_s"`
-	// Round0Seconds is the wall time from the command's start until round
-	// 0 was measured (its reports gathered and reduced).
-	Round0Seconds float64 `json:"round0_measured_s"`
-	// Rounds is the number of rounds run after round 0, WallSeconds their
-	// wall time and RoundsPerSec their rate (the summary's).
-	Rounds       int     `json:"rounds"`
-	WallSeconds  float64 `json:"wall_s"`
-	RoundsPerSec float64 `json:"rounds_per_s"`
-	// PeakRSSBytes is the process's peak resident set size (getrusage
-	// ru_maxrss), 0 where the platform does not report it.
-	PeakRSSBytes int64 `json:"peak_rss_bytes"`
-	// CPUSeconds is the process's user + system CPU time over the whole
-	// command: on a shared machine it says what the run cost when the
-	// wall times say how long it waited.
-	CPUSeconds float64 `json:"cpu_s"`
-	GOMAXPROCS int     `json:"gomaxprocs"`
-	Status     string  `json:"status"`
-	Bundle     string  `json:"bundle"`
-}
 
 func (a *app) scaleCmd() *cobra.Command {
 	var f runFlags
@@ -95,46 +65,22 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		var round0 time.Time
-		progress := func(p coordinator.Progress) {
-			if round0.IsZero() {
-				round0 = time.Now()
-				if memProfile != "" {
-					if err := writeHeapProfile(memProfile); err != nil {
-						logger.Warn("heap profile", "error", err)
-					}
-				}
-				fmt.Fprintf(a.stderr, "round 0 measured %.2f s after start\n", round0.Sub(began).Seconds())
-			}
-		}
 		fmt.Fprintf(a.stderr, "building %d agents' graph, problem data and constants\n", s.Agents)
 		st, err := buildScenario(s)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "built in %.2f s; starting the agents\n", time.Since(began).Seconds())
-		sum, runErr := runAgents(ctx, st, nil, f.runID, logger, progress)
-		if sum == nil {
-			return runErr
-		}
-		res := scaleResult{
-			Scenario:     s.Name,
-			Agents:       s.Agents,
-			Transport:    s.Runtime.Transport,
-			Rounds:       sum.Rounds,
-			WallSeconds:  sum.WallSeconds,
-			RoundsPerSec: sum.RoundsPerSec,
-			PeakRSSBytes: proc.PeakRSS(),
-			CPUSeconds:   proc.CPUTime().Seconds(),
-			GOMAXPROCS:   runtime.GOMAXPROCS(0),
-			Status:       sum.Status,
-			Bundle:       sum.Bundle,
-		}
-		if !sum.StartedAt.IsZero() {
-			res.StartupSeconds = sum.StartedAt.Sub(began).Seconds() + sum.ReadySeconds
-		}
-		if !round0.IsZero() {
-			res.Round0Seconds = round0.Sub(began).Seconds()
+		res, runErr := sim.Scale(ctx, st, began, func() {
+			if memProfile != "" {
+				if err := writeHeapProfile(memProfile); err != nil {
+					logger.Warn("heap profile", "error", err)
+				}
+			}
+			fmt.Fprintf(a.stderr, "round 0 measured %.2f s after start\n", time.Since(began).Seconds())
+		}, sim.Options{RunID: f.runID, Logger: logger, AgentGrace: agentGrace})
+		if res == nil {
+			return inputErr(runErr)
 		}
 		if asJSON {
 			enc := json.NewEncoder(a.stdout)
@@ -145,13 +91,13 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 		} else {
 			printScale(a.stdout, res)
 		}
-		return runErr
+		return inputErr(runErr)
 	})
 	return cmd
 }
 
 // printScale prints r as a two-column table.
-func printScale(w io.Writer, r scaleResult) {
+func printScale(w io.Writer, r *sim.ScaleResult) {
 	fmt.Fprintf(w, "scenario        %s (%s)\n", r.Scenario, r.Status)
 	fmt.Fprintf(w, "agents          %d on %s, GOMAXPROCS %d\n", r.Agents, r.Transport, r.GOMAXPROCS)
 	fmt.Fprintf(w, "round 0 starts  %.2f s after the command (measured at %.2f s)\n", r.StartupSeconds, r.Round0Seconds)

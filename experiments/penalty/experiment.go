@@ -35,9 +35,9 @@ import (
 	"github.com/consim/consim/experiments"
 )
 
-// Rules maps the spellings of Algorithm 2's rules to them: Theorem 3(i),
+// rules maps the spellings of Algorithm 2's rules to them: Theorem 3(i),
 // 3(ii), 4(i) and 4(ii).
-var Rules = map[string]penaltyalg.Rule2{
+var rules = map[string]penaltyalg.Rule2{
 	"3i": penaltyalg.Thm3i, "3ii": penaltyalg.Thm3ii, "4i": penaltyalg.Thm4i, "4ii": penaltyalg.Thm4ii,
 }
 
@@ -79,10 +79,11 @@ type Config struct {
 	// (100), samples (10,000) and core constraints m (50; also 5.2's).
 	K51, Every51, N, Samples, Core int
 	// K52 is Algorithm 2's outer iterations K and EAG's iterations (500),
-	// Every52 the recording period (1); Rules the Algorithm 2 rules run
-	// (all four; the claims use Thm 3(ii) and 4(ii)).
+	// Every52 the recording period (1); Rules the Algorithm 2 rules run:
+	// 3i, 3ii, 4i and 4ii for Theorem 3(i), 3(ii), 4(i) and 4(ii) (all
+	// four; the claims use 3ii and 4ii).
 	K52, Every52 int
-	Rules        []penaltyalg.Rule2
+	Rules        []string
 	// A9A is the data of Section 5.2 (LoadA9A).
 	A9A *A9A
 	// Log, if set, receives a progress line per section.
@@ -93,7 +94,7 @@ type Config struct {
 // data of 5.2.
 func DefaultConfig() Config {
 	return Config{Do51: true, Do52: true, Seed: 1, K51: 5000, Every51: 1, N: 100, Samples: 10000, Core: 50,
-		K52: 500, Every52: 1, Rules: []penaltyalg.Rule2{penaltyalg.Thm3i, penaltyalg.Thm3ii, penaltyalg.Thm4i, penaltyalg.Thm4ii}}
+		K52: 500, Every52: 1, Rules: []string{"3i", "3ii", "4i", "4ii"}}
 }
 
 // spec51 is the synthetic problem of 5.1.
@@ -116,6 +117,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("penalty: every51 %d, every52 %d: want >= 1", c.Every51, c.Every52)
 	case c.Do52 && c.A9A != nil && c.Core > c.A9A.Rows:
 		return fmt.Errorf("penalty: core %d exceeds the %d rows of a9a", c.Core, c.A9A.Rows)
+	}
+	for _, r := range c.Rules {
+		if _, ok := rules[r]; !ok {
+			return fmt.Errorf("penalty: rule %q: want some of 3i, 3ii, 4i, 4ii", r)
+		}
 	}
 	return c.spec51().Validate()
 }
@@ -154,18 +160,14 @@ func (c Config) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if c.Do52 {
-		var names []string
+		var rs []penaltyalg.Rule2
 		for _, r := range c.Rules {
-			for k, v := range Rules {
-				if v == r {
-					names = append(names, k)
-				}
-			}
+			rs = append(rs, rules[r])
 		}
-		logf("5.2: reference solves on %d rows, Algorithm 2 (%s) and EAG, K = %d\n", c.A9A.Rows, strings.Join(names, ","), c.K52)
+		logf("5.2: reference solves on %d rows, Algorithm 2 (%s) and EAG, K = %d\n", c.A9A.Rows, strings.Join(c.Rules, ","), c.K52)
 		spec52 := penaltyalg.PaperFiniteSum(c.Seed)
 		spec52.Core = c.Core
-		if res.R52, err = Experiment52(c.A9A.X, c.A9A.Y, spec52, c.K52, c.Every52, c.Rules); err != nil {
+		if res.R52, err = Experiment52(c.A9A.X, c.A9A.Y, spec52, c.K52, c.Every52, rs); err != nil {
 			return nil, fmt.Errorf("5.2: %w", err)
 		}
 		logf("5.2 done after %.0f s\n", time.Since(start).Seconds())

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"testing"
 
-	penaltyalg "github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/experiments/internal/exptest"
 )
 
@@ -33,7 +32,7 @@ func TestSmall52(t *testing.T) {
 		t.Skipf("a9a not found at %s: %v", a9aPath, err)
 	}
 	c := DefaultConfig()
-	c.Do51, c.Core, c.K52, c.Rules = false, 5, 8, []penaltyalg.Rule2{penaltyalg.Thm3ii, penaltyalg.Thm4ii}
+	c.Do51, c.Core, c.K52, c.Rules = false, 5, 8, []string{"3ii", "4ii"}
 	var err error
 	if c.A9A, err = LoadA9A(a9aPath, 1000); err != nil {
 		t.Fatal(err)

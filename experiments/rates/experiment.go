@@ -43,6 +43,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,8 +66,8 @@ type Config struct {
 	// Ps are the edge presence probabilities, in (0, 1] (1, 0.7, 0.3,
 	// 0.1).
 	Ps []float64
-	// Gossip and ALM select the methods (both).
-	Gossip, ALM bool
+	// Methods are gossip and alm, run in that order (both).
+	Methods []string
 	// N is the number of agents of the ring and the Erdos-Renyi graph; the
 	// torus is the nearest grid (4 x 4 at 16) (16).
 	N int
@@ -89,7 +90,7 @@ type Config struct {
 
 // DefaultConfig is the experiment's default table.
 func DefaultConfig() Config {
-	return Config{Ps: []float64{1, 0.7, 0.3, 0.1}, Gossip: true, ALM: true, N: 16, ERQ: 0.25, Seed: 1,
+	return Config{Ps: []float64{1, 0.7, 0.3, 0.1}, Methods: []string{"gossip", "alm"}, N: 16, ERQ: 0.25, Seed: 1,
 		Budget: 300000, ALMSeeds: 60, ALMRounds: 2000, Batches: 10}
 }
 
@@ -100,8 +101,13 @@ func (c Config) Validate() error {
 			return fmt.Errorf("rates: p %v not in (0, 1]", p)
 		}
 	}
+	for _, m := range c.Methods {
+		if m != "gossip" && m != "alm" {
+			return fmt.Errorf("rates: method %q: want gossip or alm", m)
+		}
+	}
 	switch {
-	case len(c.Ps) == 0 || !c.Gossip && !c.ALM:
+	case len(c.Ps) == 0 || len(c.Methods) == 0:
 		return fmt.Errorf("rates: no probability or no method")
 	case c.N < 3:
 		return fmt.Errorf("rates: n %d: want >= 3", c.N)
@@ -134,7 +140,7 @@ func (c Config) Run(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{Config: c, Graphs: graphs}
 	for _, method := range []string{"gossip", "alm"} {
-		if (method == "gossip" && !c.Gossip) || (method == "alm" && !c.ALM) {
+		if !slices.Contains(c.Methods, method) {
 			continue
 		}
 		for _, rg := range graphs {

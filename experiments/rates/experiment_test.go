@@ -17,7 +17,7 @@ import (
 // 1e-4) of the exact predicted curve's factor on the same window, with
 // rho(E[M])^2 <= rho(T).
 func TestSmall(t *testing.T) {
-	c := Config{Ps: []float64{1}, Gossip: true, ALM: true, N: 6, ERQ: 0.5, Seed: 1,
+	c := Config{Ps: []float64{1}, Methods: []string{"gossip", "alm"}, N: 6, ERQ: 0.5, Seed: 1,
 		Budget: 2000, ALMSeeds: 10, ALMRounds: 300, Batches: 10}
 	var res *Result
 	dir, md := exptest.Publish(t, func(ctx context.Context) (*Result, error) {
