@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -80,6 +81,34 @@ func Coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node
 	sum, err := coordinator.Run(ctx, cfg, obs, ev)
 	if lost := tr.Lost(); lost != nil && err != nil {
 		err = fmt.Errorf("%w (%w)", err, lost)
+	}
+	return sum, err
+}
+
+// RunCoordinator coordinates run runID of st, whose agents are processes
+// (`consim node`, here or on other hosts), over the NATS server at url:
+// it connects (DialObserver, with configure), calls dialed, coordinates
+// (Coordinate) and, once the summary is written, deletes the run's status
+// stream if it has one, since nothing will resume the run. A server
+// without JetStream, or without the stream a resume needs, is an error
+// wrapping ErrInput.
+func RunCoordinator(ctx context.Context, st *scenarios.Setup, url, runID string, configure func(*node.NATSOptions) error, o CoordinateOptions, dialed func()) (*coordinator.Summary, error) {
+	tr, obs, err := DialObserver(st.Scenario, url, runID, nil, configure, o.Logger)
+	if errors.Is(err, node.ErrNoStatusStream) || errors.Is(err, node.ErrNoJetStream) {
+		return nil, inputError{err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	if dialed != nil {
+		dialed()
+	}
+	sum, err := Coordinate(ctx, st, runID, tr, obs, o)
+	if r, ok := obs.(interface{ ReleaseStream() error }); ok && sum != nil {
+		if rerr := r.ReleaseStream(); rerr != nil {
+			o.Logger.Warn("status stream left on the server", "err", rerr)
+		}
 	}
 	return sum, err
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -61,37 +58,11 @@ the raw baseline runs in about 0.3 s.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
 	cmd.RunE = a.runE(func(*cobra.Command, []string) error {
 		cfg := bench.Config{N: ns, D: dim, Rounds: rounds, Reps: reps, Algos: algos, ReportEvery: reportEvery}
-		switch {
-		case len(ns) == 0:
-			return usagef("--n: give at least one number of agents")
-		case dim < 1:
-			return usagef("--dim %d: want at least 1", dim)
-		case rounds < 0:
-			return usagef("--rounds %d: want 0 (calibrate) or more", rounds)
-		case reps < 1:
-			return usagef("--reps %d: want at least 1", reps)
-		case reportEvery < 0:
-			return usagef("--report-every %d: want 0 or more", reportEvery)
-		}
-		for _, n := range ns {
-			if _, err := bench.Torus(n); err != nil {
-				return usagef("--n %d: %v", n, err)
-			}
-		}
 		for _, t := range transports {
-			k := node.TransportKind(t)
-			if !slices.Contains(node.TransportKinds, k) {
-				return usagef("--transports: unknown transport %q: want chan, nats or nats-tcp", t)
-			}
-			cfg.Transports = append(cfg.Transports, k)
+			cfg.Transports = append(cfg.Transports, node.TransportKind(t))
 		}
-		for _, al := range algos {
-			if al != bench.AlgoNull && al != bench.AlgoALM {
-				return usagef("--algos: unknown algorithm %q: want %s or %s", al, bench.AlgoNull, bench.AlgoALM)
-			}
-		}
-		if len(algos) == 0 {
-			return usagef("--algos: give at least one algorithm")
+		if err := cfg.Validate(); err != nil {
+			return usageError{err}
 		}
 		cfg.Progress = func(what string) { fmt.Fprintf(a.stderr, "bench: %s\n", what) }
 		rows, err := bench.Compare(cfg)
@@ -99,33 +70,12 @@ the raw baseline runs in about 0.3 s.`,
 			return err
 		}
 		if asJSON {
-			return writeBenchJSON(a.stdout, cfg, rows)
+			return bench.WriteJSON(a.stdout, rows)
 		}
 		writeBenchTable(a.stdout, cfg, rows)
 		return nil
 	})
 	return cmd
-}
-
-// benchReport is the JSON of consim bench.
-type benchReport struct {
-	GoVersion  string      `json:"go_version"`
-	GOMAXPROCS int         `json:"gomaxprocs"`
-	CPUs       int         `json:"cpus"`
-	Time       string      `json:"time"`
-	Rows       []bench.Row `json:"rows"`
-}
-
-func writeBenchJSON(w io.Writer, _ bench.Config, rows []bench.Row) error {
-	b, err := json.MarshalIndent(benchReport{
-		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU(),
-		Time: time.Now().UTC().Format(time.RFC3339), Rows: rows,
-	}, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // writeBenchTable prints one line per transport, N and implementation.

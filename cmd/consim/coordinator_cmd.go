@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -89,15 +88,7 @@ run ends.`,
 		if err != nil {
 			return err
 		}
-		sets := append([]string(nil), f.sets...)
-		if f.out != "" {
-			sets = append(sets, "output.dir="+f.out)
-		}
-		s, err := loadScenario(args[0], sets)
-		if err != nil {
-			return err
-		}
-		st, err := buildScenario(s)
+		s, st, err := loadAndBuild(args[0], runtimeOverrides(f.sets, "", "", f.out))
 		if err != nil {
 			return err
 		}
@@ -107,32 +98,18 @@ run ends.`,
 			o.StatusStream, o.Resume = f.jetstream || f.resume, f.resume
 			return f.sec.apply(o)
 		}
-		tr, obs, err := sim.DialObserver(s, f.natsURL, f.runID, nil, configure, logger)
-		if errors.Is(err, node.ErrNoStatusStream) || errors.Is(err, node.ErrNoJetStream) {
-			return usageError{err}
-		}
-		if err != nil {
-			return inputErr(err)
-		}
-		defer tr.Close()
-		if f.resume {
-			fmt.Fprintf(a.stderr, "run %s: resuming at %s\n", f.runID, f.natsURL)
-		} else {
-			fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
-		}
-		sum, err := sim.Coordinate(ctx, st, f.runID, tr, obs, sim.CoordinateOptions{ReadyTimeout: f.readyTimeout, Logger: logger,
-			Progress: newProgressPrinter(a.stderr), Resume: f.resume})
+		sum, err := sim.RunCoordinator(ctx, st, f.natsURL, f.runID, configure, sim.CoordinateOptions{ReadyTimeout: f.readyTimeout,
+			Logger: logger, Progress: newProgressPrinter(a.stderr), Resume: f.resume}, func() {
+			if f.resume {
+				fmt.Fprintf(a.stderr, "run %s: resuming at %s\n", f.runID, f.natsURL)
+			} else {
+				fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
+			}
+		})
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}
-		if r, ok := obs.(interface{ ReleaseStream() error }); ok && sum != nil {
-			// The run is over (its summary is written): nothing will
-			// resume it.
-			if rerr := r.ReleaseStream(); rerr != nil {
-				logger.Warn("status stream left on the server", "err", rerr)
-			}
-		}
-		return err
+		return inputErr(err)
 	})
 	return cmd
 }

@@ -58,11 +58,7 @@ portfolio) is a usage error.`,
 	mustComplete(cmd, "format", cobra.FixedCompletions([]cobra.Completion{dataset.FormatLIBSVM, dataset.FormatCSV}, cobra.ShellCompDirectiveNoFileComp))
 	addSetFlag(cmd, &sets, ", e.g. --set agents=8")
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
-		s, err := loadScenario(args[0], sets)
-		if err != nil {
-			return err
-		}
-		st, err := buildScenario(s)
+		_, st, err := loadAndBuild(args[0], sets)
 		if err != nil {
 			return err
 		}

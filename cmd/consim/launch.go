@@ -92,15 +92,7 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if err != nil {
 		return nil, err
 	}
-	sets := append([]string(nil), o.sets...)
-	if o.out != "" {
-		sets = append(sets, "output.dir="+o.out)
-	}
-	s, err := loadScenario(o.path, sets)
-	if err != nil {
-		return nil, err
-	}
-	st, err := buildScenario(s)
+	_, st, err := loadAndBuild(o.path, runtimeOverrides(o.sets, "", "", o.out))
 	if err != nil {
 		return nil, err
 	}

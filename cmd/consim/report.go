@@ -1,16 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/coordinator"
-	"github.com/consim/consim/coordinator/report"
-	"github.com/consim/consim/scenarios"
+	"github.com/consim/consim/sim"
 )
 
 // reportCmd draws the plots of a run bundle or a sweep directory into
@@ -66,43 +62,15 @@ wall time and traffic totals, and a warning goes to stderr.`,
 }
 
 // writeReport writes the plots and report.md of the run bundle or sweep
-// directory dir, with the absolute tolerance abs (0: the default), and
-// prints each path written to stdout. The bundle of a run that did not
-// finish (no summary.json) is reported from its complete metrics lines,
-// with a warning on stderr saying so.
+// directory dir (sim.WriteReport) and prints each path written to stdout,
+// and a warning on stderr for the bundle of a run that did not finish.
 func writeReport(dir string, abs float64, stdout, stderr io.Writer) error {
-	kind, err := report.Detect(dir)
-	if err != nil {
-		return usageError{err}
-	}
-	tol := report.Tolerance{Abs: abs, Rel: scenarios.DefaultSweepRelTolerance}
-	var paths []string
-	switch kind {
-	case report.KindUnknown:
-		return usageError{report.NotResultsDir(dir)}
-	case report.KindSweep:
-		paths, err = report.Report(dir, tol)
-	default:
-		if tol.Abs == 0 {
-			// The tolerance the run was given, when its scenario can be read.
-			if s, err := scenarios.Load(filepath.Join(dir, coordinator.ScenarioFile)); err == nil {
-				tol.Abs = s.Metrics.Tolerance
-			}
-		}
-		r, rerr := report.ReadRun(dir)
-		if rerr != nil {
-			return usageError{rerr}
-		}
-		if r.Incomplete {
-			fmt.Fprintf(stderr, "consim report: warning: %s is an incomplete run bundle: %s\n", dir, r.IncompleteNote())
-		}
-		paths, err = report.WriteRunReport(r, tol)
+	paths, incomplete, err := sim.WriteReport(dir, abs)
+	if incomplete != "" {
+		fmt.Fprintf(stderr, "consim report: warning: %s is an incomplete run bundle: %s\n", dir, incomplete)
 	}
 	for _, p := range paths {
 		fmt.Fprintf(stdout, "wrote %s\n", p)
 	}
-	if errors.Is(err, report.ErrBadInput) {
-		return usageError{err}
-	}
-	return err
+	return inputErr(err)
 }

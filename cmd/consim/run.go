@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
@@ -111,13 +110,7 @@ func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logge
 	if err != nil {
 		return nil, err
 	}
-	return runAgents(ctx, st, nil, runID, logger, progress)
-}
-
-// runAgents runs st (with agents instead of its own, when not nil) through
-// sim.RunSetup; the caller's input errors become usage errors.
-func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agent, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
-	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, Agents: agents, AgentGrace: agentGrace})
+	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, AgentGrace: agentGrace})
 	return sum, inputErr(err)
 }
 

@@ -7,13 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/consim/consim/internal/proc"
 	"github.com/consim/consim/sim"
 )
 
@@ -45,15 +44,11 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		began := time.Now()
 		if cpuProfile != "" {
-			out, err := os.Create(cpuProfile)
+			stop, err := proc.StartCPUProfile(cpuProfile)
 			if err != nil {
 				return usagef("--cpuprofile: %v", err)
 			}
-			defer out.Close()
-			if err := pprof.StartCPUProfile(out); err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			defer pprof.StopCPUProfile()
+			defer stop()
 		}
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
 		if err != nil {
@@ -73,7 +68,7 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 		fmt.Fprintf(a.stderr, "built in %.2f s; starting the agents\n", time.Since(began).Seconds())
 		res, runErr := sim.Scale(ctx, st, began, func() {
 			if memProfile != "" {
-				if err := writeHeapProfile(memProfile); err != nil {
+				if err := proc.WriteHeapProfile(memProfile); err != nil {
 					logger.Warn("heap profile", "error", err)
 				}
 			}
@@ -105,18 +100,4 @@ func printScale(w io.Writer, r *sim.ScaleResult) {
 	fmt.Fprintf(w, "peak RSS        %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "CPU time        %.2f s (whole command)\n", r.CPUSeconds)
 	fmt.Fprintf(w, "bundle          %s\n", r.Bundle)
-}
-
-// writeHeapProfile writes the heap profile of the live objects to path.
-func writeHeapProfile(path string) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-	if err := pprof.WriteHeapProfile(out); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -33,6 +33,17 @@ func loadProcessScenario(path string, sets []string, agents int) (*scenarios.Sce
 	return s, nil
 }
 
+// loadAndBuild loads the scenario at path with the overrides sets
+// (loadScenario) and builds it (buildScenario).
+func loadAndBuild(path string, sets []string) (*scenarios.Scenario, *scenarios.Setup, error) {
+	s, err := loadScenario(path, sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := buildScenario(s)
+	return s, st, err
+}
+
 // buildScenario materialises s; a scenario error (such as a disconnected
 // graph) is a usage error, anything else a failure.
 func buildScenario(s *scenarios.Scenario) (*scenarios.Setup, error) {
@@ -175,11 +186,7 @@ edges.replay replays exactly.`,
 	cmd.Flags().StringVar(&record, "record", "", "write the realized edge set of every round and draw to `FILE` (a new file), for edges.replay")
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
 		path, stdout := args[0], a.stdout
-		s, err := loadScenario(path, sets)
-		if err != nil {
-			return err
-		}
-		st, err := buildScenario(s)
+		s, st, err := loadAndBuild(path, sets)
 		if err != nil {
 			return err
 		}
