@@ -24,29 +24,12 @@ func (a *app) benchCmd() *cobra.Command {
 		asJSON      bool
 	)
 	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "measure the runtime against raw Go channels and raw nats.go on the same exchange",
-		Long: `Bench measures consim's runtime against raw baselines on the same exchange:
-on a torus of N agents (every edge up), each agent sends its iterate in R^d
-to its 4 neighbours every round, waits for theirs and averages. The raw
-baselines are written straight on the transport (raw Go channels; raw
-nats.go in its best layout: one connection, one wildcard subscription and
-one publish per agent and round, in-process or over TCP). consim runs the
-null algorithm (the same exchange and average) and, with --algos, the
-stochastic ALM (practical preset, an all-reduce every 10 rounds).
-
-For every transport and N, the raw baseline and each algorithm run
-alternately --reps times; the table gives medians: rounds/s, the ratio
-consim/raw, process CPU time, heap allocations and bytes per round (all
-agents), and peak memory (heap and stacks above the start). Setup and
-start-up are not timed. --rounds 0 picks, per transport and N, the rounds
-the raw baseline runs in about 0.3 s.`,
-		Example: `  consim bench
-  consim bench --n 16,64 --transports chan --algos null,alm
-  consim bench --n 256 --dim 100 --rounds 200 --json`,
+		Use:               "bench",
+		Short:             "measure the runtime against raw Go channels and raw nats.go on the same exchange",
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
+	withHelp(cmd, "bench")
 	f := cmd.Flags()
 	f.IntSliceVar(&ns, "n", []int{16, 64, 256, 1024}, "numbers of agents (tori; each at least 9)")
 	f.IntVar(&dim, "dim", 10, "dimension d of the iterates")

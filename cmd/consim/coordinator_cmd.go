@@ -35,29 +35,12 @@ type coordinatorFlags struct {
 func (a *app) coordinatorCmd() *cobra.Command {
 	var f coordinatorFlags
 	cmd := &cobra.Command{
-		Use:   "coordinator SCENARIO",
-		Short: "observe a run of agent processes and write its bundle",
-		Long: `Coordinator observes run --run-id over the NATS server --nats: it waits
-until every agent process ('consim node', here or on other hosts) is
-ready, starts the run, measures it, writes the results bundle to
-DIR/<run-id> (--out, else the scenario's output.dir) and prints the
-summary. Give it the scenario file and --set overrides the agents have.
-
-With --jetstream the agents' statuses reach the coordinator through a
-JetStream stream on the server ('consim nats --jetstream'), which keeps
-them while no coordinator is connected. If that coordinator dies (kill
--9, a lost host), start another with --resume and the same arguments
-within runtime.agent_timeout (the agents give up on a silent coordinator
-after that long): it replays the run's statuses from the first, replaces
-the unfinished bundle and finishes it. The stream is deleted when the
-run ends.`,
-		Example: `  consim coordinator --nats nats://host0:4222 --run-id r1 scenarios/quickstart.yaml
-  CONSIM_NATS_URL=nats://host0:4222 consim coordinator --run-id r1 --out results scenarios/quickstart.yaml
-  consim coordinator --nats nats://host0:4222 --run-id r1 --jetstream scenarios/quickstart.yaml
-  consim coordinator --nats nats://host0:4222 --run-id r1 --resume scenarios/quickstart.yaml`,
+		Use:               "coordinator SCENARIO",
+		Short:             "observe a run of agent processes and write its bundle",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "coordinator")
 	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
 	addRunIDFlag(cmd, &f.runID, "run `ID` shared with every agent (required)")
 	addLegacyRunFlag(cmd, &f.runID)

@@ -31,13 +31,6 @@ func (a *app) dataExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export SCENARIO DIR",
 		Short: "write each agent's rows and problem.json (f*, x*) to a new directory",
-		Long: `Export builds the scenario's problem and writes DIR (which must not exist)
-with one file per agent, agent-<i>.svm (LIBSVM) or agent-<i>.csv (label
-first), and problem.json: the objective in the files' terms, the
-regularizer, the box, f* and x*. A problem kind without rows (such as
-portfolio) is a usage error.`,
-		Example: `  consim data export scenarios/quickstart.yaml shards/
-  consim data export scenarios/logistic32.yaml shards/ --format csv --set agents=8`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("want a scenario file and a new directory, got %d arguments", len(args))
@@ -54,6 +47,7 @@ portfolio) is a usage error.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 	}
+	withHelp(cmd, "data_export")
 	cmd.Flags().StringVar(&format, "format", dataset.FormatLIBSVM, "file `format` of the shards: libsvm or csv (label first)")
 	mustComplete(cmd, "format", cobra.FixedCompletions([]cobra.Completion{dataset.FormatLIBSVM, dataset.FormatCSV}, cobra.ShellCompDirectiveNoFileComp))
 	addSetFlag(cmd, &sets, ", e.g. --set agents=8")

@@ -39,20 +39,12 @@ type launchOptions struct {
 func (a *app) launchCmd() *cobra.Command {
 	var o launchOptions
 	cmd := &cobra.Command{
-		Use:   "launch SCENARIO",
-		Short: "run a scenario with every agent as its own process",
-		Long: `Launch runs the scenario with every agent as its own 'consim node' OS
-process, supervised, and the coordinator in this process, over the NATS
-server --nats or one it starts on 127.0.0.1 at a free port. Agent
-processes get the scenario file and the --set overrides; their stderr is
-shown prefixed with the agent. They end on their own after the run; those
-still running --grace later get SIGTERM, and SIGKILL after another
---grace. The summary goes to stdout and the bundle to DIR/<run-id>.`,
-		Example: `  consim launch scenarios/quickstart.yaml
-  consim launch scenarios/quickstart.yaml --set agents=8 --run-id procs --out results`,
+		Use:               "launch SCENARIO",
+		Short:             "run a scenario with every agent as its own process",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "launch")
 	addNATSFlag(cmd, &o.natsURL, "`URL` of an external NATS server (default: start one on 127.0.0.1 at a free port)")
 	addOutFlag(cmd, &o.out, "results root `DIR` (scenario output.dir); the bundle is DIR/<run-id>")
 	addRunIDFlag(cmd, &o.runID, "run `ID` (default: <name>-<UTC time>-<random>)")

@@ -24,6 +24,7 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -319,6 +320,24 @@ func addTransportFlag(cmd *cobra.Command, p *string, def, usage string) {
 	mustComplete(cmd, "transport", cobra.FixedCompletions(
 		[]cobra.Completion{string(node.TransportChan), string(node.TransportNATS), string(node.TransportNATSTCP), "stepped"},
 		cobra.ShellCompDirectiveNoFileComp))
+}
+
+// helpFiles hold the long help of the commands, one text file each
+// (help/<command path, words joined by _>.txt): the help itself, then,
+// after a line "Example:", the examples.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// withHelp sets cmd's Long and Example from help/name.txt; a missing file
+// is a programming error.
+func withHelp(cmd *cobra.Command, name string) {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err)
+	}
+	long, example, _ := strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n\nExample:\n")
+	cmd.Long, cmd.Example = long, example
 }
 
 // mustComplete registers the completion of flag name; it fails only on a

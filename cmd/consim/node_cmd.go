@@ -30,19 +30,12 @@ type nodeFlags struct {
 func (a *app) nodeCmd() *cobra.Command {
 	var f nodeFlags
 	cmd := &cobra.Command{
-		Use:   "node SCENARIO",
-		Short: "join a run as one agent process (see launch)",
-		Long: `Node runs agent --id of a run in this process. It rebuilds the scenario
-from the file, the --set overrides and the run seed, so that its data and
-draws match the other agents' and nothing large crosses the bus; joins
-run --run-id at the NATS server --nats; and runs until the last round or
-the coordinator's stop. Every agent and the coordinator must be given the
-same scenario file and --set overrides.`,
-		Example: `  consim node --nats nats://host0:4222 --run-id r1 --id 3 scenarios/quickstart.yaml
-  CONSIM_NATS_URL=nats://host0:4222 consim node --run-id r1 --id 3 scenarios/quickstart.yaml`,
+		Use:               "node SCENARIO",
+		Short:             "join a run as one agent process (see launch)",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "node")
 	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
 	addRunIDFlag(cmd, &f.runID, "run `ID` shared by the coordinator and every agent (required)")
 	addLegacyRunFlag(cmd, &f.runID)

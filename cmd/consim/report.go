@@ -23,20 +23,6 @@ func (a *app) reportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report RESULTS_DIR",
 		Short: "draw plots and write report.md for a run bundle or sweep directory",
-		Long: `Report draws the plots (PNG and SVG) of a run bundle (a directory with
-summary.json) or a sweep directory (with sweep.csv) into RESULTS_DIR/plots/
-and writes RESULTS_DIR/report.md. It writes nothing else; running it
-again replaces its own earlier plots and report.md. For a run bundle,
-"rounds to tolerance" counts up to --tolerance, else the bundle's
-metrics.tolerance, else 1e-3 of the first measured consensus error.
-
-The bundle of a run that did not finish (killed or crashed: scenario.yaml
-and metrics.jsonl or metrics.csv but no summary.json) is reported from its
-complete metrics lines; report.md says at the top that the run did not
-finish, gives "unknown (run did not finish)" for the status, stop cause,
-wall time and traffic totals, and a warning goes to stderr.`,
-		Example: `  consim report results/quickstart-20250101T120000-ab12
-  consim report results/dropout-sweep-20250101T120000-cd34 --tolerance 1e-6`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("want exactly one results directory, got %d arguments", len(args))
@@ -50,6 +36,7 @@ wall time and traffic totals, and a warning goes to stderr.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 	}
+	withHelp(cmd, "report")
 	cmd.Flags().Float64Var(&abs, "tolerance", 0, "consensus error that 'rounds to tolerance' counts up to, for a run bundle (0: the bundle's metrics.tolerance, else 1e-3 of the first value)")
 	mustComplete(cmd, "tolerance", cobra.NoFileCompletions)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {

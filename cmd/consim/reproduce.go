@@ -42,29 +42,19 @@ func (a *app) reproduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce EXPERIMENT",
 		Short: "reproduce a paper's experiment (admm, zo-splm, penalty, tsp, slicing, rates, storm, compare, fairness)",
-		Long: `Reproduce runs one of a paper's experiments, as a subcommand, in this
-process and writes its data, plots and table to a new directory.`,
-		Example: `  consim reproduce admm --quick
-  consim reproduce admm --cov 2 --out results/admm
-  consim reproduce zo-splm --n 50 --trials 5
-  consim reproduce penalty --a9a ../shared/data/a9a/a9a.gz
-  consim reproduce tsp --seeds 2
-  consim reproduce slicing --instances 5
-  consim reproduce rates`,
-		RunE: groupRunE("experiment"),
+		RunE:  groupRunE("experiment"),
 	}
+	withHelp(cmd, "reproduce")
 	cmd.AddCommand(a.reproduceADMMCmd(), a.reproduceZOSPLMCmd(), a.reproducePenaltyCmd(), a.reproduceTSPCmd(), a.reproduceSlicingCmd(), a.reproduceRatesCmd(), a.reproduceStormCmd(), a.reproduceCompareCmd(), a.reproduceFairnessCmd())
 	return cmd
 }
 
-// experimentCmd is a reproduce subcommand: no arguments, --out DIR bound
-// to out, and the flags names completed with nothing.
-func experimentCmd(name string, out *string, short, long, example string) *cobra.Command {
+// experimentCmd is a reproduce subcommand, its help in
+// help/reproduce_<name>.txt: no arguments, and --out DIR bound to out.
+func experimentCmd(name string, out *string, short string) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     name,
-		Short:   short,
-		Long:    long,
-		Example: example,
+		Use:   name,
+		Short: short,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("reproduce %s: unexpected arguments %q", name, args)
@@ -73,6 +63,7 @@ func experimentCmd(name string, out *string, short, long, example string) *cobra
 		},
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
+	withHelp(cmd, "reproduce_"+name)
 	addOutFlag(cmd, out, "output `DIR`, which must not exist (default results/reproduce-"+name+"-<UTC time>-<4 hex>)")
 	return cmd
 }
@@ -201,16 +192,7 @@ func (a *app) reproduceADMMCmd() *cobra.Command {
 	var quick bool
 	c := admm.DefaultConfig()
 	cmd := experimentCmd("admm", &out,
-		"com-SVR-ADMM and baselines on the portfolio mean-variance problem (Yu & Huang)",
-		`Admm runs com-SVR-ADMM, com-SVRG-1, com-SVRG-2 and SGD on the portfolio
-mean-variance problem of Yu and Huang (Section 4.1, Figures 1 and 2) for
-covariance condition numbers 2 and 10, and writes admm.csv, semilog plots
-(PNG and SVG) of the optimality gap against oracle calls and against CPU
-time, and table.md, which it also prints, into a new directory: --out
-must not exist. --alg2 adds com-SVR-ADMM Algorithm 2 (general convex);
---quick runs a small instance.`,
-		`  consim reproduce admm --quick
-  consim reproduce admm --cov 2 --alg2 --out results/admm-cov2`)
+		"com-SVR-ADMM and baselines on the portfolio mean-variance problem (Yu & Huang)")
 	fs, e := cmd.Flags(), &c.Experiment
 	fs.StringVar(&cov, "cov", "both", "covariance condition number: 2, 10 or both")
 	mustComplete(cmd, "cov", cobra.FixedCompletions([]cobra.Completion{"2", "10", "both"}, cobra.ShellCompDirectiveNoFileComp))
@@ -253,18 +235,7 @@ func (a *app) reproduceZOSPLMCmd() *cobra.Command {
 	var out string
 	c := zosplm.DefaultConfig()
 	cmd := experimentCmd("zo-splm", &out,
-		"ZO-SPLM and its baselines on the nonconvex QCQP (Dong et al., Table 2 and Figure 1)",
-		`Zo-splm runs ZO-SPLM, ZO-ConEx and ZO-ALM on the nonconvex QCQP of Dong,
-Zhao, Pu, Zhou and Yin for each n of --n: --trials instances solved from
-x0 = 0 with mini-batch --k until the stochastic eps-stationarity test
-holds (Table 2: iterations and CPU seconds per iteration, the process's
-user + system time), and one instance per n run for --plot-iters
-iterations at mini-batch --plot-k (Figure 1: the objective, and the three
-measures). It writes trials.csv, traces.csv, convergence.csv, plots (PNG
-and SVG) and table.md, which it also prints with the wall time, into a
-new directory: --out must not exist.`,
-		`  consim reproduce zo-splm
-  consim reproduce zo-splm --n 50 --trials 5 --out results/zosplm-n50`)
+		"ZO-SPLM and its baselines on the nonconvex QCQP (Dong et al., Table 2 and Figure 1)")
 	fs := cmd.Flags()
 	fs.Var(intList(&c.Ns), "n", "comma-separated problem dimensions n")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of every instance and direction")
@@ -290,21 +261,7 @@ func (a *app) reproducePenaltyCmd() *cobra.Command {
 	var a9aRows int
 	c := penalty.DefaultConfig()
 	cmd := experimentCmd("penalty", &out,
-		"quadratic-penalty ASG and VR-ASG against EAG on constrained logistic regression (Lu & Xiao §5)",
-		`Penalty runs the experiments of Lu and Xiao's Section 5. 5.1: Algorithm 1
-with the constant (Theorem 1) and dynamic (Theorem 2) penalties on the
-synthetic constrained stochastic logistic regression (42). 5.2: Algorithm
-2 under the rules of --rules and the EAG baseline on the constrained
-finite-sum logistic regression (43) built from LIBSVM a9a (--a9a). F* of
-both comes from an independent augmented Lagrangian solve with a KKT
-certificate. It writes penalty.csv (objective, gap and violation per
-recorded iteration), log-log plots (PNG and SVG) and table.md (the
-paper's claims, marked holds or does not hold, with the numbers), which
-it also prints with the wall time, into a new directory: --out must not
-exist.`,
-		`  consim reproduce penalty
-  consim reproduce penalty --section 5.1 --k51 500
-  consim reproduce penalty --section 5.2 --a9a /data/a9a.gz --rules 3ii,4ii`)
+		"quadratic-penalty ASG and VR-ASG against EAG on constrained logistic regression (Lu & Xiao §5)")
 	fs := cmd.Flags()
 	fs.StringVar(&section, "section", "both", "experiment: 5.1, 5.2 or both")
 	mustComplete(cmd, "section", cobra.FixedCompletions([]cobra.Completion{"5.1", "5.2", "both"}, cobra.ShellCompDirectiveNoFileComp))
@@ -350,24 +307,7 @@ func (a *app) reproduceTSPCmd() *cobra.Command {
 	var out, mnist string
 	c := tsp.DefaultConfig()
 	cmd := experimentCmd("tsp", &out,
-		"TSP, BOME, V-PBGD and MEHA on MNIST data hyper-cleaning (Lu, ICML 2025, §4)",
-		`Tsp runs TSP (Algorithm 1) and the baselines BOME, V-PBGD and MEHA on the
-data hyper-cleaning problem of Lu's Section 4: 5,000 MNIST training
-samples, half of them with a wrong label, 5,000 validation samples and
-the 10,000 test images (--mnist DIR holds the four MNIST .gz files). Each
-of --seeds seeds (--seed, --seed+1, ...) draws its own split and
-corruption; every method runs --rounds rounds from x = 0, y = 0 and is
-measured every --every rounds: the test accuracy of y and the F1 of the
-clean-sample detection x_i >= 0. It writes tsp.csv, plots (PNG and SVG) of
-both measures against rounds (means over the seeds) and table.md (peak and
-final accuracy and F1, mean ± std over the seeds, next to the paper's),
-which it also prints with the wall time, into a new directory: --out must
-not exist. The seconds in tsp.csv are the process CPU time of the
-method's steps; --parallel runs that many seeds at once, and the seconds
-are then wall time.`,
-		`  consim reproduce tsp
-  consim reproduce tsp --seeds 2 --parallel 2
-  consim reproduce tsp --mnist /data/mnist --rounds 300 --seeds 1`)
+		"TSP, BOME, V-PBGD and MEHA on MNIST data hyper-cleaning (Lu, ICML 2025, §4)")
 	fs := cmd.Flags()
 	fs.StringVar(&mnist, "mnist", defaultMNIST, "`DIR` holding {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz")
 	mustComplete(cmd, "mnist", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -404,18 +344,7 @@ func (a *app) reproduceSlicingCmd() *cobra.Command {
 	c := slicing.DefaultConfig()
 	instances := len(c.Seeds)
 	cmd := experimentCmd("slicing", &out,
-		"the regularized ALM on random network-slicing instances, with and without loss (ALM paper §6.2)",
-		`Slicing runs the per-node agents of the smoothed linearized ALM (Algorithm
-1) on the regularized network-slicing problem (6.5) of Huang, Zhang and
-Alacaoglu (Section 6.2) for --instances random instances (seeds --seed,
---seed+1, ...), once per loss rate of --losses, in lockstep with emulated
-Bernoulli message loss, and compares each final point with the LP bound
-and with its rounding to a slice. It writes runs.csv, plots (PNG and SVG)
-of the gap to the LP bound and of the binary fraction per instance, and
-table.md, which it also prints with the wall time, into a new directory:
---out must not exist.`,
-		`  consim reproduce slicing
-  consim reproduce slicing --instances 3 --rounds 2000 --losses 0`)
+		"the regularized ALM on random network-slicing instances, with and without loss (ALM paper §6.2)")
 	fs := cmd.Flags()
 	fs.Uint64Var(&seed, "seed", c.Seeds[0], "seed of the first instance; instance i has seed --seed + i")
 	fs.IntVar(&instances, "instances", instances, "number of random instances")
@@ -442,35 +371,7 @@ func (a *app) reproduceRatesCmd() *cobra.Command {
 	var out string
 	c := rates.DefaultConfig()
 	cmd := experimentCmd("rates", &out,
-		"predicted against observed per-round contraction of gossip and the ALM, no fitted constant",
-		`Rates compares parameter-free rate predictions with observed contraction on
-a ring, a torus and an Erdos-Renyi graph of --n agents (ER: edge
-probability --er-q, seed --seed, conditioned on being connected), each
-edge present with probability p in every round and draw, for p in --p.
-
-Gossip: dgd with no objective (x_{t+1} = W_t x_t, Metropolis-Hastings
-weights on the present edges). Predicted: rho2, the exact long-run
-mean-square factor of the disagreement (graph.GossipRates), beside
-lambda_max(E[W^T P W]) (the worst single round) and rho(E[W] - 11^T/N)^2.
-Observed: the per-round factor of the mean over seeds of
-sum_i ||x_i - xbar||^2, fitted on the window before its noise floor
-(detected: metrics.FitBeforeFloor), with a 95% confidence interval from
---batches batches of the seeds; about --budget rounds per row.
-
-ALM: Algorithm 2 per agent (the practical preset at its largest step,
-sigma = 1/L_f, no safeguard, three independent draws per round) on an
-interpolating full-batch least-squares problem in R^1 (5 rows per agent,
-b_i = A_i x*), where a round is exactly an affine map w -> M(zeta) w + c
-with fixed point (1 x*, 0, 1 x*). Predicted (alm.RateModel, built from the
-agent's update): rho(E[M])^2 for the mean and rho(T), T(S) = E[M S M^T],
-for the mean square. Observed over --alm-seeds runs of the agents: the
-factor of ||mean_s (x_t - x*)||^2 before its sampling floor, and of
-mean_s ||x_t - x*||^2.
-
-It writes rates.csv and table.md, which it also prints with the wall
-time, into a new directory: --out must not exist.`,
-		`  consim reproduce rates
-  consim reproduce rates --p 1,0.3 --methods gossip --budget 100000`)
+		"predicted against observed per-round contraction of gossip and the ALM, no fitted constant")
 	fs := cmd.Flags()
 	fs.Var(floatList(&c.Ps, false), "p", "comma-separated edge presence probabilities in (0, 1]")
 	fs.Var(stringList(&c.Methods), "methods", "comma-separated: gossip, alm")
@@ -495,21 +396,7 @@ func (a *app) reproduceStormCmd() *cobra.Command {
 	var out string
 	c := storm.DefaultConfig()
 	cmd := experimentCmd("storm", &out,
-		"ALM-STORM against the ALM: Moreau stationarity against samples, fitted slopes (Huang, Zhang, Alacaoglu §5)",
-		`Storm runs the ALM (Algorithm 2, practical preset) and ALM-STORM
-(Algorithm 3, practical preset) on the nonconvex regression over a ring,
-for every horizon T of --horizons and every seed, each with the steps its
-preset gives for T (tau ~ T^(-1/2) for the ALM, T^(-1/3) for ALM-STORM).
-Every T/--points rounds it evaluates the Moreau-envelope stationarity
-||grad Psi(z_t)|| of the consensus problem (mu = 2 L_f, a warm-started
-inner solve), and takes its mean over the run, the E||grad Psi(z_t*)||
-with t* uniform of the paper's theorems. It fits log(stationarity)
-against log(samples) over the horizons T >= --fit-from per seed and
-reports the mean slope with a 95% t-interval over the seeds, beside the
-paper's -1/4 (O(eps^-4)) and -1/3 (O(eps^-3)). It writes storm.csv,
-storm_runs.csv, storm.{png,svg} and table.md into a new directory.`,
-		`  consim reproduce storm
-  consim reproduce storm --seeds 3 --horizons 500,2000,8000`)
+		"ALM-STORM against the ALM: Moreau stationarity against samples, fitted slopes (Huang, Zhang, Alacaoglu §5)")
 	fs := cmd.Flags()
 	fs.IntVar(&c.Seeds, "seeds", c.Seeds, "seeds 1..seeds (instance, edges and samples)")
 	fs.Var(intList(&c.Horizons), "horizons", "horizons T, comma-separated")
@@ -535,23 +422,7 @@ func (a *app) reproduceCompareCmd() *cobra.Command {
 	var out string
 	c := compare.DefaultConfig()
 	cmd := experimentCmd("compare", &out,
-		"ALM, ALM-STORM, DGD, gradient tracking and the penalty methods: rounds, messages and samples to consensus and stationarity targets",
-		`Compare runs the ALM (practical), ALM-STORM (practical), DGD (stochastic
-gradients, constant step), gradient tracking (DIGing, stochastic
-gradients), the decentralized quadratic-penalty ASG (growing rho) and the
-ALM without dual steps on the nonconvex regression of
-scenarios/nonconvex.yaml (16 agents, geometric graph) with every edge
-present with probability p, for every p of --p and seeds 1..--seeds. Every
---every rounds it measures the consensus error (1/N) sum ||x_i - xbar||^2
-and the Moreau stationarity ||grad Psi(x)|| of the consensus problem
-(mu = 2 L_f, warm-started inner solve) and records the first round at
-which each falls below its target, with the messages sent and the
-gradient samples drawn by then. Runs stop at --rounds or when both
-targets are met. It writes compare.csv and table.md (means with 95%
-t-intervals over the seeds that reached a target, and how many did) into
-a new directory.`,
-		`  consim reproduce compare
-  consim reproduce compare --p 1,0.2 --seeds 3 --rounds 5000`)
+		"ALM, ALM-STORM, DGD, gradient tracking and the penalty methods: rounds, messages and samples to consensus and stationarity targets")
 	fs := cmd.Flags()
 	fs.IntVar(&c.Seeds, "seeds", c.Seeds, "seeds 1..seeds")
 	fs.Var(floatList(&c.Ps, false), "p", "edge presence probabilities, comma-separated")
@@ -576,21 +447,7 @@ func (a *app) reproduceFairnessCmd() *cobra.Command {
 	var out, adult string
 	c := fairness.DefaultConfig()
 	cmd := experimentCmd("fairness", &out,
-		"fairness-constrained classification on Adult with Algorithm 1 (ALM paper §6.3)",
-		`Fairness solves problem (6.6) of the ALM paper on UCI Adult: a linear
-classifier whose covariance with the sensitive attribute (sex) is at most
-c in absolute value, for the logistic loss and the two nonconvex losses
-(logistic difference (6.7) with mu = 1, smoothed 0-1 (6.8)), by Algorithm 1
-(stochastic smoothed linearized ALM) from theta = 0. Features: numeric
-fields standardized, categorical fields one-hot, sex, race and fnlwgt
-dropped, records with a missing field dropped; train on adult.data, test
-on adult.test (--adult DIR). For the convex logistic loss an independent
-solve (Lagrangian bisection over FISTA) gives the optimum beside it. It
-writes fairness.csv and table.md (test accuracy, training covariance,
-test p%-rule per loss and c) into a new directory: --out must not exist.`,
-		`  consim reproduce fairness
-  consim reproduce fairness --losses logistic --cs inf,0.01 --rounds 5000
-  consim reproduce fairness --sampled`)
+		"fairness-constrained classification on Adult with Algorithm 1 (ALM paper §6.3)")
 	fs, p := cmd.Flags(), &c.Params
 	fs.StringVar(&adult, "adult", defaultAdult, "`DIR` holding adult.data[.gz] and adult.test[.gz]")
 	fs.Var(stringList(&c.Losses), "losses", "losses, comma-separated: logistic, logdiff, smooth01")

@@ -65,23 +65,12 @@ func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenari
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run SCENARIO",
-		Short: "run a scenario: agents, transport and coordinator in this process",
-		Long: `Run loads SCENARIO (a YAML file), applies the --set overrides, and runs
-every agent as a goroutine of this process with the coordinator beside
-them, on the scenario's transport: nats (the default) embeds a NATS server
-and connects in-process; nats-tcp serves it on loopback, or uses --nats
-URL; chan exchanges messages over in-memory channels.
-
-It shows progress on stderr, prints a summary on stdout and writes the
-results bundle to DIR/<run-id> (--out, else the scenario's output.dir).
-A scenario's sweep block is ignored: see 'consim sweep'.`,
-		Example: `  consim run scenarios/quickstart.yaml
-  consim run scenarios/quickstart.yaml --transport chan --set rounds=500 --set graph.p=0.3
-  CONSIM_NATS_URL=nats://10.0.0.5:4222 consim run scenarios/quickstart.yaml --run-id r1`,
+		Use:               "run SCENARIO",
+		Short:             "run a scenario: agents, transport and coordinator in this process",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "run")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		logger, err := newLogger("consim", f.logLevel, a.stderr)

@@ -20,22 +20,12 @@ func (a *app) scaleCmd() *cobra.Command {
 	var f runFlags
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "scale SCENARIO",
-		Short: "run a scenario and report its start-up time, rounds/s and peak memory",
-		Long: `Scale runs SCENARIO as 'consim run' does and reports what a large run
-costs: the time from the command's start until round 0 is measured (graph,
-problem data, constants, agents and transport included), the rounds run
-after it per second of wall time, and the process's peak resident set size
-(getrusage maxrss). The results bundle is written as usual.
-
-The stepped engine (--transport stepped) steps the agents on GOMAXPROCS
-workers instead of a goroutine each; use it for 10^5 agents and more.`,
-		Example: `  consim scale scenarios/scale_10k.yaml
-  consim scale scenarios/scale_10k.yaml --set agents=100000 --set graph.rows=250 --set graph.cols=400 --set rounds=100
-  consim scale scenarios/scale_10k.yaml --transport stepped --set agents=1000000 --set graph.rows=1000 --set graph.cols=1000 --set rounds=10`,
+		Use:               "scale SCENARIO",
+		Short:             "run a scenario and report its start-up time, rounds/s and peak memory",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "scale")
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	var cpuProfile, memProfile string

@@ -93,20 +93,12 @@ func (a *app) validateCmd() *cobra.Command {
 	var sets []string
 	var memLimit string
 	cmd := &cobra.Command{
-		Use:   "validate SCENARIO",
-		Short: "check a scenario file and print it with every default filled in",
-		Long: `Validate loads SCENARIO, applies the --set overrides, checks every key and
-builds the scenario (graph, problem, algorithm) without running it. It
-prints the scenario as YAML with every default filled in, followed by the
-algorithm's resolved parameters and the run's memory estimate as comments.
-A bad file is a usage error (exit 2) naming file:line:column and the key;
-so is a scenario whose memory estimate exceeds runtime.memory_limit
-(--memory-limit), by default the machine's physical memory.`,
-		Example: `  consim validate scenarios/quickstart.yaml
-  consim validate scenarios/quickstart.yaml --set rounds=500 --set graph.p=0.5`,
+		Use:               "validate SCENARIO",
+		Short:             "check a scenario file and print it with every default filled in",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "validate")
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
 	addMemoryLimitFlag(cmd, &memLimit)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
@@ -171,17 +163,12 @@ func (a *app) graphCmd() *cobra.Command {
 	var sets []string
 	var record string
 	cmd := &cobra.Command{
-		Use:   "graph SCENARIO",
-		Short: "print topology statistics and spectra of a scenario's graph",
-		Long: `Graph builds the scenario's graph and prints its topology statistics and
-spectra (lambda_2, ||E[W]||, sigma_min+). --record writes the realized
-edge set of every round and draw to a new file, which the scenario key
-edges.replay replays exactly.`,
-		Example: `  consim graph scenarios/quickstart.yaml
-  consim graph scenarios/quickstart.yaml --set graph.p=0.3 --record edges.txt`,
+		Use:               "graph SCENARIO",
+		Short:             "print topology statistics and spectra of a scenario's graph",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "graph")
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
 	cmd.Flags().StringVar(&record, "record", "", "write the realized edge set of every round and draw to `FILE` (a new file), for edges.replay")
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {

@@ -62,22 +62,12 @@ func (f *sweepFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scena
 func (a *app) sweepCmd() *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
-		Use:   "sweep SCENARIO",
-		Short: "run a scenario's sweep grid over seeds and write tables and plots",
-		Long: `Sweep runs every point of the scenario's sweep grid for every seed, at
-most --parallel at once, each as a goroutine-mode run on the in-memory
-chan transport unless --transport or --nats says otherwise (the
-scenario's runtime.transport is not used). It writes DIR/<sweep-id>/ with
-scenario.yaml (the sweep as resolved), runs/<sweep-id>-NNN/ (one bundle
-per run), sweep.csv, aggregate.csv, aggregate.md and plots/, and prints
-the aggregate table. --set overrides apply before the grid, so a swept
-key's grid values win over them. An existing sweep directory is never
-rewritten.`,
-		Example: `  consim sweep scenarios/dropout_sweep.yaml
-  consim sweep scenarios/admm_vs_alm.yaml --parallel 2 --sweep-id cmp --out results --set rounds=500`,
+		Use:               "sweep SCENARIO",
+		Short:             "run a scenario's sweep grid over seeds and write tables and plots",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "sweep")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		return f.sweep(cmd, args[0], a.stdout, a.stderr)
