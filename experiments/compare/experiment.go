@@ -18,8 +18,9 @@
 // a target is met), a run stops early when both targets are met, and the
 // steps of DGD and gradient tracking are set per instance from max_i L_i.
 //
-// compare imports scenarios, consensus, consensus/registry, experiments
-// and gonum; it must not import node, coordinator, sim or cmd.
+// compare imports consensus, consensus/registry, experiments and
+// experiments/internal/stationarity; it must not import node, coordinator,
+// sim or cmd.
 package compare
 
 import (

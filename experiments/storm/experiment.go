@@ -19,8 +19,8 @@
 // almstorm's certificate needs), between rounds chosen per horizon.
 //
 // storm imports scenarios, consensus, consensus/almstorm,
-// consensus/registry, experiments and gonum; it must not import node,
-// coordinator, sim or cmd.
+// consensus/registry, experiments, experiments/internal/stationarity and
+// gonum; it must not import node, coordinator, sim or cmd.
 package storm
 
 import (
@@ -155,7 +155,7 @@ func (r *Result) Write(dir string) error {
 	return r.Config.plot(dir, r.Runs, r.Fits)
 }
 
-// stormMethods are the compared methods: name and algorithm block.
+// methods are the compared methods: name and algorithm block.
 func (f Config) methods() []stormMethod {
 	return []stormMethod{
 		{"ALM", "{name: alm}", -0.25},
@@ -169,7 +169,8 @@ type stormMethod struct {
 	paper       float64
 }
 
-// stormScenario is the scenario of one run.
+// scenario is the scenario of one run: the nonconvex regression on a
+// ring with the algorithm block, T rounds.
 func (f Config) scenario(block string, T int, seed uint64) string {
 	return fmt.Sprintf(`seed: %d
 agents: %d
@@ -359,6 +360,23 @@ func writeStormCSV(dir string, runs []RunSummary, pts []Point) error {
 		"t_star", "cert_kkt", "cert_feasibility", "cert_grad_map", "wall_s"}, rows)
 }
 
+// byHorizon groups the runs of method by horizon: the horizons in
+// increasing order and the runs of each, in run order.
+func byHorizon(runs []RunSummary, method string) ([]int, map[int][]RunSummary) {
+	byT := map[int][]RunSummary{}
+	var Ts []int
+	for _, r := range runs {
+		if r.Method == method {
+			if _, ok := byT[r.T]; !ok {
+				Ts = append(Ts, r.T)
+			}
+			byT[r.T] = append(byT[r.T], r)
+		}
+	}
+	sort.Ints(Ts)
+	return Ts, byT
+}
+
 // plot writes storm.{png,svg}: the geometric mean over seeds of the mean
 // stationarity against samples, one line per method, and dashed guides of
 // the paper's slopes through each method's first fitted point.
@@ -371,17 +389,7 @@ func (f Config) plot(dir string, runs []RunSummary, fits []Fit) error {
 	p.X.Tick.Marker, p.Y.Tick.Marker = experiments.LogTicks{}, experiments.LogTicks{}
 	p.Legend.Top = true
 	for k, ft := range fits {
-		byT := map[int][]RunSummary{}
-		var Ts []int
-		for _, r := range runs {
-			if r.Method == ft.Method {
-				if _, ok := byT[r.T]; !ok {
-					Ts = append(Ts, r.T)
-				}
-				byT[r.T] = append(byT[r.T], r)
-			}
-		}
-		sort.Ints(Ts)
+		Ts, byT := byHorizon(runs, ft.Method)
 		xy := make(plotter.XYs, len(Ts))
 		for i, T := range Ts {
 			var ls, lx float64
@@ -441,17 +449,7 @@ func (r *Result) Table() string {
 		"its box-KKT residual for f (full gradient) and ||E[A] xhat||. Geometric means over the seeds.\n\n", f.CertBatch)
 	fmt.Fprintf(&b, "| method | T | samples (mean) | mean stationarity | certificate KKT | certificate feasibility |\n|---|---|---|---|---|---|\n")
 	for _, ft := range fits {
-		byT := map[int][]RunSummary{}
-		var Ts []int
-		for _, r := range runs {
-			if r.Method == ft.Method {
-				if _, ok := byT[r.T]; !ok {
-					Ts = append(Ts, r.T)
-				}
-				byT[r.T] = append(byT[r.T], r)
-			}
-		}
-		sort.Ints(Ts)
+		Ts, byT := byHorizon(runs, ft.Method)
 		for _, T := range Ts {
 			var ls, sm, lk, lf float64
 			for _, r := range byT[T] {

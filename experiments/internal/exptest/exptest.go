@@ -2,8 +2,8 @@
 // output files exist and are not empty, their CSV files parse, their
 // table.md is the printed table and holds what a test expects.
 //
-// exptest is imported by tests only; it imports testing and the standard
-// library.
+// exptest is imported by tests only; it imports experiments, testing and
+// the standard library.
 package exptest
 
 import (
