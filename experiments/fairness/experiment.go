@@ -95,7 +95,8 @@ type Config struct {
 	// RefTol is the tolerance of the independent solve of the convex
 	// cells (1e-4).
 	RefTol float64
-	// Data is the Adult data (LoadAdult).
+	// Data is the Adult data (LoadAdult; none by default, which Run
+	// needs).
 	Data *Adult
 	// Log, if set, receives the data's sizes and a line per solved cell.
 	Log io.Writer

@@ -70,9 +70,9 @@ func LoadA9A(path string, rows int) (*A9A, error) {
 
 // Config is the experiment of `consim reproduce penalty`.
 type Config struct {
-	// Do51 and Do52 select the sections that run.
+	// Do51 and Do52 select the sections that run (both).
 	Do51, Do52 bool
-	// Seed keys the data, the start and the samples of both sections.
+	// Seed keys the data, the start and the samples of both sections (1).
 	Seed uint64
 	// K51 is Algorithm 1's iterations K (5000), Every51 the recording
 	// period (1); N, Samples and Core the synthetic problem's features
@@ -84,7 +84,8 @@ type Config struct {
 	// four; the claims use 3ii and 4ii).
 	K52, Every52 int
 	Rules        []string
-	// A9A is the data of Section 5.2 (LoadA9A).
+	// A9A is the data of Section 5.2 (LoadA9A; none by default, which
+	// Section 5.2 needs).
 	A9A *A9A
 	// Log, if set, receives a progress line per section.
 	Log io.Writer

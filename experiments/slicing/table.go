@@ -10,17 +10,20 @@ import (
 // Config is the experiment of `consim reproduce slicing` (Table): the
 // regularized ALM on random instances, with and without message loss.
 type Config struct {
-	// Gen is the instance size; Seeds are the instance seeds.
+	// Gen is the instance size (slicing.Medium); Seeds are the instance
+	// seeds (1..20).
 	Gen   slicingalg.GenOptions
 	Seeds []uint64
-	// RegWeight, P and Eps define P_eps; the parameters are Practical's.
+	// RegWeight, P and Eps define P_eps (2, 0.5, 0.1); the parameters are
+	// Practical's.
 	RegWeight, P, Eps float64
-	// Rounds is the round budget; the run stops early, checked every
-	// Every rounds, once w is binary with violation <= Tol.
+	// Rounds is the round budget (10,000); the run stops early, checked
+	// every Every rounds (100), once w is binary with violation <= Tol
+	// (1e-4).
 	Rounds, Every int
 	Tol           float64
-	// Losses are the emulated loss rates (BernoulliLoss with seed
-	// LossSeed).
+	// Losses are the emulated loss rates (0 and 0.1; BernoulliLoss with
+	// seed LossSeed, 1).
 	Losses   []float64
 	LossSeed uint64
 }

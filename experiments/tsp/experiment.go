@@ -80,7 +80,7 @@ type Config struct {
 	Train, Val int
 	// Parallel is how many seeds run at once (1).
 	Parallel int
-	// Data is MNIST (LoadMNIST).
+	// Data is MNIST (LoadMNIST; none by default, which Run needs).
 	Data *MNIST
 	// Clock times the methods' steps; nil is the process CPU time with one
 	// seed at a time, and the wall time of each run with Parallel above 1,

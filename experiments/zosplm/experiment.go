@@ -40,7 +40,7 @@ import (
 type Config struct {
 	// Ns are the problem dimensions n (the paper's 50, 100 and 200).
 	Ns []int
-	// Seed keys every instance and direction (see Experiment.Seed).
+	// Seed keys every instance and direction (see Experiment.Seed) (1).
 	Seed uint64
 	// Trials is the number of instances per n of the table (20).
 	Trials int
