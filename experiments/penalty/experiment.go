@@ -35,12 +35,6 @@ import (
 	"github.com/consim/consim/experiments"
 )
 
-// rules maps the spellings of Algorithm 2's rules to them: Theorem 3(i),
-// 3(ii), 4(i) and 4(ii).
-var rules = map[string]penaltyalg.Rule2{
-	"3i": penaltyalg.Thm3i, "3ii": penaltyalg.Thm3ii, "4i": penaltyalg.Thm4i, "4ii": penaltyalg.Thm4ii,
-}
-
 // A9A is the data of Section 5.2: the first Rows rows of LIBSVM a9a (123
 // features) and their labels +-1.
 type A9A struct {
@@ -120,7 +114,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("penalty: core %d exceeds the %d rows of a9a", c.Core, c.A9A.Rows)
 	}
 	for _, r := range c.Rules {
-		if _, ok := rules[r]; !ok {
+		if _, ok := penaltyalg.ParseRule2(r); !ok {
 			return fmt.Errorf("penalty: rule %q: want some of 3i, 3ii, 4i, 4ii", r)
 		}
 	}
@@ -162,8 +156,9 @@ func (c Config) Run(ctx context.Context) (*Result, error) {
 	}
 	if c.Do52 {
 		var rs []penaltyalg.Rule2
-		for _, r := range c.Rules {
-			rs = append(rs, rules[r])
+		for _, name := range c.Rules {
+			r, _ := penaltyalg.ParseRule2(name)
+			rs = append(rs, r)
 		}
 		logf("5.2: reference solves on %d rows, Algorithm 2 (%s) and EAG, K = %d\n", c.A9A.Rows, strings.Join(c.Rules, ","), c.K52)
 		spec52 := penaltyalg.PaperFiniteSum(c.Seed)
