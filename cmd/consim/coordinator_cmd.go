@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/sim"
 )
@@ -27,6 +28,8 @@ type coordinatorFlags struct {
 	// jetstream and resume: statuses through the run's JetStream stream,
 	// and resuming the run of a coordinator that died.
 	jetstream, resume bool
+	// ui is the address of the live view; empty serves nothing.
+	ui string
 }
 
 // coordinatorCmd observes a run whose agents are separate processes
@@ -51,6 +54,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 	addSetFlag(cmd, &f.sets, ", as given to every agent")
 	addNATSSecurityFlags(cmd, &f.sec)
 	cmd.Flags().BoolVar(&f.jetstream, "jetstream", false, "read the statuses through the run's JetStream stream on the server, so that a coordinator restarted with --resume loses none")
+	addUIFlag(cmd, &f.ui)
 	cmd.Flags().BoolVar(&f.resume, "resume", false, "resume the run of a coordinator started with --jetstream that died: replay its statuses, replace its unfinished bundle and finish the run")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		if err := legacyRunFlag(cmd, a.stderr); err != nil {
@@ -75,6 +79,11 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		ui, err := startUI(a.stderr, f.ui, live.Info{RunID: f.runID, Scenario: s.Name, Agents: s.Agents, Rounds: s.Rounds})
+		if err != nil {
+			return err
+		}
+		defer ui.Stop()
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		configure := func(o *node.NATSOptions) error {
@@ -82,13 +91,14 @@ func (a *app) coordinatorCmd() *cobra.Command {
 			return f.sec.apply(o)
 		}
 		sum, err := sim.RunCoordinator(ctx, st, f.natsURL, f.runID, configure, sim.CoordinateOptions{ReadyTimeout: f.readyTimeout,
-			Logger: logger, Progress: newProgressPrinter(a.stderr), Resume: f.resume}, func() {
+			Logger: logger, Progress: ui.Tee(newProgressPrinter(a.stderr)), Resume: f.resume}, func() {
 			if f.resume {
 				fmt.Fprintf(a.stderr, "run %s: resuming at %s\n", f.runID, f.natsURL)
 			} else {
 				fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
 			}
 		})
+		ui.End(sum, err)
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}

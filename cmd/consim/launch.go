@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/sim"
 )
 
@@ -28,6 +29,8 @@ type launchOptions struct {
 	// sec are the credentials and TLS files for the external server
 	// --nats, handed to the agent processes as paths.
 	sec natsSecurity
+	// ui is the address of the live view; empty serves nothing.
+	ui string
 
 	// exe is the consim binary the agents run; empty: this executable.
 	exe string
@@ -56,6 +59,7 @@ func (a *app) launchCmd() *cobra.Command {
 	noFileCompletion(cmd, "ready-timeout", "grace")
 	addSetFlag(cmd, &o.sets, " for this process and every agent, e.g. --set graph.p=0.3")
 	addNATSSecurityFlags(cmd, &o.sec)
+	addUIFlag(cmd, &o.ui)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
 		o.path = args[0]
 		if o.readyTimeout <= 0 || o.grace <= 0 {
@@ -84,17 +88,30 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if err != nil {
 		return nil, err
 	}
-	_, st, err := loadAndBuild(o.path, runtimeOverrides(o.sets, "", "", o.out))
+	s, st, err := loadAndBuild(o.path, runtimeOverrides(o.sets, "", "", o.out))
 	if err != nil {
 		return nil, err
 	}
+	runID := o.runID
+	if runID == "" {
+		runID = sim.NewRunID(s.Name)
+	}
+	if err := sim.CheckRunID(s, runID); err != nil {
+		return nil, inputErr(err)
+	}
+	ui, err := startUI(out, o.ui, live.Info{RunID: runID, Scenario: s.Name, Agents: s.Agents, Rounds: s.Rounds})
+	if err != nil {
+		return nil, err
+	}
+	defer ui.Stop()
 	if err := checkNATSURL(o.natsURL); err != nil {
 		return nil, err
 	}
 	sum, err := sim.Launch(ctx, st, sim.LaunchOptions{
-		Path: o.path, Sets: o.sets, NATSURL: o.natsURL, RunID: o.runID, NodeLogLevel: o.nodeLogLevel,
+		Path: o.path, Sets: o.sets, NATSURL: o.natsURL, RunID: runID, NodeLogLevel: o.nodeLogLevel,
 		ReadyTimeout: o.readyTimeout, Grace: o.grace, Secure: o.sec.apply, ChildArgs: o.sec.args(),
-		Exe: o.exe, Started: o.started, Stderr: out, Logger: logger, Progress: newProgressPrinter(out),
+		Exe: o.exe, Started: o.started, Stderr: out, Logger: logger, Progress: ui.Tee(newProgressPrinter(out)),
 	})
+	ui.End(sum, err)
 	return sum, inputErr(err)
 }

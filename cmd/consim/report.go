@@ -10,8 +10,8 @@ import (
 )
 
 // reportCmd draws the plots of a run bundle or a sweep directory into
-// RESULTS_DIR/plots/ and writes RESULTS_DIR/report.md. It writes nothing
-// else; running it again replaces its own earlier plots and report.md.
+// RESULTS_DIR/plots/ and writes RESULTS_DIR/report.md and report.html. It
+// writes nothing else; running it again replaces its own earlier files.
 //
 // For a run bundle, "rounds to tolerance" counts up to --tolerance, else
 // the metrics.tolerance of the bundle's scenario.yaml, else
@@ -22,7 +22,7 @@ func (a *app) reportCmd() *cobra.Command {
 	var abs float64
 	cmd := &cobra.Command{
 		Use:   "report RESULTS_DIR",
-		Short: "draw plots and write report.md for a run bundle or sweep directory",
+		Short: "draw plots and write report.md and report.html for a run bundle or sweep directory",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("want exactly one results directory, got %d arguments", len(args))

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -30,6 +31,7 @@ type runFlags struct {
 	sets      []string
 	memLimit  string
 	sec       natsSecurity
+	ui        string
 }
 
 // bind adds the flags of `consim run` to cmd.
@@ -42,6 +44,7 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 	addSetFlag(cmd, &f.sets, ", e.g. --set graph.p=0.3")
 	addMemoryLimitFlag(cmd, &f.memLimit)
 	addNATSSecurityFlags(cmd, &f.sec)
+	addUIFlag(cmd, &f.ui)
 }
 
 // scenario loads the scenario at path with the --set overrides and those
@@ -81,9 +84,19 @@ func (a *app) runCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		runID := f.runID
+		if runID == "" {
+			runID = sim.NewRunID(s.Name)
+		}
+		ui, err := startUI(a.stderr, f.ui, live.Info{RunID: runID, Scenario: s.Name, Agents: s.Agents, Rounds: s.Rounds})
+		if err != nil {
+			return err
+		}
+		defer ui.Stop()
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		sum, err := runScenario(ctx, s, f.runID, logger, newProgressPrinter(a.stderr))
+		sum, err := runScenario(ctx, s, runID, logger, ui.Tee(newProgressPrinter(a.stderr)))
+		ui.End(sum, err)
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}

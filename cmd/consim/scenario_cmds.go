@@ -184,6 +184,11 @@ func (a *app) graphCmd() *cobra.Command {
 		fmt.Fprintf(stdout, "%-28s %s (%s)\n", "scenario", s.Name, path)
 		fmt.Fprintf(stdout, "%-28s %s\n", "topology", s.Graph.Topology)
 		fmt.Fprint(stdout, stats.String())
+		if ds, directed, err := st.DirectedStats(); err != nil {
+			return err
+		} else if directed {
+			fmt.Fprint(stdout, ds.String())
+		}
 		if record != "" {
 			if err := recordEdges(st, record); err != nil {
 				return err
