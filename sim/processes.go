@@ -113,11 +113,23 @@ func RunCoordinator(ctx context.Context, st *scenarios.Setup, url, runID string,
 	return sum, err
 }
 
-// RunAgent runs agent id of st in this process over the NATS server at
-// url, in run runID, until the last round or the coordinator's stop:
-// what `consim node` does once it has rebuilt the scenario. secure, if
-// set, completes the connection's options (credentials, TLS files).
-func RunAgent(ctx context.Context, st *scenarios.Setup, id int, url, runID string, secure func(*node.NATSOptions) error, logger hclog.Logger) error {
+// RunAgent builds s and runs its agent id in this process over the NATS
+// server at url, in run runID, until the last round or the coordinator's
+// stop: what `consim node` does with the scenario file and overrides every
+// process of the run is given. secure, if set, completes the connection's
+// options (credentials, TLS files). An id outside the scenario and an
+// invalid scenario are errors wrapping ErrInput.
+func RunAgent(ctx context.Context, s *scenarios.Scenario, id int, url, runID string, secure func(*node.NATSOptions) error, logger hclog.Logger) error {
+	if id >= s.Agents {
+		return inputError{fmt.Errorf("--id %d: scenario %s has agents 0..%d", id, s.Name, s.Agents-1)}
+	}
+	st, err := s.Build()
+	if errors.Is(err, scenarios.ErrInvalid) {
+		return inputError{err}
+	}
+	if err != nil {
+		return err
+	}
 	agent, err := st.Agent(id)
 	if err != nil {
 		return err

@@ -14,15 +14,9 @@ import (
 // benchCmd is `consim bench`: consim's runtime against the raw baselines
 // of internal/bench, in one process and one invocation.
 func (a *app) benchCmd() *cobra.Command {
-	var (
-		ns          []int
-		dim, rounds int
-		reps        int
-		transports  []string
-		algos       []string
-		reportEvery int
-		asJSON      bool
-	)
+	var cfg bench.Config
+	var transports []string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:               "bench",
 		Short:             "measure the runtime against raw Go channels and raw nats.go on the same exchange",
@@ -31,16 +25,15 @@ func (a *app) benchCmd() *cobra.Command {
 	}
 	withHelp(cmd, "bench")
 	f := cmd.Flags()
-	f.IntSliceVar(&ns, "n", []int{16, 64, 256, 1024}, "numbers of agents (tori; each at least 9)")
-	f.IntVar(&dim, "dim", 10, "dimension d of the iterates")
-	f.IntVar(&rounds, "rounds", 0, "rounds per run; 0 calibrates to about 0.3 s of the raw baseline")
-	f.IntVar(&reps, "reps", 3, "alternating measurements of each implementation")
+	f.IntSliceVar(&cfg.N, "n", []int{16, 64, 256, 1024}, "numbers of agents (tori; each at least 9)")
+	f.IntVar(&cfg.D, "dim", 10, "dimension d of the iterates")
+	f.IntVar(&cfg.Rounds, "rounds", 0, "rounds per run; 0 calibrates to about 0.3 s of the raw baseline")
+	f.IntVar(&cfg.Reps, "reps", 3, "alternating measurements of each implementation")
 	f.StringSliceVar(&transports, "transports", []string{"chan", "nats", "nats-tcp"}, "transports: chan, nats, nats-tcp")
-	f.StringSliceVar(&algos, "algos", []string{bench.AlgoNull}, "algorithms run on consim: null, alm")
-	f.IntVar(&reportEvery, "report-every", 0, "progress statuses every k rounds in the consim runs (0: none)")
+	f.StringSliceVar(&cfg.Algos, "algos", []string{bench.AlgoNull}, "algorithms run on consim: null, alm")
+	f.IntVar(&cfg.ReportEvery, "report-every", 0, "progress statuses every k rounds in the consim runs (0: none)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
 	cmd.RunE = a.runE(func(*cobra.Command, []string) error {
-		cfg := bench.Config{N: ns, D: dim, Rounds: rounds, Reps: reps, Algos: algos, ReportEvery: reportEvery}
 		for _, t := range transports {
 			cfg.Transports = append(cfg.Transports, node.TransportKind(t))
 		}

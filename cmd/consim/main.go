@@ -145,24 +145,13 @@ func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra
 // rootCmd builds the `consim` command tree, writing to a's outputs.
 func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "consim",
-		Short: "decentralized primal-dual optimization over a message bus",
-		Long: `consim runs decentralized primal-dual optimization: agents exchanging
-iterates over NATS (or in-memory channels) along the edges of a random
-time-varying graph, observed by a coordinator that writes a results bundle.
-
-Environment (a flag given on the command line overrides it):
-  ` + envNATSURL + `   default of --nats (run, launch, sweep, node, coordinator)
-  ` + envLogLevel + `  default of --log-level (run, launch, sweep, node, coordinator)
-
-Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
-		Example: `  consim run scenarios/quickstart.yaml
-  consim help run
-  source <(consim completion bash)`,
+		Use:               "consim",
+		Short:             "decentralized primal-dual optimization over a message bus",
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		PersistentPreRunE: checkEnvFlags,
 	}
+	withHelp(root, "consim")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -200,12 +189,9 @@ Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
 // helpCmd is `consim help [command]`: the command's help on stdout, exit
 // 0; an unknown command is a usage error.
 func helpCmd(root *cobra.Command) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "help [command]",
 		Short: "print the help of any command",
-		Long:  "Help prints the help of any command: what it does, its arguments, its flags and an example.",
-		Example: `  consim help
-  consim help data export`,
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			c, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
@@ -228,6 +214,8 @@ func helpCmd(root *cobra.Command) *cobra.Command {
 			return c.Help()
 		},
 	}
+	withHelp(cmd, "help")
+	return cmd
 }
 
 // checkEnvFlags rejects a CONSIM_LOG_LEVEL that --log-level does not
@@ -242,15 +230,6 @@ func checkEnvFlags(cmd *cobra.Command, _ []string) error {
 		return usagef("%s=%q: want trace, debug, info, warn, error or off", envLogLevel, v)
 	}
 	return nil
-}
-
-// envOr is the value of the environment variable name, or def if it is
-// unset or empty.
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // Shared flags: one spelling, one meaning, in every command that has them.
@@ -307,7 +286,10 @@ func addNATSFlag(cmd *cobra.Command, p *string, usage string) {
 // addLogLevelFlag adds --log-level, whose default is $CONSIM_LOG_LEVEL,
 // else def.
 func addLogLevelFlag(cmd *cobra.Command, p *string, def, usage string) {
-	cmd.Flags().StringVar(p, "log-level", envOr(envLogLevel, def), usage+": trace, debug, info, warn, error, off (env "+envLogLevel+")")
+	if v := os.Getenv(envLogLevel); v != "" {
+		def = v
+	}
+	cmd.Flags().StringVar(p, "log-level", def, usage+": trace, debug, info, warn, error, off (env "+envLogLevel+")")
 	mustComplete(cmd, "log-level", cobra.FixedCompletions(logLevels, cobra.ShellCompDirectiveNoFileComp))
 }
 

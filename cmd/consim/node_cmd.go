@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
 
@@ -65,27 +66,14 @@ func (a *app) nodeCmd() *cobra.Command {
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return runNode(ctx, args[0], f.sets, f.natsURL, f.runID, f.id, f.sec, logger)
+		// The memory estimate counts this process's one agent.
+		s, err := scenarios.LoadProcessWith(args[0], 1, f.sets...)
+		if err != nil {
+			return usageError{err}
+		}
+		return inputErr(sim.RunAgent(ctx, s, f.id, f.natsURL, f.runID, f.sec.apply, logger))
 	})
 	return cmd
-}
-
-// runNode runs agent id of the scenario at path (with the overrides sets)
-// over the NATS server at url, in run runID, with the credentials and TLS
-// files of sec.
-func runNode(ctx context.Context, path string, sets []string, url, runID string, id int, sec natsSecurity, logger hclog.Logger) error {
-	s, err := loadProcessScenario(path, sets, 1)
-	if err != nil {
-		return err
-	}
-	if id >= s.Agents {
-		return usagef("--id %d: scenario %s has agents 0..%d", id, s.Name, s.Agents-1)
-	}
-	st, err := buildScenario(s)
-	if err != nil {
-		return err
-	}
-	return sim.RunAgent(ctx, st, id, url, runID, sec.apply, logger)
 }
 
 // newLogger returns a logger named name at level (a usage error if level

@@ -9,15 +9,8 @@ import (
 	"github.com/consim/consim/sim"
 )
 
-// reportCmd draws the plots of a run bundle or a sweep directory into
-// RESULTS_DIR/plots/ and writes RESULTS_DIR/report.md and report.html. It
-// writes nothing else; running it again replaces its own earlier files.
-//
-// For a run bundle, "rounds to tolerance" counts up to --tolerance, else
-// the metrics.tolerance of the bundle's scenario.yaml, else
-// scenarios.DefaultSweepRelTolerance times the first measured consensus
-// error. A sweep's rows already carry their tolerance. The bundle of a run
-// that did not finish is reported too, with a warning (see writeReport).
+// reportCmd is `consim report` (help/report.txt): sim.WriteReport of a
+// run bundle or a sweep directory.
 func (a *app) reportCmd() *cobra.Command {
 	var abs float64
 	cmd := &cobra.Command{

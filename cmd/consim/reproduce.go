@@ -75,14 +75,35 @@ func noFileCompletion(cmd *cobra.Command, names ...string) {
 	}
 }
 
+// dataSet is an experiment's data set: the flag that names it, what to
+// do when it is missing, and load, which reads it into the Config.
+type dataSet struct {
+	flag, hint string
+	load       func() error
+}
+
 // reproduce checks an experiment's configuration (validate: a usage
-// error), runs it (run) into the new directory out (empty:
-// results/reproduce-<name>-<UTC time>-<4 hex>), which must not exist, and
-// prints its table, after prefix; with wall, the table ends with the
-// command's wall time from the directory's creation.
-func reproduce[R experiments.Report](a *app, cmd *cobra.Command, name, out string, wall bool, prefix string, validate func() error, run func(context.Context) (R, error)) error {
+// error), loads its data set, if any, and checks again (validate and run
+// must then see the loaded Config: closures, not method values); runs it (run) into
+// the new directory out (empty: results/reproduce-<name>-<UTC time>-<4
+// hex>), which must not exist; and prints its table after prefix. With
+// wall, the table ends with the command's wall time from the directory's
+// creation.
+func reproduce[R experiments.Report](a *app, cmd *cobra.Command, name, out string, wall bool, prefix string, data *dataSet, validate func() error, run func(context.Context) (R, error)) error {
 	if err := validate(); err != nil {
 		return usagef("reproduce %s: %w", name, err)
+	}
+	if data != nil {
+		err := data.load()
+		if errors.Is(err, fs.ErrNotExist) {
+			return usagef("reproduce %s: %s: %w%s", name, data.flag, err, data.hint)
+		}
+		if err != nil {
+			return fmt.Errorf("reproduce %s: %w", name, err)
+		}
+		if err := validate(); err != nil {
+			return usagef("reproduce %s: %w", name, err)
+		}
 	}
 	if out == "" {
 		out = filepath.Join("results", sim.NewRunID("reproduce-"+name))
@@ -107,19 +128,6 @@ func reproduce[R experiments.Report](a *app, cmd *cobra.Command, name, out strin
 	}
 	_, err = io.WriteString(a.stdout, prefix+md)
 	return err
-}
-
-// loadData loads an experiment's data set with load, named by its flag;
-// a missing file is a usage error with hint.
-func loadData(name, flag, hint string, load func() error) error {
-	err := load()
-	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("reproduce %s: %s: %w%s", name, flag, err, hint)
-	}
-	if err != nil {
-		return fmt.Errorf("reproduce %s: %w", name, err)
-	}
-	return nil
 }
 
 // listValue is a comma-separated list flag bound to a slice. Its type is
@@ -185,8 +193,7 @@ func stringList(p *[]string) listValue[string] {
 	return listValue[string]{p, func(s string) (string, error) { return s, nil }, func(s string) string { return s }}
 }
 
-// reproduceADMMCmd is `consim reproduce admm`: com-SVR-ADMM, com-SVRG-1,
-// com-SVRG-2 and SGD on the portfolio problem for cov = 2 and cov = 10.
+// reproduceADMMCmd is `consim reproduce admm`.
 func (a *app) reproduceADMMCmd() *cobra.Command {
 	var out, cov string
 	var quick bool
@@ -224,13 +231,12 @@ func (a *app) reproduceADMMCmd() *cobra.Command {
 				e.Params.Eta = q.Params.Eta
 			}
 		}
-		return reproduce(a, cmd, "admm", out, false, "", c.Validate, c.Run)
+		return reproduce(a, cmd, "admm", out, false, "", nil, c.Validate, c.Run)
 	})
 	return cmd
 }
 
-// reproduceZOSPLMCmd is `consim reproduce zo-splm`: ZO-SPLM, ZO-ConEx and
-// ZO-ALM on the nonconvex QCQP of Dong et al. (Table 2 and Figure 1).
+// reproduceZOSPLMCmd is `consim reproduce zo-splm`.
 func (a *app) reproduceZOSPLMCmd() *cobra.Command {
 	var out string
 	c := zosplm.DefaultConfig()
@@ -248,14 +254,12 @@ func (a *app) reproduceZOSPLMCmd() *cobra.Command {
 	noFileCompletion(cmd, "n", "seed", "trials", "k", "max-iter", "eps", "plot-k", "plot-iters")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
-		return reproduce(a, cmd, "zo-splm", out, true, "", c.Validate, c.Run)
+		return reproduce(a, cmd, "zo-splm", out, true, "", nil, c.Validate, c.Run)
 	})
 	return cmd
 }
 
-// reproducePenaltyCmd is `consim reproduce penalty`: the experiments of
-// Lu and Xiao's Section 5 (Algorithm 1 on synthetic constrained logistic
-// regression; Algorithm 2 and EAG on a9a).
+// reproducePenaltyCmd is `consim reproduce penalty`.
 func (a *app) reproducePenaltyCmd() *cobra.Command {
 	var out, section, a9a string
 	var a9aRows int
@@ -285,24 +289,21 @@ func (a *app) reproducePenaltyCmd() *cobra.Command {
 		case a9aRows < 0:
 			return usagef("reproduce penalty: --a9a-rows %d: want >= 0", a9aRows)
 		}
-		if err := c.Validate(); err != nil {
-			return usagef("reproduce penalty: %w", err)
-		}
+		var data *dataSet
 		if c.Do52 {
-			if err := loadData("penalty", "--a9a", " (download LIBSVM a9a, or run --section 5.1)", func() (err error) {
+			data = &dataSet{"--a9a", " (download LIBSVM a9a, or run --section 5.1)", func() (err error) {
 				c.A9A, err = penalty.LoadA9A(a9a, a9aRows)
 				return err
-			}); err != nil {
-				return err
-			}
+			}}
 		}
-		return reproduce(a, cmd, "penalty", out, true, "", c.Validate, c.Run)
+		// Closures, not method values: the data is loaded into c first.
+		return reproduce(a, cmd, "penalty", out, true, "", data, func() error { return c.Validate() },
+			func(ctx context.Context) (*penalty.Result, error) { return c.Run(ctx) })
 	})
 	return cmd
 }
 
-// reproduceTSPCmd is `consim reproduce tsp`: TSP and the penalty
-// baselines on MNIST data hyper-cleaning (Lu, ICML 2025, Section 4).
+// reproduceTSPCmd is `consim reproduce tsp`.
 func (a *app) reproduceTSPCmd() *cobra.Command {
 	var out, mnist string
 	c := tsp.DefaultConfig()
@@ -324,20 +325,15 @@ func (a *app) reproduceTSPCmd() *cobra.Command {
 	noFileCompletion(cmd, "seed", "seeds", "rounds", "every", "methods", "train", "val", "parallel")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
-		if err := c.Validate(); err != nil {
-			return usagef("reproduce tsp: %w", err)
-		}
-		if err := loadData("tsp", "--mnist", "", func() (err error) { c.Data, err = tsp.LoadMNIST(mnist); return err }); err != nil {
-			return err
-		}
-		return reproduce(a, cmd, "tsp", out, true, "", c.Validate, c.Run)
+		data := &dataSet{"--mnist", "", func() (err error) { c.Data, err = tsp.LoadMNIST(mnist); return err }}
+		// Closures, not method values: the data is loaded into c first.
+		return reproduce(a, cmd, "tsp", out, true, "", data, func() error { return c.Validate() },
+			func(ctx context.Context) (*tsp.Result, error) { return c.Run(ctx) })
 	})
 	return cmd
 }
 
-// reproduceSlicingCmd is `consim reproduce slicing`: the regularized ALM
-// (Algorithm 1 of Huang, Zhang and Alacaoglu, Section 6.2) on random
-// network-slicing instances, without and with message loss.
+// reproduceSlicingCmd is `consim reproduce slicing`.
 func (a *app) reproduceSlicingCmd() *cobra.Command {
 	var out string
 	var seed uint64
@@ -360,13 +356,12 @@ func (a *app) reproduceSlicingCmd() *cobra.Command {
 		for i := range c.Seeds {
 			c.Seeds[i] = seed + uint64(i)
 		}
-		return reproduce(a, cmd, "slicing", out, true, "", c.Validate, c.Run)
+		return reproduce(a, cmd, "slicing", out, true, "", nil, c.Validate, c.Run)
 	})
 	return cmd
 }
 
-// reproduceRatesCmd is `consim reproduce rates`: parameter-free rate
-// predictions against observed contraction, for gossip and the ALM.
+// reproduceRatesCmd is `consim reproduce rates`.
 func (a *app) reproduceRatesCmd() *cobra.Command {
 	var out string
 	c := rates.DefaultConfig()
@@ -385,13 +380,12 @@ func (a *app) reproduceRatesCmd() *cobra.Command {
 	noFileCompletion(cmd, "p", "methods", "n", "er-q", "seed", "budget", "alm-seeds", "alm-rounds", "batches")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stdout // the rows' progress lines, then the table
-		return reproduce(a, cmd, "rates", out, true, "\n", c.Validate, c.Run)
+		return reproduce(a, cmd, "rates", out, true, "\n", nil, c.Validate, c.Run)
 	})
 	return cmd
 }
 
-// reproduceStormCmd is `consim reproduce storm`: ALM-STORM against the ALM
-// at equal sample budget, stationarity against samples on log-log axes.
+// reproduceStormCmd is `consim reproduce storm`.
 func (a *app) reproduceStormCmd() *cobra.Command {
 	var out string
 	c := storm.DefaultConfig()
@@ -411,13 +405,12 @@ func (a *app) reproduceStormCmd() *cobra.Command {
 	noFileCompletion(cmd, "seeds", "horizons", "fit-from", "agents", "dim", "batch", "p", "points", "storm-c-tau", "cert-batch")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
-		return reproduce(a, cmd, "storm", out, true, "", c.Validate, c.Run)
+		return reproduce(a, cmd, "storm", out, true, "", nil, c.Validate, c.Run)
 	})
 	return cmd
 }
 
-// reproduceCompareCmd is `consim reproduce compare`: the comparison of the
-// ALM family against the baselines on the nonconvex problem.
+// reproduceCompareCmd is `consim reproduce compare`.
 func (a *app) reproduceCompareCmd() *cobra.Command {
 	var out string
 	c := compare.DefaultConfig()
@@ -436,13 +429,12 @@ func (a *app) reproduceCompareCmd() *cobra.Command {
 	noFileCompletion(cmd, "seeds", "p", "rounds", "every", "consensus", "stationarity", "methods", "dgd-c", "tracking-c")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
-		return reproduce(a, cmd, "compare", out, true, "", c.Validate, c.Run)
+		return reproduce(a, cmd, "compare", out, true, "", nil, c.Validate, c.Run)
 	})
 	return cmd
 }
 
-// reproduceFairnessCmd is `consim reproduce fairness`: section 6.3 of the
-// ALM paper, fairness-constrained classification on Adult.
+// reproduceFairnessCmd is `consim reproduce fairness`.
 func (a *app) reproduceFairnessCmd() *cobra.Command {
 	var out, adult string
 	c := fairness.DefaultConfig()
@@ -460,16 +452,13 @@ func (a *app) reproduceFairnessCmd() *cobra.Command {
 	noFileCompletion(cmd, "losses", "cs", "rounds", "batch", "rho", "seed")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
-		if err := c.Validate(); err != nil {
-			return usagef("reproduce fairness: %w", err)
-		}
-		if err := loadData("fairness", "--adult", " (the UCI Adult files adult.data and adult.test, gzip or plain)", func() (err error) {
+		data := &dataSet{"--adult", " (the UCI Adult files adult.data and adult.test, gzip or plain)", func() (err error) {
 			c.Data, err = fairness.LoadAdult(adult)
 			return err
-		}); err != nil {
-			return err
-		}
-		return reproduce(a, cmd, "fairness", out, true, "", c.Validate, c.Run)
+		}}
+		// Closures, not method values: the data is loaded into c first.
+		return reproduce(a, cmd, "fairness", out, true, "", data, func() error { return c.Validate() },
+			func(ctx context.Context) (*fairness.Result, error) { return c.Run(ctx) })
 	})
 	return cmd
 }

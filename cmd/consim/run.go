@@ -8,10 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
@@ -93,9 +91,14 @@ func (a *app) runCmd() *cobra.Command {
 			return err
 		}
 		defer ui.Stop()
+		st, err := buildScenario(s)
+		if err != nil {
+			return err
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		sum, err := runScenario(ctx, s, runID, logger, ui.Tee(newProgressPrinter(a.stderr)))
+		sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: ui.Tee(newProgressPrinter(a.stderr)), AgentGrace: agentGrace})
+		err = inputErr(err)
 		ui.End(sum, err)
 		if sum != nil {
 			printSummary(a.stdout, sum)
@@ -103,17 +106,6 @@ func (a *app) runCmd() *cobra.Command {
 		return err
 	})
 	return cmd
-}
-
-// runScenario runs s with every agent as a goroutine of this process on
-// the scenario's transport, and the coordinator beside them.
-func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
-	st, err := buildScenario(s)
-	if err != nil {
-		return nil, err
-	}
-	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, AgentGrace: agentGrace})
-	return sum, inputErr(err)
 }
 
 // inputErr makes an error of the library's caused by the caller's input

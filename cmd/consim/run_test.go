@@ -328,3 +328,13 @@ func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agen
 	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, Agents: agents, AgentGrace: agentGrace})
 	return sum, inputErr(err)
 }
+
+// runScenario runs s as consim run does: every agent a goroutine of this
+// process on the scenario's transport, the coordinator beside them.
+func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	st, err := buildScenario(s)
+	if err != nil {
+		return nil, err
+	}
+	return runAgents(ctx, st, nil, runID, logger, progress)
+}

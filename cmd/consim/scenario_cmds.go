@@ -22,17 +22,6 @@ func loadScenario(path string, sets []string) (*scenarios.Scenario, error) {
 	return s, nil
 }
 
-// loadProcessScenario is loadScenario for a process that runs agents
-// of the run's agents (consim node: 1): the memory estimate it is checked
-// against counts those agents only (scenarios.Scenario.ProcessAgents).
-func loadProcessScenario(path string, sets []string, agents int) (*scenarios.Scenario, error) {
-	s, err := scenarios.LoadProcessWith(path, agents, sets...)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return s, nil
-}
-
 // loadAndBuild loads the scenario at path with the overrides sets
 // (loadScenario) and builds it (buildScenario).
 func loadAndBuild(path string, sets []string) (*scenarios.Scenario, *scenarios.Setup, error) {
@@ -121,7 +110,11 @@ func (a *app) validateCmd() *cobra.Command {
 		}
 		fmt.Fprintf(a.stdout, "# %s: valid; resolved scenario with defaults:\n%s", path, out)
 		printResolved(a.stdout, s.Algorithm.Name, st.Resolved())
-		printEstimate(a.stdout, s, est)
+		limit := "no limit known"
+		if b, src := s.MemoryLimit(); b > 0 {
+			limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
+		}
+		fmt.Fprintf(a.stdout, "# memory estimate: %s; %s\n", est, limit)
 		return nil
 	})
 	return cmd
@@ -147,16 +140,6 @@ func printResolved(w io.Writer, algorithm string, vs []registry.Value) {
 		}
 		fmt.Fprintln(w, line)
 	}
-}
-
-// printEstimate writes the memory estimate of s and its limit as one
-// YAML comment line.
-func printEstimate(w io.Writer, s *scenarios.Scenario, est scenarios.Estimate) {
-	limit := "no limit known"
-	if b, src := s.MemoryLimit(); b > 0 {
-		limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
-	}
-	fmt.Fprintf(w, "# memory estimate: %s; %s\n", est, limit)
 }
 
 func (a *app) graphCmd() *cobra.Command {

@@ -51,14 +51,9 @@ func (f *sweepFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scena
 	return loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
 }
 
-// sweepCmd runs every (grid point, seed) of a scenario's sweep block
-// (sim.Sweep) and prints a line per run and the aggregate table.
-//
-// Sweeps use the in-memory chan transport unless --transport says
-// otherwise: the scenario's runtime.transport is not used, since many
-// small runs are what a sweep is, and the bus adds nothing to their
-// results. --set overrides apply to the scenario before the grid, so a
-// swept key's grid values win over them.
+// sweepCmd is `consim sweep` (help/sweep.txt): sim.Sweep of a scenario's
+// sweep block, on the in-memory chan transport unless --transport or
+// --nats says otherwise, a line printed per run and the aggregate table.
 func (a *app) sweepCmd() *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
