@@ -24,15 +24,18 @@
 //     k/n (CHOCO's biased rand_k: the kept entries are not rescaled).
 //   - qsgd: the quantizer qsgd_s of Alistarh et al. (NeurIPS 2017) with s =
 //     2^b - 1 levels and the vector's norm, rescaled by 1/tau as CHOCO uses
-//     it:
-//
-//     Q(x)_l = sign(x_l) ||x||_2 / (s tau) * floor(s |x_l| / ||x||_2 + xi_l),
-//
-//     xi_l ~ U[0, 1) independent, tau = 1 + omega, omega = min(n/s^2,
-//     sqrt(n)/s). The unscaled quantizer is unbiased with variance
-//     E||Q_u(x) - x||^2 <= omega ||x||^2 (Alistarh et al., Lemma 3.1); the
-//     rescaled one is a contraction with delta = 1/tau.
+//     it (below); delta = 1/tau.
 //   - none: q = x, delta = 1.
+//
+// The rescaled qsgd_s is
+//
+//	Q(x)_l = sign(x_l) ||x||_2 / (s tau) * floor(s |x_l| / ||x||_2 + xi_l),
+//
+// xi_l ~ U[0, 1) independent, tau = 1 + omega, omega = min(n/s^2,
+// sqrt(n)/s). Without the 1/tau it is unbiased with variance E||Q_u(x) -
+// x||^2 <= omega ||x||^2 (Alistarh et al., Lemma 3.1), and then
+// E||Q_u/tau - x||^2 = E||Q_u - x||^2/tau^2 + (1 - 1/tau)^2 ||x||^2 <=
+// (omega/tau) ||x||^2 = (1 - 1/tau) ||x||^2.
 //
 // The randomness of rand_k and qsgd comes from the *rand.Rand the caller
 // passes, which agents seed from the common randomness (graph.StreamCompress
