@@ -194,11 +194,13 @@ func TestSpec(t *testing.T) {
 		{Spec{Operator: NameRandK, Fraction: 1}, ""},
 		{Spec{Operator: NameQSGD, Bits: 4}, ""},
 		{Spec{Operator: NameNone}, ""},
-		{Spec{Operator: NameTopK}, "fraction: top_k needs a fraction in (0, 1], got 0"},
+		{Spec{Operator: NameTopK}, ""},
+		{Spec{Operator: NameQSGD}, ""},
+		{Spec{Operator: NameTopK, Fraction: -0.1}, "fraction: top_k needs a fraction in (0, 1], got -0.1"},
 		{Spec{Operator: NameTopK, Fraction: math.NaN()}, "fraction: top_k needs a fraction in (0, 1], got NaN"},
 		{Spec{Operator: NameRandK, Fraction: 1.5}, "fraction: rand_k needs a fraction in (0, 1], got 1.5"},
 		{Spec{Operator: NameTopK, Fraction: 0.1, Bits: 2}, "bits: only applies to qsgd"},
-		{Spec{Operator: NameQSGD}, "bits: qsgd needs bits in 1..16, got 0"},
+		{Spec{Operator: NameQSGD, Bits: 17}, "bits: qsgd needs bits in 1..16, got 17"},
 		{Spec{Operator: NameQSGD, Bits: 4, Fraction: 0.5}, "fraction: only applies to top_k and rand_k"},
 		{Spec{Operator: NameNone, Bits: 1}, "operator: none takes no fraction or bits"},
 		{Spec{Operator: "topk"}, `operator: "topk" is not one of top_k, rand_k, qsgd, none`},
@@ -213,6 +215,20 @@ func TestSpec(t *testing.T) {
 		}
 		if err == nil && op == nil {
 			t.Errorf("%+v: no operator", tc.s)
+		}
+	}
+	for _, tc := range []struct {
+		s    Spec
+		want string
+	}{
+		{Spec{Operator: NameTopK}, "top_k(10%)"},
+		{Spec{Operator: NameRandK, Fraction: 0.3}, "rand_k(30%)"},
+		{Spec{Operator: NameQSGD}, "qsgd(4 bits)"},
+		{Spec{Operator: NameQSGD, Bits: 2}, "qsgd(2 bits)"},
+		{Spec{Operator: NameNone}, "none"},
+	} {
+		if op, err := tc.s.New(); err != nil || op.String() != tc.want {
+			t.Errorf("%+v: operator %v (%v), want %s", tc.s, op, err, tc.want)
 		}
 	}
 }
