@@ -8,7 +8,7 @@ import (
 func (a *app) reproduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce EXPERIMENT",
-		Short: "reproduce a paper's experiment (admm, zo-splm, penalty, tsp, slicing, rates, storm, compare, fairness)",
+		Short: "reproduce a paper's experiment (admm, zo-splm, penalty, tsp, slicing, rates, storm, compare, fairness, compression)",
 		Long: `Reproduce runs one of a paper's experiments, as a subcommand, in this
 process and writes its data, plots and table to a new directory.`,
 		Example: `  consim reproduce admm --quick
@@ -20,6 +20,6 @@ process and writes its data, plots and table to a new directory.`,
   consim reproduce rates`,
 		RunE: groupRunE("experiment"),
 	}
-	cmd.AddCommand(a.reproduceADMMCmd(), a.reproduceZOSPLMCmd(), a.reproducePenaltyCmd(), a.reproduceTSPCmd(), a.reproduceSlicingCmd(), a.reproduceRatesCmd(), a.reproduceStormCmd(), a.reproduceCompareCmd(), a.reproduceFairnessCmd())
+	cmd.AddCommand(a.reproduceADMMCmd(), a.reproduceZOSPLMCmd(), a.reproducePenaltyCmd(), a.reproduceTSPCmd(), a.reproduceSlicingCmd(), a.reproduceRatesCmd(), a.reproduceStormCmd(), a.reproduceCompareCmd(), a.reproduceFairnessCmd(), a.reproduceCompressionCmd())
 	return cmd
 }
