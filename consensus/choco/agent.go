@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -17,7 +18,7 @@ type Agent struct {
 	id, round int
 	g         *graph.Graph
 	proc      graph.EdgeProcess
-	o         *oracle
+	o         *gossip.Oracle // nil for CHOCO-gossip
 	c         *compressor
 	nbrs      []int
 
@@ -58,10 +59,10 @@ func NewAgent(p Params, id int, g *graph.Graph, proc graph.EdgeProcess, f object
 	if err := p.gossip().check(id, g, proc, f, x0); err != nil {
 		return nil, fmt.Errorf("choco: agent %d: %w", id, err)
 	}
-	return newAgent(p.gossip(), p.StepAt, newOracle(p, f), id, g, proc, x0)
+	return newAgent(p.gossip(), p.StepAt, gossip.NewOracle(p.Gradient, p.Seed, f), id, g, proc, x0)
 }
 
-func newAgent(p GossipParams, step func(int) float64, o *oracle, id int, g *graph.Graph, proc graph.EdgeProcess, x0 []float64) (*Agent, error) {
+func newAgent(p GossipParams, step func(int) float64, o *gossip.Oracle, id int, g *graph.Graph, proc graph.EdgeProcess, x0 []float64) (*Agent, error) {
 	c, err := newCompressor(p)
 	if err != nil {
 		return nil, fmt.Errorf("choco: agent %d: %w", id, err)
@@ -90,9 +91,9 @@ func (a *Agent) Phases(int) int { return 1 }
 // (in Q's compact encoding) to the present neighbours whose copy of
 // xhat_i is current, and the whole xhat_i^{t+1} to the others.
 func (a *Agent) Send(t, _ int) consensus.Outbox {
-	a.p.Mixing.Row(a.g, a.proc, t, edgeDraw, a.id, a.w)
+	a.p.Mixing.Graph().Row(a.g, a.proc, t, gossip.EdgeDraw, a.id, a.w)
 	if a.step != nil {
-		a.o.grad(t, a.id, a.x, a.d)
+		a.o.Grad(t, a.id, a.x, a.d)
 		halfStep(a.x, a.d, a.step(t), a.half)
 	} else {
 		copy(a.half, a.x)
@@ -175,7 +176,7 @@ func (a *Agent) Receive(t, _ int, in consensus.Inbox) error {
 func (a *Agent) Report() consensus.Report {
 	r := consensus.Report{ID: a.id, Round: a.round, X: append([]float64(nil), a.x...)}
 	if a.o != nil {
-		r.GradEvals = a.o.evals
+		r.GradEvals = a.o.Evals
 	}
 	return r
 }

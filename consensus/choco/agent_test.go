@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus/compress"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -34,7 +35,7 @@ func TestAgentsMatchReference(t *testing.T) {
 	}
 	ls := problem(t, objective.KindLeastSquares, N, n, 30, 3, 2)
 	lg := problem(t, objective.KindLogistic, N, n, 30, 3, 4)
-	uniform := graph.Mixing{Rule: graph.MixUniform, Alpha: 0.9 / float64(g.MaxDegree())}
+	uniform := gossip.Mixing{Rule: graph.MixUniform, Weight: 0.9 / float64(g.MaxDegree())}
 	tests := []struct {
 		name   string
 		gossip GossipParams
@@ -206,7 +207,7 @@ func TestNoneWithGammaOneIsDGD(t *testing.T) {
 	grad := make([]float64, n)
 	for r := range rounds {
 		nw.round(t, r)
-		w := p.Mixing.Matrix(g, proc, r, edgeDraw)
+		w := p.Mixing.Graph().Matrix(g, proc, r, gossip.EdgeDraw)
 		half := make([][]float64, N)
 		for i := range half {
 			ls.Locals[i].Grad(x[i], grad)

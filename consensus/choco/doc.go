@@ -54,7 +54,10 @@
 // whole copy it did not expect answers with its own, so both copies of
 // the edge are reset within two present rounds.
 //
-// choco imports consensus, consensus/compress, consensus/registry,
-// objective, graph and gonum; it must not import node, coordinator,
-// scenarios or cmd.
+// The gradient oracle, the mixing block and the agents' argument checks
+// are those of the other gossip methods (package gossip).
+//
+// choco imports consensus, consensus/compress, consensus/gossip,
+// consensus/registry, objective, graph and gonum; it must not import
+// node, coordinator, scenarios or cmd.
 package choco

@@ -8,40 +8,7 @@ import (
 
 	"github.com/consim/consim/consensus/compress"
 	"github.com/consim/consim/graph"
-	"github.com/consim/consim/objective"
 )
-
-// oracle is agent i's gradient g_i^t under Params.Gradient (none for
-// CHOCO-gossip), counting its calls.
-type oracle struct {
-	full  bool
-	seed  uint64
-	f     objective.Local
-	pcg   *rand.PCG
-	rng   *rand.Rand
-	evals int64 // full gradients, or stochastic samples
-}
-
-func newOracle(p Params, f objective.Local) *oracle {
-	o := &oracle{full: p.Gradient == GradientFull, seed: p.Seed, f: f, pcg: rand.NewPCG(0, 0)}
-	o.rng = rand.New(o.pcg)
-	return o
-}
-
-// grad writes agent i's gradient of round t at x into d: grad f_i(x), or
-// G_i(x, xi_i^t) with the samples of agent i's stream of round t.
-func (o *oracle) grad(t, i int, x, d []float64) {
-	switch {
-	case o.f == nil:
-		clear(d)
-	case o.full:
-		o.f.Grad(x, d)
-		o.evals++
-	default:
-		graph.SeedSample(o.pcg, o.seed, t, i)
-		o.evals += int64(o.f.StochGrad(x, d, o.rng))
-	}
-}
 
 // compressor is agent i's operator Q with its generator, seeded per round
 // from graph.StreamCompress.

@@ -1,10 +1,10 @@
 package choco
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/consim/consim/consensus/compress"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -22,9 +22,9 @@ const (
 const (
 	// GradientStochastic uses G_i(x_i, xi_i^t), one call of
 	// objective.Local.StochGrad per round.
-	GradientStochastic = "stochastic"
+	GradientStochastic = gossip.GradientStochastic
 	// GradientFull uses grad f_i(x_i).
-	GradientFull = "full"
+	GradientFull = gossip.GradientFull
 )
 
 // Defaults of the consensus step gamma and of the SGD step eta.
@@ -45,7 +45,7 @@ type GossipParams struct {
 	// Compression selects the operator Q.
 	Compression compress.Spec `yaml:"compression"`
 	// Mixing is the rule of W(zeta); Metropolis-Hastings when empty.
-	Mixing graph.Mixing `yaml:"mixing"`
+	Mixing gossip.Mixing `yaml:"mixing"`
 	// Seed is the run seed of Q's randomness; it comes from the run.
 	Seed uint64 `yaml:"-"`
 }
@@ -53,13 +53,16 @@ type GossipParams struct {
 // DefaultGossipParams returns gamma = DefaultGamma, DefaultCompression and
 // Metropolis-Hastings weights.
 func DefaultGossipParams() GossipParams {
-	return GossipParams{Gamma: DefaultGamma, Compression: DefaultCompression, Mixing: graph.Mixing{Rule: graph.MixMetropolis}}
+	return GossipParams{Gamma: DefaultGamma, Compression: DefaultCompression, Mixing: gossip.Mixing{Rule: graph.MixMetropolis}}
 }
 
 // Validate checks every key against its allowed values.
 func (p GossipParams) Validate() error {
 	var errs registry.FieldErrors
-	checkConsensus(&errs, p.Gamma, p.Compression, p.Mixing)
+	// CHOCO-gossip has no step or gradient: gossip.Check gets a valid
+	// placeholder step and the default gradient, and checks mixing.
+	gossip.Check(&errs, 1, "", p.Mixing)
+	checkConsensus(&errs, p.Gamma, p.Compression)
 	return errs.Err()
 }
 
@@ -77,7 +80,7 @@ type Params struct {
 	// Compression selects the operator Q.
 	Compression compress.Spec `yaml:"compression"`
 	// Mixing is the rule of W(zeta); Metropolis-Hastings when empty.
-	Mixing graph.Mixing `yaml:"mixing"`
+	Mixing gossip.Mixing `yaml:"mixing"`
 	// Seed is the run seed of the samples and of Q's randomness; it comes
 	// from the run.
 	Seed uint64 `yaml:"-"`
@@ -88,20 +91,17 @@ type Params struct {
 // Metropolis-Hastings weights.
 func DefaultParams() Params {
 	return Params{Step: DefaultStep, Schedule: ScheduleConstant, Gradient: GradientStochastic,
-		Gamma: DefaultGamma, Compression: DefaultCompression, Mixing: graph.Mixing{Rule: graph.MixMetropolis}}
+		Gamma: DefaultGamma, Compression: DefaultCompression, Mixing: gossip.Mixing{Rule: graph.MixMetropolis}}
 }
 
 // Validate checks every key against its allowed values.
 func (p Params) Validate() error {
 	var errs registry.FieldErrors
-	errs.Check("step", &p.Step, registry.Positive)
+	gossip.Check(&errs, p.Step, p.Gradient, p.Mixing)
 	if p.Schedule != "" {
 		errs.OneOf("schedule", p.Schedule, ScheduleConstant, ScheduleSqrt)
 	}
-	if p.Gradient != "" {
-		errs.OneOf("gradient", p.Gradient, GradientStochastic, GradientFull)
-	}
-	checkConsensus(&errs, p.Gamma, p.Compression, p.Mixing)
+	checkConsensus(&errs, p.Gamma, p.Compression)
 	return errs.Err()
 }
 
@@ -118,35 +118,17 @@ func (p Params) gossip() GossipParams {
 	return GossipParams{Gamma: p.Gamma, Compression: p.Compression, Mixing: p.Mixing, Seed: p.Seed}
 }
 
-// checkConsensus adds the errors of the keys both blocks share.
-func checkConsensus(errs *registry.FieldErrors, gamma float64, c compress.Spec, m graph.Mixing) {
+// checkConsensus adds the errors of gamma and compression, the keys of
+// CHOCO's consensus step.
+func checkConsensus(errs *registry.FieldErrors, gamma float64, c compress.Spec) {
 	errs.Check("gamma", &gamma, registry.UnitInterval)
 	c.Check(func(key, msg string) { errs.Add("compression."+key, "%s", msg) })
-	if err := m.Validate(); err != nil {
-		errs.Add("mixing", "%v", err)
-	}
 }
-
-// edgeDraw is the draw index of the round's edges zeta_t.
-const edgeDraw = int(graph.StreamDual)
 
 // check validates p and the arguments of an agent or reference.
 func (p GossipParams) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) error {
-	switch {
-	case g == nil || proc == nil:
-		return fmt.Errorf("graph and edge process are required")
-	case id < 0 || id >= g.N:
-		return fmt.Errorf("id must be in [0, %d)", g.N)
-	case len(x0) == 0:
-		return fmt.Errorf("empty initial point")
-	case f != nil && f.Dim() != len(x0):
-		return fmt.Errorf("initial point has length %d, objective dimension is %d", len(x0), f.Dim())
-	}
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	if err := p.Mixing.ValidateFor(g); err != nil {
-		return fmt.Errorf("mixing: %w", err)
-	}
-	return nil
+	return gossip.CheckAgent(p.Mixing, id, g, proc, f, x0)
 }

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -28,7 +29,7 @@ type Reference struct {
 	step    func(t int) float64 // nil for CHOCO-gossip
 	g       *graph.Graph
 	proc    graph.EdgeProcess
-	oracles []*oracle
+	oracles []*gossip.Oracle
 	comps   []*compressor
 	x, xhat *mat.Dense
 	half, d []float64
@@ -82,7 +83,7 @@ func newReference(p GossipParams, sgd *Params, g *graph.Graph, proc graph.EdgePr
 		}
 		r.comps = append(r.comps, c)
 		if sgd != nil {
-			r.oracles = append(r.oracles, newOracle(*sgd, f))
+			r.oracles = append(r.oracles, gossip.NewOracle(sgd.Gradient, sgd.Seed, f))
 		}
 		r.x.SetRow(i, x0[i])
 	}
@@ -92,12 +93,12 @@ func newReference(p GossipParams, sgd *Params, g *graph.Graph, proc graph.EdgePr
 // Step performs round t.
 func (r *Reference) Step(t int) {
 	N, n := r.x.Dims()
-	w := r.p.Mixing.Matrix(r.g, r.proc, t, edgeDraw)
+	w := r.p.Mixing.Graph().Matrix(r.g, r.proc, t, gossip.EdgeDraw)
 	half := mat.NewDense(N, n, nil)
 	for i := range N {
 		xi, hi := r.x.RawRowView(i), half.RawRowView(i)
 		if r.step != nil {
-			r.oracles[i].grad(t, i, xi, r.d)
+			r.oracles[i].Grad(t, i, xi, r.d)
 			halfStep(xi, r.d, r.step(t), hi)
 		} else {
 			copy(hi, xi)
@@ -126,7 +127,7 @@ func (r *Reference) Xhat(i int) []float64 { return mat.Row(nil, i, r.xhat) }
 func (r *Reference) GradEvals() int64 {
 	var s int64
 	for _, o := range r.oracles {
-		s += o.evals
+		s += o.Evals
 	}
 	return s
 }

@@ -22,8 +22,8 @@ func Algorithm() registry.Algorithm {
 			}
 			params := *p.(*Params)
 			params.Seed = env.Seed
-			if err := params.Mixing.ValidateFor(env.Graph); err != nil {
-				return nil, registry.FieldErrors{{Key: "mixing.alpha", Msg: err.Error()}}
+			if err := params.Mixing.CheckFor(env.Graph); err != nil {
+				return nil, err
 			}
 			return &run{sgd: &params, p: params.gossip(), env: env, inst: inst}, nil
 		},
@@ -41,8 +41,8 @@ func Gossip() registry.Algorithm {
 		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
 			params := *p.(*GossipParams)
 			params.Seed = env.Seed
-			if err := params.Mixing.ValidateFor(env.Graph); err != nil {
-				return nil, registry.FieldErrors{{Key: "mixing.alpha", Msg: err.Error()}}
+			if err := params.Mixing.CheckFor(env.Graph); err != nil {
+				return nil, err
 			}
 			return &run{p: params, env: env}, nil
 		},
