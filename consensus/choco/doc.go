@@ -52,7 +52,10 @@
 // DGD does with a missing x_j). Either endpoint that misses the other's
 // message sends its own whole copy next time, and one that receives a
 // whole copy it did not expect answers with its own, so both copies of
-// the edge are reset within two present rounds.
+// the edge are reset within two present rounds. An earlier round's q
+// must never stand in for a missing one (it would be added twice): the
+// registrations set registry.Algorithm.SendsDeltas, and scenarios refuse
+// faults.staleness for them.
 //
 // The gradient oracle, the mixing block and the agents' argument checks
 // are those of the other gossip methods (package gossip).

@@ -12,9 +12,10 @@ import (
 // with local objectives f_i.
 func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
-		Name:    "choco_sgd",
-		Summary: "CHOCO-SGD: decentralized SGD with compressed messages (top_k, rand_k, qsgd) and public copies xhat",
-		New:     func() registry.Params { p := DefaultParams(); return &p },
+		Name:        "choco_sgd",
+		Summary:     "CHOCO-SGD: decentralized SGD with compressed messages (top_k, rand_k, qsgd) and public copies xhat",
+		SendsDeltas: true,
+		New:         func() registry.Params { p := DefaultParams(); return &p },
 		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
 			inst, ok := env.Problem.(registry.Locals)
 			if !ok {
@@ -35,9 +36,10 @@ func Algorithm() registry.Algorithm {
 // gradient, on any problem of the run.
 func Gossip() registry.Algorithm {
 	return registry.Algorithm{
-		Name:    "choco_gossip",
-		Summary: "CHOCO-gossip: average consensus of the initial points with compressed messages (no gradient)",
-		New:     func() registry.Params { p := DefaultGossipParams(); return &p },
+		Name:        "choco_gossip",
+		Summary:     "CHOCO-gossip: average consensus of the initial points with compressed messages (no gradient)",
+		SendsDeltas: true,
+		New:         func() registry.Params { p := DefaultGossipParams(); return &p },
 		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
 			params := *p.(*GossipParams)
 			params.Seed = env.Seed

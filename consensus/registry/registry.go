@@ -189,6 +189,11 @@ type Algorithm struct {
 	// CanRejoin is set when the agents can rejoin a later round after a
 	// crash that keeps their state (node's restart faults).
 	CanRejoin bool
+	// SendsDeltas is set when the agents' messages carry changes to state
+	// the receiver keeps (CHOCO's q = xhat^{t+1} - xhat^t): an earlier
+	// round's message cannot stand in for a missing one, so the scenario
+	// key faults.staleness is refused.
+	SendsDeltas bool
 }
 
 // Run is an algorithm resolved against one instance: it builds the
