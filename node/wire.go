@@ -135,7 +135,8 @@ type Header struct {
 	From  int
 	Round int
 	Phase int
-	// Count is the number of float64 values after the header.
+	// Count is the number of float64 values after the header; for
+	// FrameCompact, the length of the compact payload in bytes.
 	Count int
 	// NTo is the length of the destination list; zero addresses every
 	// agent. FrameTo reads its entries.
@@ -262,7 +263,9 @@ func FrameTo(frame []byte, h Header, k int) int {
 
 // DecodeHeader parses and validates the header of frame: the version, a
 // known kind, no values on a leave frame, no destination list on an eval
-// frame, and a total length of exactly HeaderLen+4*NTo+8*Count.
+// frame, and a total length of exactly HeaderLen+4*NTo+8*Count; for a
+// compact data frame HeaderLen+4*NTo+Count and a payload that decodes
+// (compress.CheckPayload).
 func DecodeHeader(frame []byte) (Header, error) {
 	h, err := decodeAddress(frame)
 	if err != nil {
