@@ -8,7 +8,7 @@
 // Agent i holds x_i in R^n and the public copy xhat_i (xhat_i^0 = 0),
 // which every neighbour also holds; a compression operator Q with
 // contraction parameter delta (package compress) compresses what changes.
-// Round t of CHOCO-SGD (Algorithm 2, lines 2-9):
+// Round t of CHOCO-SGD (Algorithm 2):
 //
 //	x_i^{t+1/2} = x_i^t - eta_t g_i^t
 //	q_i^t       = Q(x_i^{t+1/2} - xhat_i^t)
@@ -29,8 +29,9 @@
 // Algorithm 1, whose iteration t+1 it is (with xhat^0 = 0, Algorithm 1's
 // first step leaves x^0 unchanged, so its iterates x^{t+1} and xhat^t are
 // this round's x^t and xhat^t). It keeps the average of the x_i exactly
-// (1^T (W - I) = 0) and drives every x_i to it at a linear rate for
-// gamma small enough (their Theorem 2).
+// (1^T (W - I) = 0) and, for gamma small enough, drives every x_i to it
+// at a linear rate, whatever delta > 0 (the paper's analysis of
+// CHOCO-gossip).
 //
 // Only q_i^t travels, in its compact encoding (compress.Encoding, carried
 // by consensus.Msg.Enc): one message to all present neighbours, so a top
