@@ -56,10 +56,10 @@ func NewAgent(p Params, id int, g *graph.Graph, proc graph.EdgeProcess, f object
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("choco: agent %d: %w", id, err)
 	}
-	if err := p.gossip().check(id, g, proc, f, x0); err != nil {
+	if err := p.GossipParams.check(id, g, proc, f, x0); err != nil {
 		return nil, fmt.Errorf("choco: agent %d: %w", id, err)
 	}
-	return newAgent(p.gossip(), p.StepAt, gossip.NewOracle(p.Gradient, p.Seed, f), id, g, proc, x0)
+	return newAgent(p.GossipParams, p.StepAt, gossip.NewOracle(p.Gradient, p.Seed, f), id, g, proc, x0)
 }
 
 func newAgent(p GossipParams, step func(int) float64, o *gossip.Oracle, id int, g *graph.Graph, proc graph.EdgeProcess, x0 []float64) (*Agent, error) {

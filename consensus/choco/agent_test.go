@@ -47,9 +47,9 @@ func TestAgentsMatchReference(t *testing.T) {
 		{"gossip top10 dropout", GossipParams{Gamma: 0.2, Compression: top10, Seed: 3}, nil, g, graph.Bernoulli{G: g, Seed: 21}, nil},
 		{"gossip qsgd4 p=1", GossipParams{Gamma: 0.6, Compression: qsgd4, Seed: 3}, nil, full, graph.Bernoulli{G: full, Seed: 21}, nil},
 		{"gossip rand30 uniform gilbert-elliott", GossipParams{Gamma: 0.3, Compression: rand3, Mixing: uniform, Seed: 5}, nil, g, ge, nil},
-		{"sgd top10 stochastic dropout", GossipParams{}, &Params{Step: 0.05, Gamma: 0.2, Compression: top10, Seed: 3}, g, graph.Bernoulli{G: g, Seed: 21}, ls.Locals},
-		{"sgd qsgd2 full sqrt logistic", GossipParams{}, &Params{Step: 0.3, Schedule: ScheduleSqrt, Gradient: GradientFull, Gamma: 0.4, Compression: qsgd2, Seed: 6}, g, graph.Bernoulli{G: g, Seed: 4}, lg.Locals},
-		{"sgd none gamma 1 p=1", GossipParams{}, &Params{Step: 0.05, Gamma: 1, Compression: none, Seed: 1}, full, graph.Bernoulli{G: full, Seed: 2}, ls.Locals},
+		{"sgd top10 stochastic dropout", GossipParams{}, &Params{Step: 0.05, GossipParams: GossipParams{Gamma: 0.2, Compression: top10, Seed: 3}}, g, graph.Bernoulli{G: g, Seed: 21}, ls.Locals},
+		{"sgd qsgd2 full sqrt logistic", GossipParams{}, &Params{Step: 0.3, Schedule: ScheduleSqrt, Gradient: GradientFull, GossipParams: GossipParams{Gamma: 0.4, Compression: qsgd2, Seed: 6}}, g, graph.Bernoulli{G: g, Seed: 4}, lg.Locals},
+		{"sgd none gamma 1 p=1", GossipParams{}, &Params{Step: 0.05, GossipParams: GossipParams{Gamma: 1, Compression: none, Seed: 1}}, full, graph.Bernoulli{G: full, Seed: 2}, ls.Locals},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,7 +198,7 @@ func TestNoneWithGammaOneIsDGD(t *testing.T) {
 	proc := graph.Bernoulli{G: g, Seed: 5}
 	ls := problem(t, objective.KindLeastSquares, N, n, 20, 2, 3)
 	x0 := startPoints(N, n, 1, 1)
-	p := Params{Step: 0.05, Gradient: GradientFull, Gamma: 1, Compression: none}
+	p := Params{Step: 0.05, Gradient: GradientFull, GossipParams: GossipParams{Gamma: 1, Compression: none}}
 	nw := newNetwork(t, GossipParams{}, &p, g, proc, ls.Locals, x0)
 	x := make([][]float64, N)
 	for i := range x {
@@ -246,7 +246,7 @@ func TestSGDReachesOptimum(t *testing.T) {
 	proc := graph.Bernoulli{G: g, Seed: 6}
 	x0 := startPoints(N, n, 1, 2)
 	worst := func(step float64, schedule string, rounds int) float64 {
-		p := Params{Step: step, Schedule: schedule, Gradient: GradientFull, Gamma: 0.1, Compression: top10}
+		p := Params{Step: step, Schedule: schedule, Gradient: GradientFull, GossipParams: GossipParams{Gamma: 0.1, Compression: top10}}
 		nw := newNetwork(t, GossipParams{}, &p, g, proc, ls.Locals, x0)
 		for r := range rounds {
 			nw.round(t, r)

@@ -38,7 +38,8 @@ const (
 var DefaultCompression = compress.Spec{Operator: compress.NameQSGD}
 
 // GossipParams are CHOCO-gossip's parameters, with the keys of a
-// scenario's algorithm block (name: choco_gossip).
+// scenario's algorithm block (name: choco_gossip): the keys of CHOCO's
+// consensus step, which CHOCO-SGD's block has too.
 type GossipParams struct {
 	// Gamma is the consensus step gamma in (0, 1].
 	Gamma float64 `yaml:"gamma" doc:"consensus step gamma in (0, 1]"`
@@ -46,7 +47,8 @@ type GossipParams struct {
 	Compression compress.Spec `yaml:"compression"`
 	// Mixing is the rule of W(zeta); Metropolis-Hastings when empty.
 	Mixing gossip.Mixing `yaml:"mixing"`
-	// Seed is the run seed of Q's randomness; it comes from the run.
+	// Seed is the run seed of the samples and of Q's randomness; it comes
+	// from the run.
 	Seed uint64 `yaml:"-"`
 }
 
@@ -67,31 +69,23 @@ func (p GossipParams) Validate() error {
 }
 
 // Params are CHOCO-SGD's parameters, with the keys of a scenario's
-// algorithm block (name: choco_sgd).
+// algorithm block (name: choco_sgd): its step and gradient, and the keys
+// of the consensus step.
 type Params struct {
 	// Step is eta > 0 (eta_0 under ScheduleSqrt).
 	Step float64 `yaml:"step" doc:"SGD step eta > 0 (eta_0 under schedule sqrt)"`
 	// Schedule is ScheduleConstant (also when empty) or ScheduleSqrt.
 	Schedule string `yaml:"schedule" doc:"step eta_t: constant|sqrt (eta, or eta/sqrt(t+1))"`
 	// Gradient is GradientStochastic (also when empty) or GradientFull.
-	Gradient string `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
-	// Gamma is the consensus step gamma in (0, 1].
-	Gamma float64 `yaml:"gamma" doc:"consensus step gamma in (0, 1]"`
-	// Compression selects the operator Q.
-	Compression compress.Spec `yaml:"compression"`
-	// Mixing is the rule of W(zeta); Metropolis-Hastings when empty.
-	Mixing gossip.Mixing `yaml:"mixing"`
-	// Seed is the run seed of the samples and of Q's randomness; it comes
-	// from the run.
-	Seed uint64 `yaml:"-"`
+	Gradient     string `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
+	GossipParams `yaml:",inline"`
 }
 
 // DefaultParams returns eta = DefaultStep (constant), stochastic
 // gradients, gamma = DefaultGamma, DefaultCompression and
 // Metropolis-Hastings weights.
 func DefaultParams() Params {
-	return Params{Step: DefaultStep, Schedule: ScheduleConstant, Gradient: GradientStochastic,
-		Gamma: DefaultGamma, Compression: DefaultCompression, Mixing: gossip.Mixing{Rule: graph.MixMetropolis}}
+	return Params{Step: DefaultStep, Schedule: ScheduleConstant, Gradient: GradientStochastic, GossipParams: DefaultGossipParams()}
 }
 
 // Validate checks every key against its allowed values.
@@ -111,11 +105,6 @@ func (p Params) StepAt(t int) float64 {
 		return p.Step / math.Sqrt(float64(t+1))
 	}
 	return p.Step
-}
-
-// gossip returns the consensus part of p.
-func (p Params) gossip() GossipParams {
-	return GossipParams{Gamma: p.Gamma, Compression: p.Compression, Mixing: p.Mixing, Seed: p.Seed}
 }
 
 // checkConsensus adds the errors of gamma and compression, the keys of

@@ -55,7 +55,7 @@ func TestParamsValidate(t *testing.T) {
 			}
 			// The same keys of choco_gossip's block say the same.
 			if tc.key == "gamma" || strings.HasPrefix(tc.key, "compression.") || strings.HasPrefix(tc.key, "mixing.") {
-				g := p.gossip()
+				g := p.GossipParams
 				if err := g.Validate(); err == nil || !strings.Contains(err.Error(), tc.key+": ") {
 					t.Errorf("GossipParams.Validate = %v, want an error at %s", err, tc.key)
 				}

@@ -53,7 +53,7 @@ func NewReference(p Params, g *graph.Graph, proc graph.EdgeProcess, locals []obj
 	if locals == nil {
 		locals = make([]objective.Local, len(x0))
 	}
-	return newReference(p.gossip(), &p, g, proc, locals, x0)
+	return newReference(p.GossipParams, &p, g, proc, locals, x0)
 }
 
 func newReference(p GossipParams, sgd *Params, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64) (*Reference, error) {

@@ -14,20 +14,18 @@ func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:        "choco_sgd",
 		Summary:     "CHOCO-SGD: decentralized SGD with compressed messages (top_k, rand_k, qsgd) and public copies xhat",
-		SendsDeltas: true,
 		New:         func() registry.Params { p := DefaultParams(); return &p },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(registry.Locals)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "choco_sgd", Needs: "local objectives f_i", Capability: registry.CapLocals}
-			}
+		Needs:       []string{registry.CapLocals},
+		NeedsDoc:    "local objectives f_i",
+		SendsDeltas: true,
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 			params := *p.(*Params)
 			params.Seed = env.Seed
 			if err := params.Mixing.CheckFor(env.Graph); err != nil {
 				return nil, err
 			}
-			return &run{sgd: &params, p: params.gossip(), env: env, inst: inst}, nil
-		},
+			return &run{name: "choco_sgd", sgd: &params, p: params.GossipParams, env: env, inst: inst}, nil
+		}),
 	}
 }
 
@@ -38,15 +36,15 @@ func Gossip() registry.Algorithm {
 	return registry.Algorithm{
 		Name:        "choco_gossip",
 		Summary:     "CHOCO-gossip: average consensus of the initial points with compressed messages (no gradient)",
-		SendsDeltas: true,
 		New:         func() registry.Params { p := DefaultGossipParams(); return &p },
+		SendsDeltas: true,
 		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
 			params := *p.(*GossipParams)
 			params.Seed = env.Seed
 			if err := params.Mixing.CheckFor(env.Graph); err != nil {
 				return nil, err
 			}
-			return &run{p: params, env: env}, nil
+			return &run{name: "choco_gossip", p: params, env: env}, nil
 		},
 	}
 }
@@ -54,6 +52,7 @@ func Gossip() registry.Algorithm {
 // run is CHOCO-gossip or CHOCO-SGD (sgd set) resolved against one
 // instance.
 type run struct {
+	name string
 	p    GossipParams
 	sgd  *Params
 	env  *registry.Env
@@ -63,8 +62,8 @@ type run struct {
 var _ registry.Referencer = (*run)(nil)
 
 func (r *run) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("choco: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent(r.name, i); err != nil {
+		return nil, err
 	}
 	if r.sgd == nil {
 		return NewGossipAgent(r.p, i, r.env.Graph, r.env.Process, r.env.Init(i))

@@ -158,7 +158,7 @@ func (c Config) Run(ctx context.Context) (*Result, error) {
 		}
 		c.Logger.Info("gamma chosen", "operator", op.label, "gamma", gammas[k])
 	}
-	dgd, err := c.run(ctx, "dgd", "none", []string{"algorithm.name=dgd", "algorithm.alpha=" + strconv.FormatFloat(step, 'g', -1, 64)})
+	dgd, err := c.run(ctx, "dgd", "none", []string{"algorithm.name=dgd", "algorithm.step=" + strconv.FormatFloat(step, 'g', -1, 64)})
 	if err != nil {
 		return nil, err
 	}
