@@ -10,6 +10,7 @@ package catalog
 import (
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/almstorm"
+	"github.com/consim/consim/consensus/choco"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/null"
@@ -38,6 +39,8 @@ func Algorithms() []registry.Algorithm {
 		dadmm.Composition(),
 		null.Algorithm(),
 		dgd.Algorithm(),
+		choco.Gossip(),
+		choco.Algorithm(),
 		tracking.Algorithm(),
 		radmm.Exact(),
 		radmm.Linearized(),

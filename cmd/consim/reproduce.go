@@ -41,11 +41,11 @@ const (
 func (a *app) reproduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce EXPERIMENT",
-		Short: "reproduce a paper's experiment (admm, zo-splm, penalty, tsp, slicing, rates, storm, compare, fairness)",
+		Short: "reproduce a paper's experiment (admm, zo-splm, penalty, tsp, slicing, rates, storm, compare, fairness, compression)",
 		RunE:  groupRunE("experiment"),
 	}
 	withHelp(cmd, "reproduce")
-	cmd.AddCommand(a.reproduceADMMCmd(), a.reproduceZOSPLMCmd(), a.reproducePenaltyCmd(), a.reproduceTSPCmd(), a.reproduceSlicingCmd(), a.reproduceRatesCmd(), a.reproduceStormCmd(), a.reproduceCompareCmd(), a.reproduceFairnessCmd())
+	cmd.AddCommand(a.reproduceADMMCmd(), a.reproduceZOSPLMCmd(), a.reproducePenaltyCmd(), a.reproduceTSPCmd(), a.reproduceSlicingCmd(), a.reproduceRatesCmd(), a.reproduceStormCmd(), a.reproduceCompareCmd(), a.reproduceFairnessCmd(), a.reproduceCompressionCmd())
 	return cmd
 }
 
