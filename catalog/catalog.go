@@ -22,6 +22,7 @@ import (
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/regression"
 )
 
 // Algorithms are the shipped algorithms, one line each.
@@ -49,9 +50,9 @@ func Algorithms() []registry.Algorithm {
 // Problems are the shipped problem families, one line each.
 func Problems() []registry.Problem {
 	return []registry.Problem{
-		problems.LeastSquares(),
-		problems.Logistic(),
-		problems.Nonconvex(),
+		regression.LeastSquares(),
+		regression.Logistic(),
+		regression.Nonconvex(),
 		problems.PortfolioProblem(),
 		problems.Slicing(),
 		zosplm.Problem(),

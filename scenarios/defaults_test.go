@@ -9,14 +9,14 @@ import (
 
 	"github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/regression"
 )
 
 // almOf is the ALM block of s.
 func almOf(s *Scenario) *alm.Settings { return s.Algorithm.Settings.(*alm.Settings) }
 
 // regOf is the regression problem block of s.
-func regOf(s *Scenario) *problems.Regression { return s.Problem.Settings.(*problems.Regression) }
+func regOf(s *Scenario) *regression.Params { return s.Problem.Settings.(*regression.Params) }
 
 func TestDefaultsFilled(t *testing.T) {
 	s := parseMinimal(t)

@@ -1,4 +1,4 @@
-package problems_test
+package regression_test
 
 import (
 	"math"
@@ -101,7 +101,7 @@ runtime: {transport: chan}
 // TestLIBSVMA9A: the a9a file ships-beside loads, shards over 8 agents and
 // runs a few rounds of the ALM on its logistic problem.
 func TestLIBSVMA9A(t *testing.T) {
-	const a9a = "../../shared/data/a9a/a9a.gz"
+	const a9a = "../../../shared/data/a9a/a9a.gz"
 	if _, err := os.Stat(a9a); err != nil {
 		t.Skipf("a9a not found at %s: %v", a9a, err)
 	}

@@ -1,18 +1,21 @@
-package objective
+package regression
 
 import (
 	"math"
 	"math/rand/v2"
 
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
 )
 
 // Data generation. Every random number comes from key's PCG source of
 // the stream graph.StreamProblem in round 0, graph.StreamProblem.Rand(seed,
 // 0, key) = PCG(Hash(seed, 0, StreamProblem, key, 0), Hash(seed, 0,
 // StreamProblem, key, 1)), where key is the agent id i for agent i's data
-// and the reserved keys below for the quantities all agents share. Any process
-// that knows (Spec, N, seed) therefore rebuilds the same problem.
+// and the reserved key below for x_true, which all agents share (package
+// objective reserves math.MaxUint64 - 1 for the starts of its multistart
+// solve). Any process that knows (Params, N, seed) therefore rebuilds the
+// same problem.
 //
 // Generative model (h = Heterogeneity, sigma = Noise, n = Dim):
 //
@@ -26,11 +29,8 @@ import (
 //
 // so the local minimizers differ across agents when h > 0.
 
-// Reserved Hash keys for shared randomness (agent ids are small).
-const (
-	keyTruth  = math.MaxUint64     // x_true
-	keyStarts = math.MaxUint64 - 1 // multistart points of the reference solve
-)
+// keyTruth is the reserved Hash key of x_true (agent ids are small).
+const keyTruth = math.MaxUint64
 
 // outlierStd is the standard deviation of an outlier target.
 const outlierStd = 10
@@ -50,19 +50,10 @@ func groundTruth(seed uint64, n int) []float64 {
 	return x
 }
 
-// samples is an agent's data: m rows a_k in R^n stored row-major in A
-// (row k is A[k*n:(k+1)*n]) and the targets b_k (labels +-1 for logistic).
-type samples struct {
-	n, m int
-	A    []float64
-	b    []float64
-}
-
-// row returns a_k.
-func (s *samples) row(k int) []float64 { return s.A[k*s.n : (k+1)*s.n : (k+1)*s.n] }
-
-// generate draws agent i's samples following the model above.
-func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
+// generate draws agent i's rows following the model above: m rows a_k in
+// R^n stored row-major in A (row k is A[k*n:(k+1)*n]) and the targets b_k
+// (labels +-1 for logistic).
+func generate(spec Params, seed uint64, xTrue []float64, i int) objective.Shard {
 	n, m, h := spec.Dim, spec.SamplesPerAgent, spec.Heterogeneity
 	rng := source(seed, uint64(i))
 	xi := make([]float64, n)
@@ -73,17 +64,17 @@ func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
 	for j := range shift {
 		shift[j] = h * rng.NormFloat64()
 	}
-	s := samples{n: n, m: m, A: make([]float64, m*n), b: make([]float64, m)}
+	s := objective.Shard{Dim: n, A: make([]float64, m*n), B: make([]float64, m)}
 	inv := 1 / math.Sqrt(float64(n))
 	for k := range m {
-		a := s.row(k)
+		a := s.A[k*n : (k+1)*n : (k+1)*n]
 		var z float64
 		for j := range a {
 			a[j] = (rng.NormFloat64() + shift[j]) * inv
 			z += float64(a[j] * xi[j])
 		}
 		switch spec.Kind {
-		case KindLogistic:
+		case objective.KindLogistic:
 			y := 1.0
 			if z < 0 {
 				y = -1
@@ -91,16 +82,16 @@ func generate(spec Spec, seed uint64, xTrue []float64, i int) samples {
 			if rng.Float64() < spec.Noise {
 				y = -y
 			}
-			s.b[k] = y
-		case KindNonconvex:
+			s.B[k] = y
+		case objective.KindNonconvex:
 			e := rng.NormFloat64()
 			if rng.Float64() < spec.Outliers {
-				s.b[k] = outlierStd * e
+				s.B[k] = outlierStd * e
 			} else {
-				s.b[k] = z + float64(spec.Noise*e)
+				s.B[k] = z + float64(spec.Noise*e)
 			}
 		default:
-			s.b[k] = z + float64(spec.Noise*rng.NormFloat64())
+			s.B[k] = z + float64(spec.Noise*rng.NormFloat64())
 		}
 	}
 	return s

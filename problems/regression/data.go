@@ -1,4 +1,4 @@
-package problems
+package regression
 
 import (
 	"fmt"
@@ -81,13 +81,13 @@ type fromData struct {
 	total  int
 }
 
-func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
+func buildFromData(r *Params, env registry.ProblemEnv) (*fromData, error) {
 	d := r.Data
 	ds, err := d.spec(r.Dim).Load()
 	if err != nil {
 		return nil, registry.FieldErrors{{Key: "data.path", Msg: err.Error()}}
 	}
-	if r.kind == objective.KindLogistic {
+	if r.Kind == objective.KindLogistic {
 		if err := ds.SignLabels(); err != nil {
 			return nil, registry.FieldErrors{{Key: "data.path", Msg: fmt.Sprintf("logistic needs labels in {-1, +1} or {0, 1}: %v", err)}}
 		}
@@ -103,13 +103,13 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 	if err != nil {
 		return nil, registry.FieldErrors{{Key: "data.shard", Msg: err.Error()}}
 	}
-	spec := r.spec()
+	box := r.box()
 	g := &fromData{
-		kind:   r.kind,
+		kind:   r.Kind,
 		shards: shards,
 		opt: objective.GivenOptions{
-			Name: string(d.Path), Reg: r.Reg, Batch: r.Batch, Lo: spec.Lo, Hi: spec.Hi,
-			Scale: spec.Scale, Seed: env.Seed, Weighting: d.Weighting,
+			Name: string(d.Path), Reg: r.Reg, Batch: r.Batch, Lo: box.Lo, Hi: box.Hi,
+			Scale: r.scale(), Seed: env.Seed, Weighting: d.Weighting,
 		},
 	}
 	for i, s := range shards {
@@ -120,7 +120,7 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 		g.total += s.Rows()
 	}
 	for i, s := range g.prob {
-		l, err := objective.LocalFromShard(r.kind, s, env.N, g.total, g.opt)
+		l, err := objective.LocalFromShard(r.Kind, s, env.N, g.total, g.opt)
 		if err != nil {
 			return nil, fmt.Errorf("agent %d: %w", i, err)
 		}
@@ -131,7 +131,7 @@ func buildFromData(r *Regression, env registry.ProblemEnv) (*fromData, error) {
 
 func (g *fromData) Dim() int                    { return g.prob[0].Dim }
 func (g *fromData) Local(i int) objective.Local { return g.locals[i] }
-func (g *fromData) Box() objective.Box          { return objective.Spec{Lo: g.opt.Lo, Hi: g.opt.Hi}.Box() }
+func (g *fromData) Box() objective.Box          { return objective.BoxOf(g.opt.Lo, g.opt.Hi) }
 
 // Central is FromShards over the agents' shards: f and its optimum.
 func (g *fromData) Central() (*objective.Problem, error) {
@@ -147,5 +147,5 @@ func (g *generated) DataShard(i int) (*dataset.Dataset, error) {
 	if !ok {
 		return nil, fmt.Errorf("agent %d's objective holds no rows", i)
 	}
-	return &dataset.Dataset{X: a, Y: b, Dim: n, Source: fmt.Sprintf("%s agent %d", g.spec.Kind, i)}, nil
+	return &dataset.Dataset{X: a, Y: b, Dim: n, Source: fmt.Sprintf("%s agent %d", g.p.Kind, i)}, nil
 }

@@ -1,4 +1,4 @@
-package objective
+package regression
 
 import (
 	"math"
@@ -8,6 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/objective"
 )
 
 const testAgents = 4
@@ -15,18 +18,18 @@ const testAgents = 4
 // testSpecs covers every kind with R^n and with a box that binds.
 var testSpecs = []struct {
 	name   string
-	spec   Spec
+	spec   Params
 	active bool // the box constrains the optimum
 }{
-	{"least_squares", Spec{Kind: KindLeastSquares, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5}, false},
-	{"least_squares_box", Spec{Kind: KindLeastSquares, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Lo: -0.3, Hi: 0.3}, true},
-	{"logistic", Spec{Kind: KindLogistic, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5}, false},
-	{"logistic_box", Spec{Kind: KindLogistic, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Lo: -0.2, Hi: 0.2}, true},
-	{"nonconvex", Spec{Kind: KindNonconvex, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Scale: 1, Outliers: 0.1}, false},
-	{"nonconvex_box", Spec{Kind: KindNonconvex, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Scale: 1, Outliers: 0.1, Lo: -0.4, Hi: 0.4}, true},
+	{"least_squares", Params{Kind: objective.KindLeastSquares, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Box: Unbounded}, false},
+	{"least_squares_box", Params{Kind: objective.KindLeastSquares, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Box: registry.Interval{-0.3, 0.3}}, true},
+	{"logistic", Params{Kind: objective.KindLogistic, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Box: Unbounded}, false},
+	{"logistic_box", Params{Kind: objective.KindLogistic, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Box: registry.Interval{-0.2, 0.2}}, true},
+	{"nonconvex", Params{Kind: objective.KindNonconvex, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Scale: 1, Outliers: 0.1, Box: Unbounded}, false},
+	{"nonconvex_box", Params{Kind: objective.KindNonconvex, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Scale: 1, Outliers: 0.1, Box: registry.Interval{-0.4, 0.4}}, true},
 }
 
-func mustNew(t testing.TB, spec Spec, n int, seed uint64) *Problem {
+func mustNew(t testing.TB, spec Params, n int, seed uint64) *objective.Problem {
 	t.Helper()
 	p, err := New(spec, n, seed)
 	if err != nil {
@@ -105,7 +108,7 @@ func TestSmoothness(t *testing.T) {
 						t.Errorf("agent %d: ||grad diff|| = %g > L ||x - y|| = %g", i, lhs, rhs)
 					}
 				}
-				if tc.spec.Kind == KindLeastSquares {
+				if tc.spec.Kind == objective.KindLeastSquares {
 					// grad f_i(x) - grad f_i(0) = (A^T A/m + lambda I) x.
 					x := randVec(rng, n, 1)
 					zero := make([]float64, n)
@@ -129,7 +132,7 @@ func TestSmoothness(t *testing.T) {
 	}
 }
 
-func maxL(p *Problem) float64 {
+func maxL(p *objective.Problem) float64 {
 	var l float64
 	for _, f := range p.Locals {
 		l = math.Max(l, f.Smoothness())
@@ -190,16 +193,26 @@ func TestNoAllocations(t *testing.T) {
 }
 
 // rawData exposes an agent's rows and targets for the determinism tests.
-func rawData(t *testing.T, l Local) ([]float64, []float64) {
+func rawData(t *testing.T, l objective.Local) ([]float64, []float64) {
 	t.Helper()
-	f, ok := l.(*glm)
+	a, b, _, ok := objective.Samples(l)
 	if !ok {
-		t.Fatalf("local is %T, want *glm", l)
+		t.Fatalf("local is %T, want a generalized linear model", l)
 	}
-	return f.A, f.b
+	return a, b
 }
 
-// TestDeterminism checks that the same (Spec, N, seed) rebuilds identical
+// naturalResidual returns ||x - proj_X(x - g)||.
+func naturalResidual(b objective.Box, x, g []float64) float64 {
+	var s float64
+	for k, v := range x {
+		d := v - math.Min(math.Max(v-g[k], b.Lo), b.Hi)
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// TestDeterminism checks that the same (Params, N, seed) rebuilds identical
 // data and optimum, that NewLocal matches New, and that agents and seeds
 // differ.
 func TestDeterminism(t *testing.T) {
@@ -245,7 +258,7 @@ func TestDeterminism(t *testing.T) {
 // with h.
 func TestHeterogeneity(t *testing.T) {
 	spread := func(h float64) float64 {
-		spec := Spec{Kind: KindLeastSquares, Dim: 5, SamplesPerAgent: 400, Batch: 1, Reg: 0, Heterogeneity: h}
+		spec := Params{Kind: objective.KindLeastSquares, Dim: 5, SamplesPerAgent: 400, Batch: 1, Reg: 0, Heterogeneity: h, Box: Unbounded}
 		p := mustNew(t, spec, testAgents, 3)
 		g := make([]float64, p.Dim())
 		var s float64
@@ -268,7 +281,7 @@ func TestOptimumKKT(t *testing.T) {
 	for _, tc := range testSpecs {
 		t.Run(tc.name, func(t *testing.T) {
 			p := mustNew(t, tc.spec, testAgents, 17)
-			if p.Convex != (tc.spec.Kind != KindNonconvex) {
+			if p.Convex != (tc.spec.Kind != objective.KindNonconvex) {
 				t.Errorf("Convex = %v for %s", p.Convex, tc.spec.Kind)
 			}
 			if p.FStar != p.Value(p.XStar) {
@@ -310,7 +323,7 @@ func TestOptimumKKT(t *testing.T) {
 // minimizes the same f without forming the normal equations.
 func TestLeastSquaresDirect(t *testing.T) {
 	for _, reg := range []float64{0, 0.1} {
-		spec := Spec{Kind: KindLeastSquares, Dim: 7, SamplesPerAgent: 30, Batch: 2, Noise: 0.3, Reg: reg, Heterogeneity: 1}
+		spec := Params{Kind: objective.KindLeastSquares, Dim: 7, SamplesPerAgent: 30, Batch: 2, Noise: 0.3, Reg: reg, Heterogeneity: 1, Box: Unbounded}
 		p := mustNew(t, spec, testAgents, 23)
 		n, m := spec.Dim, spec.SamplesPerAgent
 		rows := testAgents*m + n
@@ -341,36 +354,37 @@ func TestLeastSquaresDirect(t *testing.T) {
 // TestNewErrors checks that each bad spec is rejected with an error naming
 // the offending field.
 func TestNewErrors(t *testing.T) {
-	good := Spec{Kind: KindLeastSquares, Dim: 3, SamplesPerAgent: 10, Batch: 2, Reg: 0.1}
-	nc := Spec{Kind: KindNonconvex, Dim: 3, SamplesPerAgent: 10, Batch: 2, Reg: 0.1, Scale: 1}
+	good := Params{Kind: objective.KindLeastSquares, Dim: 3, SamplesPerAgent: 10, Batch: 2, Reg: 0.1, Box: Unbounded}
+	nc := Params{Kind: objective.KindNonconvex, Dim: 3, SamplesPerAgent: 10, Batch: 2, Reg: 0.1, Scale: 1, Box: Unbounded}
 	tests := []struct {
 		name string
-		edit func(*Spec)
-		base Spec
+		edit func(*Params)
+		base Params
 		n    int
 		want string
 	}{
-		{"empty kind", func(s *Spec) { s.Kind = "" }, good, 2, "Kind"},
-		{"unknown kind", func(s *Spec) { s.Kind = "svm" }, good, 2, "Kind"},
-		{"no agents", func(s *Spec) {}, good, 0, "N ="},
-		{"dim", func(s *Spec) { s.Dim = 0 }, good, 2, "Dim"},
-		{"samples", func(s *Spec) { s.SamplesPerAgent = 0 }, good, 2, "SamplesPerAgent"},
-		{"batch zero", func(s *Spec) { s.Batch = 0 }, good, 2, "Batch"},
-		{"batch too big", func(s *Spec) { s.Batch = 11 }, good, 2, "Batch"},
-		{"negative reg", func(s *Spec) { s.Reg = -1 }, good, 2, "Reg"},
-		{"nan reg", func(s *Spec) { s.Reg = math.NaN() }, good, 2, "Reg"},
-		{"heterogeneity", func(s *Spec) { s.Heterogeneity = -0.1 }, good, 2, "Heterogeneity"},
-		{"noise", func(s *Spec) { s.Noise = -1 }, good, 2, "Noise"},
-		{"box reversed", func(s *Spec) { s.Lo, s.Hi = 1, -1 }, good, 2, "Lo < Hi"},
-		{"box nan", func(s *Spec) { s.Lo = math.NaN() }, good, 2, "Lo"},
-		{"box empty", func(s *Spec) { s.Lo, s.Hi = 2, 2 }, good, 2, "Lo < Hi"},
-		{"logistic flip", func(s *Spec) { s.Kind = KindLogistic; s.Noise = 0.5 }, good, 2, "Noise"},
-		{"logistic unregularized", func(s *Spec) { s.Kind = KindLogistic; s.Reg = 0 }, good, 2, "Reg"},
-		{"scale on convex", func(s *Spec) { s.Scale = 1 }, good, 2, "Scale"},
-		{"outliers on convex", func(s *Spec) { s.Outliers = 0.1 }, good, 2, "Outliers"},
-		{"nonconvex scale", func(s *Spec) { s.Scale = 0 }, nc, 2, "Scale"},
-		{"nonconvex outliers", func(s *Spec) { s.Outliers = 1 }, nc, 2, "Outliers"},
-		{"singular", func(s *Spec) { s.Reg = 0; s.Dim = 30 }, good, 2, "singular"},
+		{"empty kind", func(s *Params) { s.Kind = "" }, good, 2, "Kind"},
+		{"unknown kind", func(s *Params) { s.Kind = "svm" }, good, 2, "Kind"},
+		{"no agents", func(s *Params) {}, good, 0, "N ="},
+		{"dim", func(s *Params) { s.Dim = 0 }, good, 2, "dim"},
+		{"samples", func(s *Params) { s.SamplesPerAgent = 0 }, good, 2, "samples_per_agent"},
+		{"batch zero", func(s *Params) { s.Batch = 0 }, good, 2, "batch"},
+		{"batch too big", func(s *Params) { s.Batch = 11 }, good, 2, "batch"},
+		{"negative reg", func(s *Params) { s.Reg = -1 }, good, 2, "reg"},
+		{"nan reg", func(s *Params) { s.Reg = math.NaN() }, good, 2, "reg"},
+		{"heterogeneity", func(s *Params) { s.Heterogeneity = -0.1 }, good, 2, "heterogeneity"},
+		{"noise", func(s *Params) { s.Noise = -1 }, good, 2, "noise"},
+		{"box reversed", func(s *Params) { s.Box = registry.Interval{1, -1} }, good, 2, "lo < hi"},
+		{"box nan", func(s *Params) { s.Box[0] = math.NaN() }, good, 2, "box"},
+		{"box empty", func(s *Params) { s.Box = registry.Interval{2, 2} }, good, 2, "lo < hi"},
+		{"logistic flip", func(s *Params) { s.Kind = objective.KindLogistic; s.Noise = 0.5 }, good, 2, "noise"},
+		{"logistic unregularized", func(s *Params) { s.Kind = objective.KindLogistic; s.Reg = 0 }, good, 2, "reg"},
+		{"scale on convex", func(s *Params) { s.Scale = 1 }, good, 2, "scale"},
+		{"outliers on convex", func(s *Params) { s.Outliers = 0.1 }, good, 2, "outliers"},
+		{"nonconvex scale", func(s *Params) { s.Scale = -1 }, nc, 2, "scale"},
+		{"nonconvex outliers", func(s *Params) { s.Outliers = 1 }, nc, 2, "outliers"},
+		{"data", func(s *Params) { s.Data = &DataSource{Path: "rows.csv"} }, good, 2, "rows.csv"},
+		{"singular", func(s *Params) { s.Reg = 0; s.Dim = 30 }, good, 2, "singular"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
