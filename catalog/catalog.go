@@ -22,6 +22,7 @@ import (
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/qcqp"
 	"github.com/consim/consim/problems/regression"
 )
 
@@ -55,7 +56,7 @@ func Problems() []registry.Problem {
 		regression.Nonconvex(),
 		problems.PortfolioProblem(),
 		problems.Slicing(),
-		zosplm.Problem(),
+		qcqp.Problem(),
 		problems.Hyperclean(),
 		tsp.QuadProblem(),
 		problems.ConstrainedLogistic(),

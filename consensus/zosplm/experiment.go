@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/qcqp"
 )
 
 // Method names of the experiment, as the CLI spells them.
@@ -37,9 +38,9 @@ var PaperTable2 = []PaperRow{
 }
 
 // Experiment is the comparison of the paper's section 4: NC-QCQP instances
-// of n variables and m constraints (NewQCQP), one per trial, solved from
+// of n variables and m constraints (qcqp.New), one per trial, solved from
 // x0 = 0 by each method with the same estimator until the stochastic
-// eps-stationarity test holds (Measures.Below(Eps), exact gradients, the
+// eps-stationarity test holds (qcqp.Measures.Below(Eps), exact gradients, the
 // method's own multiplier) or MaxIter iterations.
 type Experiment struct {
 	// N is n, M is m (the paper: m = 1; 0 means 1).
@@ -49,7 +50,7 @@ type Experiment struct {
 	// Trials is the number of instances (the paper: 20).
 	Trials int
 	// Seed keys every instance and every direction: trial i's instance
-	// is NewQCQP(N, M, graph.Hash(Seed, i, drawProblem, 2, 0)), its
+	// is qcqp.New(N, M, graph.Hash(Seed, i, qcqp.DrawProblem, 2, 0)), its
 	// directions use the run seed graph.Hash(Seed, i, drawDirection, 2, 0)
 	// for every method.
 	Seed uint64
@@ -105,9 +106,9 @@ func (e Experiment) Validate() error {
 }
 
 // Instance returns trial's NC-QCQP.
-func (e Experiment) Instance(trial int) (*QCQP, error) {
+func (e Experiment) Instance(trial int) (*qcqp.QCQP, error) {
 	e = e.defaults()
-	return NewQCQP(e.N, e.M, graph.Hash(e.Seed, uint64(trial), drawProblem, 2, 0))
+	return qcqp.New(e.N, e.M, graph.Hash(e.Seed, uint64(trial), qcqp.DrawProblem, 2, 0))
 }
 
 func (e Experiment) estimator(est Estimator) Estimator {
@@ -116,7 +117,7 @@ func (e Experiment) estimator(est Estimator) Estimator {
 }
 
 // NewMethod returns method's agent (id 0) for trial on q, at x0 = 0.
-func (e Experiment) NewMethod(method string, q *QCQP, trial int) (Method, error) {
+func (e Experiment) NewMethod(method string, q *qcqp.QCQP, trial int) (Method, error) {
 	e = e.defaults()
 	seed := graph.Hash(e.Seed, uint64(trial), drawDirection, 2, 0)
 	x0 := make([]float64, q.Dim())
@@ -152,7 +153,7 @@ type Trace struct {
 	Trial  int
 	// Points[i] are the measures after i iterations (Points[0] at x0 with
 	// the method's initial multiplier).
-	Points []Measures
+	Points []qcqp.Measures
 	// ItersToEps is the first iteration count whose measures are all
 	// below eps, or -1 if MaxIter iterations did not reach it.
 	ItersToEps int
@@ -193,7 +194,7 @@ func (e Experiment) RunTrial(method string, trial int, clock func() time.Duratio
 	tr := &Trace{Method: method, Trial: trial, ItersToEps: -1}
 	hx := make([]float64, q.Constraints())
 	y := make([]float64, q.Constraints())
-	measure := func() (Measures, error) {
+	measure := func() (qcqp.Measures, error) {
 		q.H(a.X(), hx)
 		a.MeasureDual(hx, y)
 		return q.Measure(a.X(), y)

@@ -1,4 +1,16 @@
-package zosplm
+// Package qcqp is the problem kind qcqp: the nonconvex quadratically
+// constrained quadratic program of the ZO-SPLM paper's experiment (Dong,
+// Zhao, Pu, Zhou and Yin, section 4.1), drawn from a seed (New) or given
+// (FromData), with one value kernel (Eval) for f and h, the exact
+// gradients and the stochastic eps-stationarity measures of the paper's
+// Definition 1 (Measure), which the measurement uses. It owns the problem
+// block, the instance and its registration (Problem).
+//
+// qcqp is pure: no I/O, no goroutines, no global random source (the
+// instance comes from graph.Hash keys). It may import objective, graph,
+// consensus and consensus/registry; it must not import an algorithm
+// package (consensus/<algorithm>), node, coordinator, scenarios or cmd.
+package qcqp
 
 import (
 	"fmt"
@@ -12,9 +24,9 @@ import (
 	"github.com/consim/consim/objective"
 )
 
-// drawProblem is the draw index of the instance data in graph.Hash, apart
-// from graph's own draws 0..3 and from drawDirection.
-const drawProblem = 17
+// DrawProblem is the draw index of the instance data in graph.Hash, apart
+// from graph's own draws 0..3 and from zosplm's draw of the directions.
+const DrawProblem = 17
 
 // QCQP is the quadratically constrained quadratic program of the paper's
 // experiment (eq. 10):
@@ -24,9 +36,10 @@ const drawProblem = 17
 //	             X = [Lo, Hi]^n,
 //
 // with Q symmetric (possibly indefinite) and every A_j symmetric positive
-// semidefinite. Values are evaluated by one kernel (Eval) that the Oracle
-// uses for every perturbed point, so a value computed by a worker equals,
-// bit for bit, the value F or H returns for the same point. The exact
+// semidefinite. Values are evaluated by one kernel (Eval) that the oracle
+// of a zeroth-order method (zosplm.Oracle) uses for every perturbed
+// point, so a value computed by a worker equals, bit for bit, the value F
+// or H returns for the same point. The exact
 // gradients (GradF, JacH) serve the measurement only. A QCQP is read-only
 // after construction and safe for concurrent use.
 type QCQP struct {
@@ -50,37 +63,37 @@ type QCQP struct {
 	lminQ float64
 }
 
-// NewQCQPFromData builds the QCQP of the given data (copied): Q and every
+// FromData builds the QCQP of the given data (copied): Q and every
 // A_j n x n symmetric, d and every b_j of length n, len(A) = len(b) =
 // len(c) = m >= 1, and the box [lo, hi]^n with lo < hi (infinite bounds
 // allowed).
-func NewQCQPFromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]float64, c []float64, box objective.Box) (*QCQP, error) {
+func FromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]float64, c []float64, box objective.Box) (*QCQP, error) {
 	if Q == nil {
-		return nil, fmt.Errorf("zosplm: qcqp: nil Q")
+		return nil, fmt.Errorf("qcqp: nil Q")
 	}
 	n := Q.SymmetricDim()
 	m := len(A)
 	switch {
 	case n < 1:
-		return nil, fmt.Errorf("zosplm: qcqp: dimension %d, want n >= 1", n)
+		return nil, fmt.Errorf("qcqp: dimension %d, want n >= 1", n)
 	case m < 1:
-		return nil, fmt.Errorf("zosplm: qcqp: %d constraints, want m >= 1", m)
+		return nil, fmt.Errorf("qcqp: %d constraints, want m >= 1", m)
 	case len(d) != n:
-		return nil, fmt.Errorf("zosplm: qcqp: len(d) = %d, want n = %d", len(d), n)
+		return nil, fmt.Errorf("qcqp: len(d) = %d, want n = %d", len(d), n)
 	case len(b) != m || len(c) != m:
-		return nil, fmt.Errorf("zosplm: qcqp: len(b) = %d, len(c) = %d, want m = %d", len(b), len(c), m)
+		return nil, fmt.Errorf("qcqp: len(b) = %d, len(c) = %d, want m = %d", len(b), len(c), m)
 	case math.IsNaN(box.Lo) || math.IsNaN(box.Hi) || !(box.Lo < box.Hi):
-		return nil, fmt.Errorf("zosplm: qcqp: box [%g, %g], want Lo < Hi", box.Lo, box.Hi)
+		return nil, fmt.Errorf("qcqp: box [%g, %g], want Lo < Hi", box.Lo, box.Hi)
 	}
 	q := &QCQP{n: n, m: m, Q: mat.NewSymDense(n, nil), D: append([]float64(nil), d...),
 		A: make([]*mat.SymDense, m), B: make([][]float64, m), C: append([]float64(nil), c...), Box: box}
 	q.Q.CopySym(Q)
 	for j := range m {
 		if A[j] == nil || A[j].SymmetricDim() != n {
-			return nil, fmt.Errorf("zosplm: qcqp: A_%d is not %d x %d", j+1, n, n)
+			return nil, fmt.Errorf("qcqp: A_%d is not %d x %d", j+1, n, n)
 		}
 		if len(b[j]) != n {
-			return nil, fmt.Errorf("zosplm: qcqp: len(b_%d) = %d, want n = %d", j+1, len(b[j]), n)
+			return nil, fmt.Errorf("qcqp: len(b_%d) = %d, want n = %d", j+1, len(b[j]), n)
 		}
 		q.A[j] = mat.NewSymDense(n, nil)
 		q.A[j].CopySym(A[j])
@@ -92,20 +105,20 @@ func NewQCQPFromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]floa
 	return q, nil
 }
 
-// NewQCQP generates the NC-QCQP instance of the paper's section 4.1 with n
+// New generates the NC-QCQP instance of the paper's section 4.1 with n
 // variables and m constraints from seed: Q = M^T M - delta I with delta
 // such that lambda_min(Q) = -0.1, A_j = M_j^T M_j, M, M_j, d, b_j with
 // standard Gaussian entries (all n x n or length n), c_j = -1 (so x = 0 is
 // strictly feasible) and X = [-10, 10]^n. The Gaussians are drawn in the
 // order M (row-major), then per j: M_j, b_j, then d, from a PCG seeded by
-// graph.Hash(seed, 0, drawProblem, n, m) and graph.Hash(seed, 1,
-// drawProblem, n, m).
-func NewQCQP(n, m int, seed uint64) (*QCQP, error) {
+// graph.Hash(seed, 0, DrawProblem, n, m) and graph.Hash(seed, 1,
+// DrawProblem, n, m).
+func New(n, m int, seed uint64) (*QCQP, error) {
 	if n < 1 || m < 1 {
-		return nil, fmt.Errorf("zosplm: nc-qcqp: n = %d, m = %d, want both >= 1", n, m)
+		return nil, fmt.Errorf("qcqp: nc-qcqp: n = %d, m = %d, want both >= 1", n, m)
 	}
-	rng := rand.New(rand.NewPCG(graph.Hash(seed, 0, drawProblem, uint64(n), uint64(m)),
-		graph.Hash(seed, 1, drawProblem, uint64(n), uint64(m))))
+	rng := rand.New(rand.NewPCG(graph.Hash(seed, 0, DrawProblem, uint64(n), uint64(m)),
+		graph.Hash(seed, 1, DrawProblem, uint64(n), uint64(m))))
 	gauss := func(k int) []float64 {
 		v := make([]float64, k)
 		for i := range v {
@@ -122,7 +135,7 @@ func NewQCQP(n, m int, seed uint64) (*QCQP, error) {
 	Q := gram(gauss(n * n))
 	var eig mat.EigenSym
 	if !eig.Factorize(Q, false) {
-		return nil, fmt.Errorf("zosplm: nc-qcqp: eigen-decomposition of M^T M failed")
+		return nil, fmt.Errorf("qcqp: nc-qcqp: eigen-decomposition of M^T M failed")
 	}
 	delta := eig.Values(nil)[0] + 0.1
 	for i := range n {
@@ -137,7 +150,7 @@ func NewQCQP(n, m int, seed uint64) (*QCQP, error) {
 		c[j] = -1
 	}
 	d := gauss(n)
-	return NewQCQPFromData(Q, d, A, b, c, objective.Box{Lo: -10, Hi: 10})
+	return FromData(Q, d, A, b, c, objective.Box{Lo: -10, Hi: 10})
 }
 
 // pack builds the interleaved upper-triangle form of Eval and the
@@ -170,7 +183,7 @@ func (q *QCQP) pack() error {
 	q.lipH = make([]float64, q.m)
 	for c, M := range forms {
 		if !eig.Factorize(M, false) {
-			return fmt.Errorf("zosplm: qcqp: eigen-decomposition of form %d failed", c)
+			return fmt.Errorf("qcqp: eigen-decomposition of form %d failed", c)
 		}
 		ev := eig.Values(nil)
 		l := math.Max(math.Abs(ev[0]), math.Abs(ev[n-1]))
@@ -179,7 +192,7 @@ func (q *QCQP) pack() error {
 			continue
 		}
 		if ev[0] < -1e-9*math.Max(1, l) {
-			return fmt.Errorf("zosplm: qcqp: A_%d has eigenvalue %g < 0, want positive semidefinite", c, ev[0])
+			return fmt.Errorf("qcqp: A_%d has eigenvalue %g < 0, want positive semidefinite", c, ev[0])
 		}
 		q.lipH[c-1] = l
 	}
@@ -211,7 +224,8 @@ func (q *QCQP) LambdaMinQ() float64 { return q.lminQ }
 // diagonal on, the diagonal halved: this is (1/2) x^T M_c x + lin_c^T x +
 // const_c in about n^2 (1 + m) / 2 multiply-adds, the dot products by
 // floats.Dot, the outer sum in ascending l. Every value of the package (F,
-// H, Measure, the Oracle) goes through Eval, so they agree bit for bit.
+// H, Measure) and of zosplm's Oracle goes through Eval, so they agree bit
+// for bit.
 func (q *QCQP) Eval(x, v, _ []float64) {
 	copy(v, q.cnst)
 	for l, xl := range x[:q.n] {
@@ -224,6 +238,9 @@ func (q *QCQP) Eval(x, v, _ []float64) {
 		}
 	}
 }
+
+// WorkLen is the length of Eval's scratch: 0, Eval needs none.
+func (q *QCQP) WorkLen() int { return 0 }
 
 // F returns f(x) = (1/2) x^T Q x + d^T x.
 func (q *QCQP) F(x []float64) float64 {

@@ -1,4 +1,4 @@
-package zosplm
+package qcqp
 
 import (
 	"fmt"
@@ -38,7 +38,7 @@ func (m Measures) Max() float64 {
 // Measure returns the Measures of (x, y), len(x) = n, len(y) = m.
 func (q *QCQP) Measure(x, y []float64) (Measures, error) {
 	if len(x) != q.n || len(y) != q.m {
-		return Measures{}, fmt.Errorf("zosplm: measure: len(x) = %d, len(y) = %d, want %d and %d", len(x), len(y), q.n, q.m)
+		return Measures{}, fmt.Errorf("qcqp: measure: len(x) = %d, len(y) = %d, want %d and %d", len(x), len(y), q.n, q.m)
 	}
 	v := make([]float64, 1+q.m)
 	q.Eval(x, v, nil)
