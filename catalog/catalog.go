@@ -22,6 +22,7 @@ import (
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/portfolio"
 	"github.com/consim/consim/problems/qcqp"
 	"github.com/consim/consim/problems/regression"
 )
@@ -54,7 +55,7 @@ func Problems() []registry.Problem {
 		regression.LeastSquares(),
 		regression.Logistic(),
 		regression.Nonconvex(),
-		problems.PortfolioProblem(),
+		portfolio.Problem(),
 		problems.Slicing(),
 		qcqp.Problem(),
 		problems.Hyperclean(),

@@ -28,7 +28,7 @@ import (
 //
 // Problem: mean-variance portfolio (eq. 24) with N = assets and n = periods
 // rewards r_i ~ N(nu, Sigma), Sigma = Q diag(lambda) Q^T with condition
-// number cov (admm.ReturnsConfig), nu_k ~ U[0, 0.1], plus R(w) = (mu/2)||w||^2
+// number cov (portfolio.ReturnsConfig), nu_k ~ U[0, 0.1], plus R(w) = (mu/2)||w||^2
 // through the splitting x - w = 0 (A = I, B = -I).
 //
 // Default steps (full size, both cov): eta = 0.001 for every method,

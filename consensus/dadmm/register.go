@@ -8,6 +8,7 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // Defaults of the composition parameters that have no other rule: the
@@ -163,9 +164,9 @@ func (r *admmRun) Reference(rounds int) ([][]float64, error) {
 type Portfolios interface {
 	registry.Instance
 	// Shard returns agent i's portfolio problem.
-	Shard(i int) *admm.Portfolio
+	Shard(i int) *portfolio.Portfolio
 	// Reg is R(x) = (mu/2)||x||^2.
-	Reg() admm.Ridge
+	Reg() portfolio.Ridge
 	// PeriodsPerAgent is the number of periods of the smallest shard.
 	PeriodsPerAgent() int
 }
@@ -264,7 +265,7 @@ func (r *compositionRun) Resolved() []registry.Value {
 		{Name: "c", Value: r.cfg.C, Note: "edge penalty"},
 		{Name: "K", Value: float64(r.cfg.K), Note: "rounds per outer iteration"},
 		{Name: "batch", Value: float64(r.cfg.Batch), Note: "mini-batch of g_hat"},
-		{Name: "mu", Value: r.cfg.Reg.(admm.Ridge).Mu, Note: "ridge weight of R"},
+		{Name: "mu", Value: r.cfg.Reg.(portfolio.Ridge).Mu, Note: "ridge weight of R"},
 	}
 }
 
@@ -272,7 +273,7 @@ func (r *compositionRun) Measures() []consensus.Measure { return Measures() }
 
 func (r *compositionRun) Reference(rounds int) ([][]float64, error) {
 	x0 := make([][]float64, r.env.N)
-	shards := make([]admm.Composition, r.env.N)
+	shards := make([]portfolio.Composition, r.env.N)
 	for i := range x0 {
 		x0[i] = r.env.Init(i)
 		shards[i] = r.inst.Shard(i)

@@ -1,4 +1,4 @@
-package dadmm
+package portfolio
 
 import (
 	"fmt"
@@ -7,59 +7,58 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/objective"
 )
 
-// PortfolioLocal is agent i's mean-variance portfolio objective with its
+// Local is agent i's mean-variance portfolio objective with its
 // share of the regularizer, P_i(x) = F_i(x) + R(x), R(x) = (mu/2)||x||^2,
 // as a objective.Local: the objective the coordinator evaluates at the
 // average iterate. F_i(x) = -<rbar_i, x> + x^T S_i x is the portfolio
-// objective of agent i's shard of periods (admm.Portfolio), so P_i is the
+// objective of agent i's shard of periods (Portfolio), so P_i is the
 // quadratic with Hessian H_i = 2 S_i + mu I. The composition agents never
-// call it; they query the shard through admm.OracleCounter.
-type PortfolioLocal struct {
-	p   *admm.Portfolio
-	r   admm.Ridge
-	sol *admm.Solution // minimizer of P_i and its Hessian H_i
-	l   float64        // lambda_max(H_i)
+// call it; they query the shard as a Composition (admm.OracleCounter).
+type Local struct {
+	p   *Portfolio
+	r   Ridge
+	sol *Solution // minimizer of P_i and its Hessian H_i
+	l   float64   // lambda_max(H_i)
 	tmp []float64
 }
 
-var _ objective.Local = (*PortfolioLocal)(nil)
+var _ objective.Local = (*Local)(nil)
 
-// NewPortfolioLocal returns P_i = F_i + R for shard p and R = r. It
+// NewLocal returns P_i = F_i + R for shard p and R = r. It
 // factors H_i = 2 S_i + mu I, so it fails unless H_i is positive definite
 // (mu > 0 always suffices).
-func NewPortfolioLocal(p *admm.Portfolio, r admm.Ridge) (*PortfolioLocal, error) {
+func NewLocal(p *Portfolio, r Ridge) (*Local, error) {
 	if p == nil {
-		return nil, fmt.Errorf("dadmm: portfolio local: nil shard")
+		return nil, fmt.Errorf("portfolio: local: nil shard")
 	}
 	sol, err := p.Solve(r)
 	if err != nil {
-		return nil, fmt.Errorf("dadmm: portfolio local: %w", err)
+		return nil, fmt.Errorf("portfolio: local: %w", err)
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(sol.H, false) {
-		return nil, fmt.Errorf("dadmm: portfolio local: eigenvalues of 2 S_i + mu I did not converge")
+		return nil, fmt.Errorf("portfolio: local: eigenvalues of 2 S_i + mu I did not converge")
 	}
 	l := math.Inf(-1)
 	for _, v := range eig.Values(nil) {
 		l = math.Max(l, v)
 	}
-	return &PortfolioLocal{p: p, r: r, sol: sol, l: l, tmp: make([]float64, p.Dims().D)}, nil
+	return &Local{p: p, r: r, sol: sol, l: l, tmp: make([]float64, p.Dims().D)}, nil
 }
 
 // Dim is the number of assets.
-func (f *PortfolioLocal) Dim() int { return f.p.Dims().D }
+func (f *Local) Dim() int { return f.p.Dims().D }
 
 // Value returns P_i(x) = -<rbar_i, x> + x^T S_i x + (mu/2)||x||^2.
-func (f *PortfolioLocal) Value(x []float64) float64 {
+func (f *Local) Value(x []float64) float64 {
 	return float64(f.p.Objective(x)) + float64(f.r.Value(x))
 }
 
 // Grad writes grad P_i(x) = -rbar_i + 2 S_i x + mu x into g.
-func (f *PortfolioLocal) Grad(x, g []float64) {
+func (f *Local) Grad(x, g []float64) {
 	f.p.ObjectiveGrad(x, g)
 	for k, v := range x {
 		g[k] += float64(f.r.Mu * v)
@@ -70,16 +69,16 @@ func (f *PortfolioLocal) Grad(x, g []float64) {
 // number of periods n_i it used: a sample of the composition has no
 // unbiased single-period gradient, and the composition agents estimate it
 // with admm.Estimator instead. rng is not used.
-func (f *PortfolioLocal) StochGrad(x, g []float64, _ *rand.Rand) int {
+func (f *Local) StochGrad(x, g []float64, _ *rand.Rand) int {
 	f.Grad(x, g)
 	return f.p.Dims().M
 }
 
 // Smoothness returns L_i = lambda_max(2 S_i + mu I), the Lipschitz
 // constant of grad P_i.
-func (f *PortfolioLocal) Smoothness() float64 { return f.l }
+func (f *Local) Smoothness() float64 { return f.l }
 
-// PortfolioProblem returns the consensus portfolio problem of the shards
+// Central returns the consensus portfolio problem of the shards
 // with the regularizer r,
 //
 //	min_x f(x) = (1/N) sum_i P_i(x),  P_i = F_i + R,
@@ -87,13 +86,13 @@ func (f *PortfolioLocal) Smoothness() float64 { return f.l }
 // with its exact minimizer: f is the quadratic with Hessian
 // H = (1/N) sum_i (2 S_i + mu I) and gradient H x - (1/N) sum_i rbar_i, so
 // x* solves H x* = (1/N) sum_i rbar_i (a Cholesky solve) and f* = f(x*).
-// With one shard this is admm.Portfolio.Solve of the whole reward matrix;
+// With one shard this is Portfolio.Solve of the whole reward matrix;
 // with several it is the optimum of the sharded objective, which the
-// decentralized agents converge to (see SplitPortfolio for how it differs
+// decentralized agents converge to (see Split for how it differs
 // from the whole matrix's problem). X is unconstrained.
-func PortfolioProblem(shards []*admm.Portfolio, r admm.Ridge) (*objective.Problem, error) {
+func Central(shards []*Portfolio, r Ridge) (*objective.Problem, error) {
 	if len(shards) == 0 {
-		return nil, fmt.Errorf("dadmm: portfolio problem: no shards")
+		return nil, fmt.Errorf("portfolio: central: no shards")
 	}
 	n := shards[0].Dims().D
 	N := len(shards)
@@ -108,11 +107,11 @@ func PortfolioProblem(shards []*admm.Portfolio, r admm.Ridge) (*objective.Proble
 	periods := 0
 	for i, p := range shards {
 		if d := p.Dims().D; d != n {
-			return nil, fmt.Errorf("dadmm: portfolio problem: shard %d has %d assets, shard 0 has %d", i, d, n)
+			return nil, fmt.Errorf("portfolio: central: shard %d has %d assets, shard 0 has %d", i, d, n)
 		}
-		f, err := NewPortfolioLocal(p, r)
+		f, err := NewLocal(p, r)
 		if err != nil {
-			return nil, fmt.Errorf("dadmm: portfolio problem: shard %d: %w", i, err)
+			return nil, fmt.Errorf("portfolio: central: shard %d: %w", i, err)
 		}
 		prob.Locals[i] = f
 		h.AddSym(h, f.sol.H)
@@ -129,11 +128,11 @@ func PortfolioProblem(shards []*admm.Portfolio, r admm.Ridge) (*objective.Proble
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(h) {
-		return nil, fmt.Errorf("dadmm: portfolio problem: (1/N) sum_i (2 S_i + mu I) is not positive definite")
+		return nil, fmt.Errorf("portfolio: central: (1/N) sum_i (2 S_i + mu I) is not positive definite")
 	}
 	var xs mat.VecDense
 	if err := ch.SolveVecTo(&xs, mat.NewVecDense(n, b)); err != nil {
-		return nil, fmt.Errorf("dadmm: portfolio problem: solving for x*: %w", err)
+		return nil, fmt.Errorf("portfolio: central: solving for x*: %w", err)
 	}
 	prob.XStar = append([]float64(nil), xs.RawVector().Data...)
 	prob.FStar = prob.Value(prob.XStar)

@@ -1,4 +1,4 @@
-package admm
+package portfolio
 
 import (
 	"fmt"
@@ -30,15 +30,15 @@ type Portfolio struct {
 	all  []int // 0, 1, ..., n-1: every row, for rowDots
 }
 
-// NewPortfolio builds the problem from the n x N reward matrix (row i is
+// New builds the problem from the n x N reward matrix (row i is
 // r_i). The matrix is copied.
-func NewPortfolio(returns mat.Matrix) (*Portfolio, error) {
+func New(returns mat.Matrix) (*Portfolio, error) {
 	if returns == nil {
-		return nil, fmt.Errorf("admm: nil reward matrix")
+		return nil, fmt.Errorf("portfolio: nil reward matrix")
 	}
 	n, assets := returns.Dims()
 	if n < 2 || assets < 1 {
-		return nil, fmt.Errorf("admm: reward matrix is %d x %d, need at least 2 periods and 1 asset", n, assets)
+		return nil, fmt.Errorf("portfolio: reward matrix is %d x %d, need at least 2 periods and 1 asset", n, assets)
 	}
 	p := &Portfolio{rets: make([][]float64, n), mean: make([]float64, assets), all: make([]int, n)}
 	for i := range n {
@@ -47,7 +47,7 @@ func NewPortfolio(returns mat.Matrix) (*Portfolio, error) {
 		for k := range assets {
 			v := returns.At(i, k)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("admm: reward r_%d[%d] = %v is not finite", i, k, v)
+				return nil, fmt.Errorf("portfolio: reward r_%d[%d] = %v is not finite", i, k, v)
 			}
 			row[k] = v
 		}
@@ -64,6 +64,18 @@ func NewPortfolio(returns mat.Matrix) (*Portfolio, error) {
 	p.cov.SymOuterK(1/float64(n), centred.T())
 	return p, nil
 }
+
+// Rewards returns the rows r_1..r_n of the reward matrix (the problem's
+// own slices: do not modify them).
+func (p *Portfolio) Rewards() [][]float64 { return p.rets }
+
+// Mean returns rbar, the mean reward (the problem's own slice: do not
+// modify it).
+func (p *Portfolio) Mean() []float64 { return p.mean }
+
+// Cov returns S, the covariance of the rewards (the problem's own matrix:
+// do not modify it).
+func (p *Portfolio) Cov() *mat.SymDense { return p.cov }
 
 // Dims returns d = N, r = N + 1, m = n = periods.
 func (p *Portfolio) Dims() Dims {
@@ -285,11 +297,11 @@ func (p *Portfolio) Solve(r Ridge) (*Solution, error) {
 	}
 	var ch mat.Cholesky
 	if ok := ch.Factorize(h); !ok {
-		return nil, fmt.Errorf("admm: 2S + mu I is not positive definite (mu = %v)", r.Mu)
+		return nil, fmt.Errorf("portfolio: 2S + mu I is not positive definite (mu = %v)", r.Mu)
 	}
 	var xs mat.VecDense
 	if err := ch.SolveVecTo(&xs, mat.NewVecDense(a, append([]float64(nil), p.mean...))); err != nil {
-		return nil, fmt.Errorf("admm: solving the normal equations: %w", err)
+		return nil, fmt.Errorf("portfolio: solving the normal equations: %w", err)
 	}
 	x := append([]float64(nil), xs.RawVector().Data...)
 	return &Solution{X: x, Value: float64(p.Objective(x)) + float64(r.Value(x)), H: h}, nil
@@ -326,13 +338,13 @@ type ReturnsConfig struct {
 // GenerateReturns draws the n x N reward matrix of cfg from rng.
 func GenerateReturns(cfg ReturnsConfig, rng *rand.Rand) (*mat.Dense, error) {
 	if cfg.Assets < 1 || cfg.Periods < 2 {
-		return nil, fmt.Errorf("admm: returns config %+v: need Assets >= 1 and Periods >= 2", cfg)
+		return nil, fmt.Errorf("portfolio: returns config %+v: need Assets >= 1 and Periods >= 2", cfg)
 	}
 	if !(cfg.Cov >= 1) || math.IsInf(cfg.Cov, 0) {
-		return nil, fmt.Errorf("admm: covariance condition number cov = %v must be finite and >= 1", cfg.Cov)
+		return nil, fmt.Errorf("portfolio: covariance condition number cov = %v must be finite and >= 1", cfg.Cov)
 	}
 	if !(cfg.MeanHi >= 0) || math.IsInf(cfg.MeanHi, 0) {
-		return nil, fmt.Errorf("admm: mean bound %v must be finite and >= 0", cfg.MeanHi)
+		return nil, fmt.Errorf("portfolio: mean bound %v must be finite and >= 0", cfg.MeanHi)
 	}
 	a, n := cfg.Assets, cfg.Periods
 	gauss := mat.NewDense(a, a, nil)

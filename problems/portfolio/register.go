@@ -1,11 +1,23 @@
-package problems
+// Package portfolio is the mean-variance portfolio problem of Yu and
+// Huang's com-SVR-ADMM experiments (eq. 24, after Lian, Wang and Liu):
+// its rewards generated from a seed (GenerateReturns), the problem as a
+// stochastic composition with all of its oracles (Portfolio, the form
+// Composition), its exact solution (Portfolio.Solve), the split of the
+// periods over agents (Split), each agent's objective as an
+// objective.Local and the consensus problem with its optimum (Central),
+// the problem block and the registration of kind portfolio (Problem).
+//
+// portfolio is pure: no I/O, no goroutines, no clocks; every random
+// choice comes from a *rand.Rand the caller passes in (the registration
+// draws it from graph.StreamPortfolio). It may import objective, graph,
+// consensus/registry and gonum; it must not import an algorithm package
+// (consensus/<algorithm>), node, coordinator, scenarios or cmd.
+package portfolio
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/consim/consim/consensus/admm"
-	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -15,9 +27,14 @@ import (
 // paper's experiment.
 const portfolioMeanHi = 0.1
 
-// Portfolio is the problem block of portfolio: Yu and Huang's
+// Cap is the capability of the portfolio instances: agent i's shard of
+// periods as a Portfolio and the common regularizer R (dadmm's
+// composition agents need it).
+const Cap = "portfolio shards"
+
+// Params is the problem block of portfolio: Yu and Huang's
 // mean-variance portfolio over generated rewards, split by periods.
-type Portfolio struct {
+type Params struct {
 	// Assets is the number of assets, the length of x.
 	Assets int `yaml:"assets" doc:"number of assets, the length of x" default:"required"`
 	// Periods is n, the number of periods (rows of the reward matrix),
@@ -30,7 +47,7 @@ type Portfolio struct {
 }
 
 // Validate checks the keys' ranges.
-func (p *Portfolio) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
 	if p.Assets < 1 {
 		errs.Add("assets", "required: an integer >= 1, got %d", p.Assets)
@@ -47,54 +64,54 @@ func (p *Portfolio) Validate() error {
 	return errs.Err()
 }
 
-// PortfolioProblem describes portfolio to the registry.
-func PortfolioProblem() registry.Problem {
+// Problem describes portfolio to the registry.
+func Problem() registry.Problem {
 	return registry.Problem{
 		Kind:    "portfolio",
 		Summary: "mean-variance portfolio (a stochastic composition objective), rewards generated from the seed and split by periods",
-		New:     func() registry.Params { return &Portfolio{} },
+		New:     func() registry.Params { return &Params{} },
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			return buildPortfolio(p.(*Portfolio), env)
+			return build(p.(*Params), env)
 		},
-		Offers: []string{"portfolio shards"},
+		Offers: []string{Cap},
 	}
 }
 
-// portfolio is a portfolio instance: the reward matrix drawn from the
-// run seed and split into one contiguous block of periods per agent.
-type portfolio struct {
-	cfg    *Portfolio
-	shards []*admm.Portfolio
+// instance is a portfolio instance: the reward matrix drawn from the run
+// seed and split into one contiguous block of periods per agent.
+type instance struct {
+	cfg    *Params
+	shards []*Portfolio
 }
 
-func buildPortfolio(p *Portfolio, env registry.ProblemEnv) (*portfolio, error) {
+func build(p *Params, env registry.ProblemEnv) (*instance, error) {
 	if least := 2 * env.N; p.Periods < least {
 		return nil, registry.FieldErrors{{Key: "periods", Msg: fmt.Sprintf(
 			"%d periods for %d agents: need at least 2 per agent (%d)", p.Periods, env.N, least)}}
 	}
 	rng := graph.StreamPortfolio.Rand(env.Seed, 0, 0)
-	rets, err := admm.GenerateReturns(admm.ReturnsConfig{
+	rets, err := GenerateReturns(ReturnsConfig{
 		Assets: p.Assets, Periods: p.Periods, Cov: p.Cov, MeanHi: portfolioMeanHi,
 	}, rng)
 	if err != nil {
 		return nil, fmt.Errorf("portfolio rewards: %w", err)
 	}
-	shards, err := dadmm.SplitPortfolio(rets, env.N)
+	shards, err := Split(rets, env.N)
 	if err != nil {
 		return nil, err
 	}
-	return &portfolio{cfg: p, shards: shards}, nil
+	return &instance{cfg: p, shards: shards}, nil
 }
 
-func (p *portfolio) Dim() int                    { return p.cfg.Assets }
-func (p *portfolio) Shard(i int) *admm.Portfolio { return p.shards[i] }
-func (p *portfolio) Reg() admm.Ridge             { return admm.Ridge{Mu: p.cfg.Mu} }
-func (p *portfolio) PeriodsPerAgent() int        { return p.cfg.Periods / len(p.shards) }
+func (p *instance) Dim() int               { return p.cfg.Assets }
+func (p *instance) Shard(i int) *Portfolio { return p.shards[i] }
+func (p *instance) Reg() Ridge             { return Ridge{Mu: p.cfg.Mu} }
+func (p *instance) PeriodsPerAgent() int   { return p.cfg.Periods / len(p.shards) }
 
 // Central is f = (1/N) sum_i P_i, P_i = F_i + (mu/2)||x||^2 the objective
 // of agent i's shard of periods, with its optimum solved exactly
-// (dadmm.PortfolioProblem); with one agent it is the portfolio problem of
-// the whole reward matrix.
-func (p *portfolio) Central() (*objective.Problem, error) {
-	return dadmm.PortfolioProblem(p.shards, p.Reg())
+// (Central); with one agent it is the portfolio problem of the whole
+// reward matrix.
+func (p *instance) Central() (*objective.Problem, error) {
+	return Central(p.shards, p.Reg())
 }
