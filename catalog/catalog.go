@@ -25,6 +25,7 @@ import (
 	"github.com/consim/consim/problems/portfolio"
 	"github.com/consim/consim/problems/qcqp"
 	"github.com/consim/consim/problems/regression"
+	slicingproblem "github.com/consim/consim/problems/slicing"
 )
 
 // Algorithms are the shipped algorithms, one line each.
@@ -56,7 +57,7 @@ func Problems() []registry.Problem {
 		regression.Logistic(),
 		regression.Nonconvex(),
 		portfolio.Problem(),
-		problems.Slicing(),
+		slicingproblem.Problem(),
 		qcqp.Problem(),
 		problems.Hyperclean(),
 		tsp.QuadProblem(),

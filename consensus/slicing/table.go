@@ -3,13 +3,15 @@ package slicing
 import (
 	"fmt"
 	"math"
+
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // TableOptions configure Table: the regularized ALM on random instances,
 // with and without message loss.
 type TableOptions struct {
 	// Gen is the instance size; Seeds are the instance seeds.
-	Gen   GenOptions
+	Gen   problem.GenOptions
 	Seeds []uint64
 	// RegWeight, P and Eps define P_eps; the parameters are Practical's.
 	RegWeight, P, Eps float64
@@ -31,7 +33,7 @@ func DefaultTable() TableOptions {
 	for k := range seeds {
 		seeds[k] = uint64(k + 1)
 	}
-	return TableOptions{Gen: Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
+	return TableOptions{Gen: problem.Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
 		Rounds: 10000, Every: 100, Tol: 1e-4, Losses: []float64{0, 0.1}, LossSeed: 1}
 }
 
@@ -79,15 +81,15 @@ func Table(opt TableOptions) ([]TableRow, []TableSummary, error) {
 	}
 	var rows []TableRow
 	for _, seed := range opt.Seeds {
-		in, err := Generate(opt.Gen, seed)
+		in, err := problem.Generate(opt.Gen, seed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: %w", seed, err)
 		}
-		md, err := NewModel(in)
+		md, err := problem.NewModel(in)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: %w", seed, err)
 		}
-		lpv, err := PathLP(md)
+		lpv, err := problem.PathLP(md)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: LP: %w", seed, err)
 		}
@@ -97,7 +99,7 @@ func Table(opt TableOptions) ([]TableRow, []TableSummary, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
 			}
-			rd, err := Round(md, res.W)
+			rd, err := problem.Round(md, res.W)
 			if err != nil {
 				return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
 			}

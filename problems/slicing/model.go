@@ -172,7 +172,7 @@ func NewModel(in *Instance) (*Model, error) {
 					r.Vals = append(r.Vals, 1)
 				}
 				for _, j := range md.In[i] {
-					r.Cols = append(r.Cols, md.U(j, md.outPos(j, i), k, s))
+					r.Cols = append(r.Cols, md.U(j, md.OutPos(j, i), k, s))
 					r.Vals = append(r.Vals, -1)
 				}
 				if s >= 1 {
@@ -284,8 +284,9 @@ func (md *Model) NodeSlack(i int) int { return md.nodeVar[i] }
 // Groups.
 func (md *Model) Group(k, m int) int { return md.groupOf[k][m-1] }
 
-// outPos returns a with Out[i][a] == j.
-func (md *Model) outPos(i, j int) int {
+// OutPos returns the position a of j among i's out-neighbours, Out[i][a]
+// == j.
+func (md *Model) OutPos(i, j int) int {
 	a, ok := slices.BinarySearch(md.Out[i], j)
 	if !ok {
 		panic(fmt.Sprintf("slicing: no link %d->%d", i, j))

@@ -165,3 +165,16 @@ func Round(md *Model, w []float64) (Rounded, error) {
 	}
 	return rd, nil
 }
+
+// Regularizer returns P_eps(x) at w:
+// sum_{k,m} (sum_{i in V_{f_m}} (x_i(k,m) + eps)^p - (1+eps)^p - (|V_{f_m}|-1) eps^p).
+func Regularizer(md *Model, w []float64, p, eps float64) float64 {
+	var s float64
+	for _, grp := range md.Groups {
+		for _, v := range grp {
+			s += math.Pow(w[v]+eps, p)
+		}
+		s -= math.Pow(1+eps, p) + float64(len(grp)-1)*math.Pow(eps, p)
+	}
+	return s
+}

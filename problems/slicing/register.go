@@ -1,18 +1,32 @@
-package problems
+package slicing
 
 import (
 	"fmt"
 	"os"
 
 	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/consensus/slicing"
 	"github.com/consim/consim/objective"
 )
 
-// SlicingParams is the problem block of kind slicing: a network-slicing
-// instance (package slicing) read from a file, or generated from the run
-// seed with one network node per agent.
-type SlicingParams struct {
+// Cap is the capability of the problems that are network-slicing
+// instances (they implement Provider).
+const Cap = "slicing"
+
+// Provider is the capability Cap: a network-slicing instance whose nodes
+// are the agents of the run (agent i is node i). Dim is 0 (the nodes hold
+// blocks of different lengths) and Central fails with
+// registry.ErrNoCentral: the runs on it measure themselves
+// (registry.Evaluator).
+type Provider interface {
+	registry.Instance
+	// Slicing returns the model of the instance.
+	Slicing() *Model
+}
+
+// Params is the problem block of kind slicing: a network-slicing instance
+// read from a file, or generated from the run seed with one network node
+// per agent.
+type Params struct {
 	Example   bool          `yaml:"example,omitempty" doc:"use the documented 6-node example (slicing.ExampleJSON; its binary optimum is known by enumeration) instead of file or generation"`
 	File      registry.Path `yaml:"file,omitempty" doc:"instance file in the JSON form of slicing.ExampleJSON (relative to the scenario); empty: generate from the seed"`
 	Flows     int           `yaml:"flows" doc:"generated: number of flows K >= 1"`
@@ -25,7 +39,7 @@ type SlicingParams struct {
 }
 
 // Validate checks the values that need no file.
-func (p *SlicingParams) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
 	if p.Example && p.File != "" {
 		errs.Add("file", "give either file or example: true, not both")
@@ -59,23 +73,23 @@ func (p *SlicingParams) Validate() error {
 // agent per network node. A generated instance has the medium size of
 // the issue's table by default (10 flows, chains of 2..4) and as many
 // nodes as agents; the run seed s generates the same instance as
-// slicing.Generate(opts, s), so a scenario with seed s reruns instance s of
+// Generate(opts, s), so a scenario with seed s reruns instance s of
 // `consim reproduce slicing`.
-func Slicing() registry.Problem {
+func Problem() registry.Problem {
 	return registry.Problem{
 		Kind:    "slicing",
 		Summary: "network slicing: service function chains placed and routed under link and node capacities, one agent per network node",
 		New: func() registry.Params {
-			m := slicing.Medium
-			return &SlicingParams{Flows: m.Flows, MinChain: m.MinChain, MaxChain: m.MaxChain}
+			m := Medium
+			return &Params{Flows: m.Flows, MinChain: m.MinChain, MaxChain: m.MaxChain}
 		},
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			sp := p.(*SlicingParams)
-			var in *slicing.Instance
+			sp := p.(*Params)
+			var in *Instance
 			var err error
 			switch {
 			case sp.Example:
-				if in, err = slicing.DecodeInstance([]byte(slicing.ExampleJSON)); err != nil {
+				if in, err = DecodeInstance([]byte(ExampleJSON)); err != nil {
 					return nil, err
 				}
 			case sp.File != "":
@@ -83,39 +97,39 @@ func Slicing() registry.Problem {
 				if rerr != nil {
 					return nil, registry.FieldErrors{{Key: "file", Msg: rerr.Error()}}
 				}
-				if in, err = slicing.DecodeInstance(data); err != nil {
+				if in, err = DecodeInstance(data); err != nil {
 					return nil, registry.FieldErrors{{Key: "file", Msg: fmt.Sprintf("%s: %v", sp.File, err)}}
 				}
 			default:
-				opt := slicing.GenOptions{Nodes: env.N, Flows: sp.Flows, MinChain: sp.MinChain, MaxChain: sp.MaxChain,
+				opt := GenOptions{Nodes: env.N, Flows: sp.Flows, MinChain: sp.MinChain, MaxChain: sp.MaxChain,
 					Functions: sp.Functions, HostFrac: sp.HostFrac, Degree: sp.Degree, Cut: sp.Cut}
-				if in, err = slicing.Generate(opt, env.Seed); err != nil {
+				if in, err = Generate(opt, env.Seed); err != nil {
 					return nil, fmt.Errorf("generate a slicing instance of %d nodes from seed %d: %w", env.N, env.Seed, err)
 				}
 			}
 			if in.Nodes != env.N {
 				return nil, fmt.Errorf("the instance has %d nodes, one agent each: set agents: %d (got %d)", in.Nodes, in.Nodes, env.N)
 			}
-			md, err := slicing.NewModel(in)
+			md, err := NewModel(in)
 			if err != nil {
 				return nil, err
 			}
-			return slicingInstance{md}, nil
+			return instance{md}, nil
 		},
-		Offers: []string{slicing.CapSlicing},
+		Offers: []string{Cap},
 	}
 }
 
-// slicingInstance is a network-slicing instance: slicing.Provider.
-type slicingInstance struct{ md *slicing.Model }
+// instance is a network-slicing instance: slicing.Provider.
+type instance struct{ md *Model }
 
 // Dim is 0: the nodes hold blocks of different lengths.
-func (s slicingInstance) Dim() int { return 0 }
+func (s instance) Dim() int { return 0 }
 
 // Central fails with registry.ErrNoCentral: slicing_alm measures itself.
-func (s slicingInstance) Central() (*objective.Problem, error) {
+func (s instance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("slicing: %w", registry.ErrNoCentral)
 }
 
 // Slicing returns the model.
-func (s slicingInstance) Slicing() *slicing.Model { return s.md }
+func (s instance) Slicing() *Model { return s.md }
