@@ -22,6 +22,8 @@ import (
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/bilevel"
+	"github.com/consim/consim/problems/hyperclean"
 	"github.com/consim/consim/problems/portfolio"
 	"github.com/consim/consim/problems/qcqp"
 	"github.com/consim/consim/problems/regression"
@@ -59,8 +61,8 @@ func Problems() []registry.Problem {
 		portfolio.Problem(),
 		slicingproblem.Problem(),
 		qcqp.Problem(),
-		problems.Hyperclean(),
-		tsp.QuadProblem(),
+		hyperclean.Problem(),
+		bilevel.Problem(),
 		problems.ConstrainedLogistic(),
 	}
 }

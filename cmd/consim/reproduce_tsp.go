@@ -20,6 +20,7 @@ import (
 
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/problems/hyperclean"
 	"github.com/consim/consim/sim"
 )
 
@@ -186,13 +187,13 @@ func (f *tspFlags) run(stdout, stderr io.Writer) error {
 }
 
 // loadDigits reads the MNIST training and test sets from dir.
-func loadDigits(dir string) (train, test tsp.Digits, err error) {
-	read := func(prefix string) (tsp.Digits, error) {
+func loadDigits(dir string) (train, test hyperclean.Digits, err error) {
+	read := func(prefix string) (hyperclean.Digits, error) {
 		im, lb, err := dataset.ReadMNIST(filepath.Join(dir, prefix+"-images-idx3-ubyte.gz"), filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz"))
 		if err != nil {
-			return tsp.Digits{}, err
+			return hyperclean.Digits{}, err
 		}
-		return tsp.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}, nil
+		return hyperclean.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}, nil
 	}
 	if train, err = read("train"); err != nil {
 		return train, test, err

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // TestExperimentPlumbing runs the experiment machinery on a small random
@@ -121,7 +123,7 @@ func TestConvert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mean := Bilevel{NX: sum.NX, NY: sum.NY, F: sum.F, G: scaled{sum.G, 1 / float64(m)}}
+	mean := bilevel.Bilevel{NX: sum.NX, NY: sum.NY, F: sum.F, G: scaled{sum.G, 1 / float64(m)}}
 	u := DefaultMeanUnits()
 	u.Delta, u.Tau, u.Eta = 0.001, 1, 0.5
 	var es, em Experiment
@@ -168,7 +170,7 @@ func TestConvert(t *testing.T) {
 
 // scaled is c times an objective.
 type scaled struct {
-	o Objective
+	o bilevel.Objective
 	c float64
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/problems/hyperclean"
 )
 
 // mnistDir is where the MNIST files are looked for (CONSIM_MNIST
@@ -20,10 +21,10 @@ func mnistDir() string {
 
 // loadMNIST returns the MNIST training and test digits, skipping the test
 // when the files are missing.
-func loadMNIST(t testing.TB) (train, test tsp.Digits) {
+func loadMNIST(t testing.TB) (train, test hyperclean.Digits) {
 	t.Helper()
 	dir := mnistDir()
-	read := func(prefix string) tsp.Digits {
+	read := func(prefix string) hyperclean.Digits {
 		im, lb, err := dataset.ReadMNIST(filepath.Join(dir, prefix+"-images-idx3-ubyte.gz"), filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz"))
 		if err != nil {
 			if os.IsNotExist(err) || errorsIsNotExist(err) {
@@ -31,7 +32,7 @@ func loadMNIST(t testing.TB) (train, test tsp.Digits) {
 			}
 			t.Fatal(err)
 		}
-		return tsp.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}
+		return hyperclean.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "train-images-idx3-ubyte.gz")); err != nil {
 		t.Skipf("MNIST not found in %s", dir)

@@ -3,6 +3,8 @@ package tsp
 import (
 	"fmt"
 	"math"
+
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // Params are the constants of TSP (Algorithm 1). The paper's analysis takes
@@ -85,7 +87,7 @@ type TSP struct {
 	// as one).
 	GradEvals int64
 
-	pb  Bilevel
+	pb  bilevel.Bilevel
 	prm Params
 
 	gyY, gyZ, gxZ, gfY []float64 // grad_y g(x,y), grad_y g(x,z), grad_x g(x,zu), grad_y f(x,y)
@@ -94,11 +96,11 @@ type TSP struct {
 
 // NewTSP returns TSP on pb from x^1 = x_hat^1 = x0, y^1 = y_hat^1 = z^1 =
 // y0, lambda^1 = Lambda0, h^1 = 0.
-func NewTSP(pb Bilevel, x0, y0 []float64, prm Params) (*TSP, error) {
-	if err := pb.validate(); err != nil {
+func NewTSP(pb bilevel.Bilevel, x0, y0 []float64, prm Params) (*TSP, error) {
+	if err := pb.Validate(); err != nil {
 		return nil, err
 	}
-	if err := pb.checkStart(x0, y0); err != nil {
+	if err := pb.CheckStart(x0, y0); err != nil {
 		return nil, err
 	}
 	if err := prm.Validate(); err != nil {
@@ -169,12 +171,12 @@ func dist2(a, b []float64) float64 {
 // Step runs one round of Algorithm 1.
 func (s *TSP) Step() {
 	prm, pb := s.prm, s.pb
-	gxy := valueGrad(pb.G, s.X, s.Y, nil, s.gyY)
+	gxy := bilevel.ValueGrad(pb.G, s.X, s.Y, nil, s.gyY)
 	var gxz float64
 	if prm.ZNew {
-		gxz = valueGrad(pb.G, s.X, s.Z, nil, s.gyZ)
+		gxz = bilevel.ValueGrad(pb.G, s.X, s.Z, nil, s.gyZ)
 	} else {
-		gxz = valueGrad(pb.G, s.X, s.Z, s.gxZ, s.gyZ)
+		gxz = bilevel.ValueGrad(pb.G, s.X, s.Z, s.gxZ, s.gyZ)
 	}
 	s.GradEvals += 2
 	s.H, s.Lambda = dualStep(prm, s.H, s.Lambda, gxy, gxz, dist2(s.Z, s.Y))

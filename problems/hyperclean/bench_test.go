@@ -1,4 +1,4 @@
-package tsp
+package hyperclean
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package tsp
+package hyperclean
 
 import (
 	"fmt"
@@ -19,11 +19,11 @@ type Digits struct {
 // validate checks the shape of d.
 func (d Digits) validate(name string) error {
 	if d.N <= 0 || d.Dim <= 0 || len(d.Pixels) != d.N*d.Dim || len(d.Labels) != d.N {
-		return fmt.Errorf("tsp: %s digits: N = %d, Dim = %d with %d pixels and %d labels", name, d.N, d.Dim, len(d.Pixels), len(d.Labels))
+		return fmt.Errorf("hyperclean: %s digits: N = %d, Dim = %d with %d pixels and %d labels", name, d.N, d.Dim, len(d.Pixels), len(d.Labels))
 	}
 	for k, l := range d.Labels {
 		if l >= numClasses {
-			return fmt.Errorf("tsp: %s digits: label %d of image %d is not a digit", name, l, k)
+			return fmt.Errorf("hyperclean: %s digits: label %d of image %d is not a digit", name, l, k)
 		}
 	}
 	return nil
@@ -80,13 +80,13 @@ func NewHyperCleaning(train, test Digits, cfg CleaningConfig) (*HyperCleaning, e
 		return nil, err
 	}
 	if train.Dim != test.Dim {
-		return nil, fmt.Errorf("tsp: training images have %d pixels, test images %d", train.Dim, test.Dim)
+		return nil, fmt.Errorf("hyperclean: training images have %d pixels, test images %d", train.Dim, test.Dim)
 	}
 	if cfg.Train <= 0 || cfg.Val <= 0 || cfg.Train+cfg.Val > train.N {
-		return nil, fmt.Errorf("tsp: %d training + %d validation samples from %d images", cfg.Train, cfg.Val, train.N)
+		return nil, fmt.Errorf("hyperclean: %d training + %d validation samples from %d images", cfg.Train, cfg.Val, train.N)
 	}
 	if !(cfg.Corrupt >= 0 && cfg.Corrupt <= 1) || !(cfg.RhoBar >= 0) {
-		return nil, fmt.Errorf("tsp: corrupted fraction %v must be in [0, 1] and rho_bar %v non-negative", cfg.Corrupt, cfg.RhoBar)
+		return nil, fmt.Errorf("hyperclean: corrupted fraction %v must be in [0, 1] and rho_bar %v non-negative", cfg.Corrupt, cfg.RhoBar)
 	}
 	perm := dataRNG(cfg.Seed, keySplit).Perm(train.N)
 	trIdx, valIdx := perm[:cfg.Train], perm[cfg.Train:cfg.Train+cfg.Val]

@@ -1,6 +1,10 @@
-package tsp
+package hyperclean
 
-import "math"
+import (
+	"math"
+
+	"github.com/consim/consim/problems/bilevel"
+)
 
 // sigmoid returns 1/(1 + exp(-t)).
 func sigmoid(t float64) float64 {
@@ -189,10 +193,10 @@ type HyperCleaning struct {
 // Split returns the problem as a Split with the training set cut into k
 // contiguous blocks of sizes differing by at most one (block b holds
 // samples b*m/k .. (b+1)*m/k - 1).
-func (h *HyperCleaning) Split(k int) *Split {
+func (h *HyperCleaning) Split(k int) *bilevel.Split {
 	m := h.Train.Len()
 	k = max(1, min(k, m))
-	s := &Split{NY: h.Train.ModelDim(), F0: NewMeanLoss(h.Val), G0: Regularizer{RhoBar: h.RhoBar}}
+	s := &bilevel.Split{NY: h.Train.ModelDim(), F0: NewMeanLoss(h.Val), G0: Regularizer{RhoBar: h.RhoBar}}
 	for b := range k {
 		lo, hi := b*m/k, (b+1)*m/k
 		s.Tasks = append(s.Tasks, NewWeightedLoss(h.Train.rows(lo, hi)))
@@ -204,7 +208,7 @@ func (h *HyperCleaning) Split(k int) *Split {
 // Bilevel returns the problem as one Bilevel (a Split with a single task).
 // Every call builds fresh oracles (their scratch space and caches are not
 // shared).
-func (h *HyperCleaning) Bilevel() (Bilevel, error) {
+func (h *HyperCleaning) Bilevel() (bilevel.Bilevel, error) {
 	return h.Split(1).Join()
 }
 

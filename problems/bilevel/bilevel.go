@@ -1,6 +1,29 @@
-package tsp
+// Package bilevel is the bilevel problem form of Lu's TSP ("TSP: A
+// Two-Sided Smoothed Primal-Dual Method for Nonconvex Bilevel
+// Optimization", ICML 2025),
+//
+//	min_{x, y} f(x, y)  s.t.  y in argmin_{y'} g(x, y'),
+//
+// given by first-order oracles (Objective, Bilevel), its split over task
+// blocks for the distributed form (Split, Join), the capability of the
+// problems that offer it (Cap, Provider), and the tiny problem kind
+// bilevel_quad with a closed-form solution (Problem). The data
+// hyper-cleaning problem, the other shipped kind of this form, is package
+// problems/hyperclean.
+//
+// bilevel is pure: no I/O, no goroutines, no global random source. It may
+// import consensus (for the measure declarations of Provider),
+// consensus/registry, objective and graph; it must not import an
+// algorithm package (consensus/<algorithm>), node, coordinator, scenarios
+// or cmd.
+package bilevel
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/registry"
+)
 
 // Objective is a first-order oracle of one level's objective phi(x, y),
 // x in R^NX, y in R^NY. Implementations may keep scratch space and need
@@ -20,9 +43,9 @@ type ValueGrader interface {
 	ValueGrad(x, y, gx, gy []float64) float64
 }
 
-// valueGrad returns o(x, y) and writes the wanted gradients, in one call
+// ValueGrad returns o(x, y) and writes the wanted gradients, in one call
 // when o is a ValueGrader.
-func valueGrad(o Objective, x, y, gx, gy []float64) float64 {
+func ValueGrad(o Objective, x, y, gx, gy []float64) float64 {
 	if vg, ok := o.(ValueGrader); ok {
 		return vg.ValueGrad(x, y, gx, gy)
 	}
@@ -41,21 +64,21 @@ type Bilevel struct {
 	F, G   Objective
 }
 
-// validate checks the dimensions and oracles.
-func (b Bilevel) validate() error {
+// Validate checks the dimensions and oracles.
+func (b Bilevel) Validate() error {
 	if b.NX <= 0 || b.NY <= 0 {
-		return fmt.Errorf("tsp: dimensions NX = %d, NY = %d must be positive", b.NX, b.NY)
+		return fmt.Errorf("bilevel: dimensions NX = %d, NY = %d must be positive", b.NX, b.NY)
 	}
 	if b.F == nil || b.G == nil {
-		return fmt.Errorf("tsp: the upper- and lower-level oracles F and G must be set")
+		return fmt.Errorf("bilevel: the upper- and lower-level oracles F and G must be set")
 	}
 	return nil
 }
 
-// checkStart checks x0 and y0 against the dimensions of b.
-func (b Bilevel) checkStart(x0, y0 []float64) error {
+// CheckStart checks x0 and y0 against the dimensions of b.
+func (b Bilevel) CheckStart(x0, y0 []float64) error {
 	if len(x0) != b.NX || len(y0) != b.NY {
-		return fmt.Errorf("tsp: start point has len(x0) = %d, len(y0) = %d, want %d and %d", len(x0), len(y0), b.NX, b.NY)
+		return fmt.Errorf("bilevel: start point has len(x0) = %d, len(y0) = %d, want %d and %d", len(x0), len(y0), b.NX, b.NY)
 	}
 	return nil
 }
@@ -68,7 +91,7 @@ func (b Bilevel) checkStart(x0, y0 []float64) error {
 // with x = (x_1, ..., x_K), x_k in R^NX[k]. F0 and G0 are called with a nil
 // x (and a nil gx); Tasks[k] with x_k. It is the structure the distributed
 // form needs: the task agent k holds x_k and G_k, the upper-level agent F0
-// and G0. Data hyper-cleaning has it (F0: the validation loss, G0: the
+// and G0 (package consensus/tsp). Data hyper-cleaning has it (F0: the validation loss, G0: the
 // regularizer, G_k: the weighted loss of the k-th block of training
 // samples).
 type Split struct {
@@ -79,21 +102,21 @@ type Split struct {
 	NX    []int
 }
 
-// validate checks the shape of s.
-func (s *Split) validate() error {
+// Validate checks the shape of s.
+func (s *Split) Validate() error {
 	if s.NY <= 0 || s.F0 == nil || len(s.Tasks) == 0 || len(s.Tasks) != len(s.NX) {
-		return fmt.Errorf("tsp: split problem needs NY > 0 (have %d), F0 and as many tasks as block sizes (have %d and %d)", s.NY, len(s.Tasks), len(s.NX))
+		return fmt.Errorf("bilevel: split problem needs NY > 0 (have %d), F0 and as many tasks as block sizes (have %d and %d)", s.NY, len(s.Tasks), len(s.NX))
 	}
 	for k, n := range s.NX {
 		if n <= 0 || s.Tasks[k] == nil {
-			return fmt.Errorf("tsp: split problem task %d has %d variables or no oracle", k, n)
+			return fmt.Errorf("bilevel: split problem task %d has %d variables or no oracle", k, n)
 		}
 	}
 	return nil
 }
 
-// offsets returns the start of every block in x and the total NX.
-func (s *Split) offsets() ([]int, int) {
+// Offsets returns the start of every block in x and the total NX.
+func (s *Split) Offsets() ([]int, int) {
 	off := make([]int, len(s.NX))
 	n := 0
 	for k, m := range s.NX {
@@ -109,10 +132,10 @@ func (s *Split) offsets() ([]int, int) {
 // 0) and the task agents (ids 1..K); so the joined problem and the agents
 // compute the same bits.
 func (s *Split) Join() (Bilevel, error) {
-	if err := s.validate(); err != nil {
+	if err := s.Validate(); err != nil {
 		return Bilevel{}, err
 	}
-	off, nx := s.offsets()
+	off, nx := s.Offsets()
 	j := &joined{s: s, off: off, buf: make([]float64, s.NY)}
 	return Bilevel{NX: nx, NY: s.NY, F: joinedF{j}, G: joinedG{j}}, nil
 }
@@ -163,7 +186,7 @@ func (g joinedG) ValueGrad(x, y, gx, gy []float64) float64 {
 		buf = j.buf
 	}
 	if j.s.G0 != nil {
-		v += valueGrad(j.s.G0, nil, y, nil, buf)
+		v += ValueGrad(j.s.G0, nil, y, nil, buf)
 		addTo(gy, buf)
 	}
 	for k, t := range j.s.Tasks {
@@ -171,7 +194,7 @@ func (g joinedG) ValueGrad(x, y, gx, gy []float64) float64 {
 		if gx != nil {
 			gxk = j.block(gx, k)
 		}
-		v += valueGrad(t, j.block(x, k), y, gxk, buf)
+		v += ValueGrad(t, j.block(x, k), y, gxk, buf)
 		addTo(gy, buf)
 	}
 	return v
@@ -182,4 +205,33 @@ func addTo(a, b []float64) {
 	for i := range a {
 		a[i] += b[i]
 	}
+}
+
+// Cap is the capability of the bilevel problems whose lower level is a
+// sum over task blocks (Provider).
+const Cap = "split_bilevel"
+
+// Provider is the capability Cap: a bilevel problem with the structure of
+// Split, to be cut over K task agents, and its measures. Dim is 0 and
+// Central fails with registry.ErrNoCentral: the star of an upper-level
+// agent and task agents (package consensus/tsp) measures itself
+// (registry.Evaluator).
+type Provider interface {
+	registry.Instance
+	// Split returns the problem cut into k task blocks, with fresh
+	// oracles on every call.
+	Split(k int) (*Split, error)
+	// LowerTerms is m, the number of terms of the lower-level sum in the
+	// units of the algorithm's steps (the training samples of
+	// hyper-cleaning; 1 for a problem whose lower level is not a sum of
+	// samples): tsp's units: mean converts its steps by m.
+	LowerTerms() int
+	// Optimum is f*, NaN when unknown, and whether the problem is
+	// convex.
+	Optimum() (float64, bool)
+	// Columns declares the problem's own measures, Measure computes them
+	// at (x, y) (x the blocks concatenated); DistToOpt is ||(x, y) - the
+	// optimum|| in the coordinates the problem knows it, NaN otherwise.
+	Columns() []consensus.Measure
+	Measure(x, y []float64) (values []float64, distToOpt float64, err error)
 }

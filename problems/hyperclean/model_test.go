@@ -1,4 +1,4 @@
-package tsp
+package hyperclean
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // denseWeighted is the reference of WeightedLoss in gonum's dense matrix
@@ -98,7 +100,7 @@ func TestGradientsFiniteDifferences(t *testing.T) {
 	y := randVec(rng, pb.NY, 0.5)
 	for _, o := range []struct {
 		name string
-		obj  Objective
+		obj  bilevel.Objective
 	}{{"f", pb.F}, {"g", pb.G}} {
 		gx := make([]float64, pb.NX)
 		gy := make([]float64, pb.NY)

@@ -1,4 +1,4 @@
-package tsp
+package hyperclean
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ type Set struct {
 func NewSet(rows []float64, dim int, labels []int, classes int) (*Set, error) {
 	n := len(labels)
 	if dim <= 0 || classes < 2 || n == 0 || len(rows) != n*dim {
-		return nil, fmt.Errorf("tsp: set of %d labels, %d features per sample, %d classes and %d values (want n*dim)", n, dim, classes, len(rows))
+		return nil, fmt.Errorf("hyperclean: set of %d labels, %d features per sample, %d classes and %d values (want n*dim)", n, dim, classes, len(rows))
 	}
 	a := mat.NewDense(n, dim+1, nil)
 	raw := a.RawMatrix()
@@ -45,7 +45,7 @@ func NewSet(rows []float64, dim int, labels []int, classes int) (*Set, error) {
 	}
 	for k, l := range labels {
 		if l < 0 || l >= classes {
-			return nil, fmt.Errorf("tsp: label %d of sample %d outside 0..%d", l, k, classes-1)
+			return nil, fmt.Errorf("hyperclean: label %d of sample %d outside 0..%d", l, k, classes-1)
 		}
 	}
 	s := &Set{A: a, Labels: append([]int(nil), labels...), Classes: classes}
@@ -208,7 +208,7 @@ func gradModel(s *Set, r, gt, gy []float64) {
 // (the first, on ties) of the logits W a_k of the model y.
 func Accuracy(s *Set, y []float64) (float64, error) {
 	if len(y) != s.ModelDim() {
-		return 0, fmt.Errorf("tsp: model of length %d, the set needs %d", len(y), s.ModelDim())
+		return 0, fmt.Errorf("hyperclean: model of length %d, the set needs %d", len(y), s.ModelDim())
 	}
 	z := make([]float64, s.Len()*s.Classes)
 	wt := make([]float64, len(y))
@@ -238,7 +238,7 @@ func Accuracy(s *Set, y []float64) (float64, error) {
 // when TP = 0.
 func F1(x []float64, clean []bool) (float64, error) {
 	if len(x) != len(clean) {
-		return 0, fmt.Errorf("tsp: %d weights for %d samples", len(x), len(clean))
+		return 0, fmt.Errorf("hyperclean: %d weights for %d samples", len(x), len(clean))
 	}
 	var tp, fp, fn int
 	for i, v := range x {

@@ -1,4 +1,22 @@
-package problems
+// Package hyperclean is the data hyper-cleaning problem of Lu (ICML 2025,
+// Section 4): a linear 784 -> 10 softmax model y trained on MNIST samples
+// whose labels are partly corrupted, and one weight x_i per training
+// sample, as a bilevel problem of package problems/bilevel's form. It owns
+// the digit sets and the instance (Digits, CleaningConfig,
+// NewHyperCleaning), the oracles of both levels (WeightedLoss, MeanLoss,
+// Regularizer; the training samples in compressed sparse rows), the
+// measures (Accuracy, F1), the reading of the MNIST files, the problem
+// block and the registration of kind hyperclean (Problem).
+//
+// Every random choice (the train/validation split, the corrupted labels)
+// comes from PCG generators of the named common-randomness stream
+// graph.NamedStream("consensus/tsp.hyper-cleaning"), named where the
+// problem lived first, so that instances stay the same. hyperclean reads
+// files only in Problem's Build (through package dataset). It may import
+// problems/bilevel, objective, graph, dataset, consensus and
+// consensus/registry; it must not import an algorithm package
+// (consensus/<algorithm>), node, coordinator, scenarios or cmd.
+package hyperclean
 
 import (
 	"fmt"
@@ -7,14 +25,14 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/bilevel"
 )
 
-// HypercleanParams is the problem block of kind hyperclean: data
-// hyper-cleaning on MNIST (package tsp), by default at a small size.
-type HypercleanParams struct {
+// Params is the problem block of kind hyperclean: data hyper-cleaning on
+// MNIST, by default at a small size.
+type Params struct {
 	MNIST   registry.Path `yaml:"mnist" doc:"directory of the four MNIST files {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz (relative to the scenario)"`
 	Train   int           `yaml:"train" doc:"training samples m >= 1, drawn from the MNIST training images (the paper: 5000)"`
 	Val     int           `yaml:"val" doc:"validation samples >= 1 (the paper: 5000)"`
@@ -24,7 +42,7 @@ type HypercleanParams struct {
 }
 
 // Validate checks the sizes and ranges.
-func (p *HypercleanParams) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
 	if p.MNIST == "" {
 		errs.Add("mnist", "required: the directory of the MNIST files")
@@ -44,71 +62,72 @@ func (p *HypercleanParams) Validate() error {
 	return errs.Err()
 }
 
-// Hyperclean describes the problem kind hyperclean: the data
+// Problem describes the problem kind hyperclean: the data
 // hyper-cleaning problem of Lu (ICML 2025, Section 4) on MNIST, a linear
 // 784 -> 10 model y and one weight x_i per training sample, its training
-// set split over the task agents of tsp. The run seed draws the split and
-// the corrupted labels (tsp.NewHyperCleaning with Seed = the run seed).
+// set split over the task agents of the algorithm (tsp). The run seed
+// draws the split and the corrupted labels (NewHyperCleaning with Seed =
+// the run seed).
 // The defaults are small (1000 training, 1000 validation, 2000 test
 // images) so that a scenario runs in seconds.
-func Hyperclean() registry.Problem {
+func Problem() registry.Problem {
 	return registry.Problem{
 		Kind:    "hyperclean",
 		Summary: "data hyper-cleaning on MNIST (bilevel: sample weights x, linear model y), the training set split over task agents",
 		New: func() registry.Params {
-			return &HypercleanParams{MNIST: "../shared/data/mnist", Train: 1000, Val: 1000, Test: 2000, Corrupt: 0.5, RhoBar: 0.01}
+			return &Params{MNIST: "../shared/data/mnist", Train: 1000, Val: 1000, Test: 2000, Corrupt: 0.5, RhoBar: 0.01}
 		},
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			hp := p.(*HypercleanParams)
-			train, err := readDigits(string(hp.MNIST), "train", 0)
+			hp := p.(*Params)
+			train, err := ReadDigits(string(hp.MNIST), "train", 0)
 			if err != nil {
 				return nil, registry.FieldErrors{{Key: "mnist", Msg: err.Error()}}
 			}
-			test, err := readDigits(string(hp.MNIST), "t10k", hp.Test)
+			test, err := ReadDigits(string(hp.MNIST), "t10k", hp.Test)
 			if err != nil {
 				return nil, registry.FieldErrors{{Key: "mnist", Msg: err.Error()}}
 			}
-			h, err := tsp.NewHyperCleaning(train, test, tsp.CleaningConfig{Train: hp.Train, Val: hp.Val, Corrupt: hp.Corrupt, RhoBar: hp.RhoBar, Seed: env.Seed})
+			h, err := NewHyperCleaning(train, test, CleaningConfig{Train: hp.Train, Val: hp.Val, Corrupt: hp.Corrupt, RhoBar: hp.RhoBar, Seed: env.Seed})
 			if err != nil {
 				return nil, err
 			}
-			return hypercleanInstance{h}, nil
+			return instance{h}, nil
 		},
-		Offers: []string{tsp.CapSplitBilevel},
+		Offers: []string{bilevel.Cap},
 	}
 }
 
-// readDigits reads MNIST set prefix (train or t10k) from dir, keeping the
+// ReadDigits reads MNIST set prefix (train or t10k) from dir, keeping the
 // first keep images (all when keep is 0).
-func readDigits(dir, prefix string, keep int) (tsp.Digits, error) {
+func ReadDigits(dir, prefix string, keep int) (Digits, error) {
 	im, lb, err := dataset.ReadMNIST(filepath.Join(dir, prefix+"-images-idx3-ubyte.gz"), filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz"))
 	if err != nil {
-		return tsp.Digits{}, err
+		return Digits{}, err
 	}
-	d := tsp.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}
+	d := Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}
 	if keep > 0 && keep < d.N {
 		d.N, d.Pixels, d.Labels = keep, d.Pixels[:keep*d.Dim], d.Labels[:keep]
 	}
 	return d, nil
 }
 
-// hypercleanInstance is a hyper-cleaning instance: tsp.Provider.
-type hypercleanInstance struct{ h *tsp.HyperCleaning }
+// instance is a hyper-cleaning instance: bilevel.Provider.
+type instance struct{ h *HyperCleaning }
 
-func (i hypercleanInstance) Dim() int { return 0 }
-func (i hypercleanInstance) Central() (*objective.Problem, error) {
+func (i instance) Dim() int { return 0 }
+func (i instance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("hyperclean: %w", registry.ErrNoCentral)
 }
-func (i hypercleanInstance) Split(k int) (*tsp.Split, error) { return i.h.Split(k), nil }
-func (i hypercleanInstance) LowerTerms() int                 { return i.h.Train.Len() }
-func (i hypercleanInstance) Optimum() (float64, bool)        { return math.NaN(), false }
-func (i hypercleanInstance) Columns() []consensus.Measure {
+func (i instance) Split(k int) (*bilevel.Split, error) { return i.h.Split(k), nil }
+func (i instance) LowerTerms() int                     { return i.h.Train.Len() }
+func (i instance) Optimum() (float64, bool)            { return math.NaN(), false }
+func (i instance) Columns() []consensus.Measure {
 	return []consensus.Measure{
 		{Name: "test_acc", Reduce: consensus.ReduceMax, Doc: "test accuracy of the model y"},
 		{Name: "f1", Reduce: consensus.ReduceMax, Doc: "F1 score of the clean-sample detection x_i >= 0"},
 	}
 }
-func (i hypercleanInstance) Measure(x, y []float64) ([]float64, float64, error) {
+func (i instance) Measure(x, y []float64) ([]float64, float64, error) {
 	acc, f1, err := i.h.Measure(x, y)
 	if err != nil {
 		return nil, 0, err
