@@ -21,8 +21,8 @@ import (
 	"github.com/consim/consim/consensus/tracking"
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
-	"github.com/consim/consim/problems"
 	"github.com/consim/consim/problems/bilevel"
+	"github.com/consim/consim/problems/constrlogistic"
 	"github.com/consim/consim/problems/hyperclean"
 	"github.com/consim/consim/problems/portfolio"
 	"github.com/consim/consim/problems/qcqp"
@@ -63,7 +63,7 @@ func Problems() []registry.Problem {
 		qcqp.Problem(),
 		hyperclean.Problem(),
 		bilevel.Problem(),
-		problems.ConstrainedLogistic(),
+		constrlogistic.Problem(),
 	}
 }
 

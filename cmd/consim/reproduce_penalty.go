@@ -19,6 +19,7 @@ import (
 
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/problems/constrlogistic"
 	"github.com/consim/consim/sim"
 )
 
@@ -108,7 +109,7 @@ func (f *penaltyFlags) run(stdout, stderr io.Writer) error {
 	if !do51 && !do52 {
 		return usagef("reproduce penalty: --section %q: want 5.1, 5.2 or both", f.section)
 	}
-	spec51 := penalty.PaperSynthetic(f.seed)
+	spec51 := constrlogistic.PaperSynthetic(f.seed)
 	spec51.N, spec51.Samples, spec51.Core = f.n, f.samples, f.core
 	var rules []penalty.Rule2
 	switch {
@@ -171,7 +172,7 @@ func (f *penaltyFlags) run(stdout, stderr io.Writer) error {
 	}
 	if do52 {
 		fmt.Fprintf(stderr, "5.2: reference solves on %d rows, Algorithm 2 (%s) and EAG, K = %d\n", res.a9aRows, f.rules, f.k52)
-		spec52 := penalty.PaperFiniteSum(f.seed)
+		spec52 := constrlogistic.PaperFiniteSum(f.seed)
 		spec52.Core = f.core
 		if res.r52, err = penalty.Experiment52(x, y, spec52, f.k52, f.every52, rules); err != nil {
 			return fmt.Errorf("reproduce penalty: 5.2: %w", err)

@@ -6,30 +6,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/problems/constrlogistic"
 )
-
-// CapConstrainedFiniteSum is the capability of the problems
-// min fbar(x) + psi(x) s.t. A x - b <= 0 with a finite-sum fbar (Provider).
-const CapConstrainedFiniteSum = "constrained_finite_sum"
-
-// Provider is the capability CapConstrainedFiniteSum: problem (43) of Lu
-// and Xiao, fbar = (1/s) sum_i f_i a logistic loss, deterministic linear
-// constraints, psi = lambda ||w||_1 + the box [-1, 1], a start x^0 and a
-// certified optimum. Dim is n + 1; Central fails with
-// registry.ErrNoCentral (the objective is not a consensus sum of smooth
-// local terms): the data-parallel agents measure themselves (Evaluator).
-type Provider interface {
-	registry.Instance
-	// FiniteSum returns the loss f_1..f_s, Linear the constraints and Psi
-	// the regularizer.
-	FiniteSum() *Logistic
-	Linear() *Linear
-	Psi() L1Box
-	// Start is x^0 (entries U[-1, 1] from the seed).
-	Start() []float64
-	// Optimum is the certified constrained optimum (SolveALM).
-	Optimum() (Optimum, error)
-}
 
 // Rules of the scenario key rule of penalty_vrasg, as `consim reproduce
 // penalty --rules` spells them.
@@ -67,9 +45,9 @@ func Algorithm() registry.Algorithm {
 		Summary: "Lu-Xiao Algorithm 2 (variance-reduced ASG, quadratic penalty, constant or dynamic rho), data-parallel agents with an all-reduced full gradient",
 		New:     func() registry.Params { return &Settings{Rule: "4ii"} },
 		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(Provider)
+			inst, ok := env.Problem.(constrlogistic.Provider)
 			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "penalty_vrasg", Needs: "a finite-sum problem with linear constraints and an l1 + box regularizer", Capability: CapConstrainedFiniteSum}
+				return nil, &registry.ProblemMismatch{Algorithm: "penalty_vrasg", Needs: "a finite-sum problem with linear constraints and an l1 + box regularizer", Capability: constrlogistic.Cap}
 			}
 			st := p.(*Settings)
 			f := inst.FiniteSum()
@@ -94,10 +72,10 @@ func Algorithm() registry.Algorithm {
 
 // VRRun is penalty_vrasg resolved against one instance.
 type VRRun struct {
-	inst Provider
-	f    *Logistic
+	inst constrlogistic.Provider
+	f    *constrlogistic.Logistic
 	cfg  AgentConfig
-	opt  *Optimum
+	opt  *constrlogistic.Optimum
 }
 
 // Agent builds agent a with its shard.
@@ -114,7 +92,7 @@ func (r *VRRun) Resolved() []registry.Value {
 	s := r.f.Len()
 	lf := r.cfg.Lf
 	if lf <= 0 {
-		lf = MeanLip(r.f)
+		lf = constrlogistic.MeanLip(r.f)
 	}
 	lc2 := r.cfg.Cons.LipGradSq()
 	vals := []registry.Value{
@@ -197,8 +175,8 @@ func (r *VRRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 		e := v - r.opt.X[k]
 		d += e * e
 	}
-	viol := Violation(r.cfg.Cons, x, make([]float64, r.cfg.Cons.Len()))
-	kkt := KKTResidual(FullGradient(r.f, MeanLip(r.f)), r.inst.Linear(), r.cfg.Psi, x, r.opt.Lambda)
+	viol := constrlogistic.Violation(r.cfg.Cons, x, make([]float64, r.cfg.Cons.Len()))
+	kkt := constrlogistic.KKTResidual(constrlogistic.FullGradient(r.f, constrlogistic.MeanLip(r.f)), r.inst.Linear(), r.cfg.Psi, x, r.opt.Lambda)
 	return registry.Evaluation{ConsensusErr: registry.Replicas(reps, ids), ObjValue: obj, OptGap: obj - fstar,
 		DistToOpt: math.Sqrt(d), Feasibility: viol, Values: []float64{kkt.Stationarity}}, nil
 }

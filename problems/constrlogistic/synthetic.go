@@ -1,4 +1,4 @@
-package penalty
+package constrlogistic
 
 import (
 	"fmt"
@@ -108,7 +108,7 @@ func PaperSynthetic(seed uint64) SyntheticSpec {
 // Validate checks the sizes.
 func (s SyntheticSpec) Validate() error {
 	if s.N < 1 || s.Core < 1 || s.Samples < s.Core || !(s.Lambda >= 0) {
-		return fmt.Errorf("penalty: synthetic spec %+v: want N >= 1, 1 <= Core <= Samples, Lambda >= 0", s)
+		return fmt.Errorf("constrlogistic: synthetic spec %+v: want N >= 1, 1 <= Core <= Samples, Lambda >= 0", s)
 	}
 	return nil
 }
@@ -213,17 +213,4 @@ func (s *Synthetic) Objective(x []float64) float64 { return s.Data.Value(x) + s.
 // objective gap.
 func (s *Synthetic) Optimum(opt SolveOptions) (Optimum, error) {
 	return SolveALM(FullGradient(s.Data, s.Data.Smoothness()), s.Cons, s.Psi, s.X1, opt)
-}
-
-// Run runs Algorithm 1 under rule for K iterations from X1, sampling fresh
-// (X, Y) from the model with sample seed seed, recording every every-th
-// iteration, and returns the trace with FStar = fstar.
-func (s *Synthetic) Run(rule Rule1, bigK int, seed uint64, every int, fstar float64) (Trace, error) {
-	model := &LogisticModel{W: s.Model.W}
-	tr, _, err := RunAlg1(model, s.Cons, s.Psi, Alg1Config{Rule: rule, K: bigK, X1: s.X1, Seed: seed, Every: every, Objective: s.Objective})
-	if err != nil {
-		return Trace{}, fmt.Errorf("penalty: synthetic %v: %w", rule, err)
-	}
-	tr.FStar = fstar
-	return tr, nil
 }

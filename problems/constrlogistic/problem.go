@@ -1,4 +1,27 @@
-package penalty
+// Package constrlogistic is the constrained l1-regularized logistic
+// regression of Lu and Xiao ("First-order methods for stochastic and
+// finite-sum convex optimization with deterministic constraints", 2025,
+// Section 5), an instance of their problem form
+//
+//	min_x F(x) = f(x) + psi(x)  s.t.  c(x) <= 0,
+//
+// with f = E[f~(x, xi)] (problem (1)) or the finite sum (1/s) sum_i f_i
+// (problem (4)), psi with an exact prox and c deterministic, convex and
+// smooth. It owns the oracle interfaces of the form (FiniteSum,
+// Stochastic, Constraints, Regularizer), the logistic losses (Logistic,
+// LogisticModel), sparse rows and linear constraints (Sparse, Linear), the
+// regularizer L1Box, the instances of Sections 5.1 (NewSynthetic) and 5.2
+// (NewFiniteSumProblem), the independent solver of their optimum with its
+// KKT certificate (SolveALM, KKTResidual), and the problem block and
+// registration of kind constrained_logistic (Problem).
+//
+// constrlogistic is pure except for Problem's Build, which reads a LIBSVM
+// file through package dataset: no goroutines, no clocks, no global random
+// source (the data come from graph.Hash keys). It may import objective,
+// graph, dataset, consensus/registry and gonum; it must not import an
+// algorithm package (consensus/<algorithm>, penalty among them), node,
+// coordinator, scenarios or cmd.
+package constrlogistic
 
 import (
 	"fmt"
@@ -109,7 +132,7 @@ func (p L1Box) Prox(v []float64, gamma float64, out []float64) {
 // Validate checks Lambda >= 0, Bound > 0 and Free >= 0.
 func (p L1Box) Validate() error {
 	if !(p.Lambda >= 0) || !(p.Bound > 0) || p.Free < 0 {
-		return fmt.Errorf("penalty: L1Box{Lambda: %g, Bound: %g, Free: %d}: want Lambda >= 0, Bound > 0, Free >= 0", p.Lambda, p.Bound, p.Free)
+		return fmt.Errorf("constrlogistic: L1Box{Lambda: %g, Bound: %g, Free: %d}: want Lambda >= 0, Bound > 0, Free >= 0", p.Lambda, p.Bound, p.Free)
 	}
 	return nil
 }
@@ -126,23 +149,6 @@ func Violation(c Constraints, x, out []float64) float64 {
 	return math.Sqrt(s)
 }
 
-// addPenaltyGrad adds rho grad c(x) [c(x)]_+ (the gradient of
-// (rho/2)||[c(x)]_+||^2) to g, using cv (len m) as scratch.
-func addPenaltyGrad(c Constraints, x []float64, rho float64, g, cv []float64) {
-	c.Eval(x, cv)
-	any := false
-	for i, v := range cv {
-		if v > 0 {
-			any = true
-		} else {
-			cv[i] = 0
-		}
-	}
-	if any {
-		c.AddJacT(x, cv, rho, g)
-	}
-}
-
 // MeanLip returns L_grad_fbar = sum_i L_i / s of (20).
 func MeanLip(f FiniteSum) float64 {
 	var s float64
@@ -150,4 +156,24 @@ func MeanLip(f FiniteSum) float64 {
 		s += f.Lip(i)
 	}
 	return s / float64(f.Len())
+}
+
+// SumGrad writes sum_i grad f_i(x) into g, summed shard by shard: each
+// shard bounds[a] <= i < bounds[a+1] in index order into part (scratch,
+// length n), the shards' sums added to g in shard order, as the all-reduce
+// of penalty's data-parallel agents does (bounds nil: one shard).
+func SumGrad(f FiniteSum, bounds []int, x, g, part []float64) {
+	if bounds == nil {
+		bounds = []int{0, f.Len()}
+	}
+	clear(g)
+	for a := 0; a+1 < len(bounds); a++ {
+		clear(part)
+		for i := bounds[a]; i < bounds[a+1]; i++ {
+			f.AddGrad(i, x, 1, part)
+		}
+		for j, v := range part {
+			g[j] += v
+		}
+	}
 }

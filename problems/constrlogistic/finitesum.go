@@ -1,4 +1,4 @@
-package penalty
+package constrlogistic
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ func NewFiniteSumProblemSparse(a Sparse, y []float64, spec FiniteSumSpec) (*Fini
 
 func newFiniteSumProblem(f *Logistic, spec FiniteSumSpec) (*FiniteSumProblem, error) {
 	if spec.Core < 1 || spec.Core > f.Len() || !(spec.Lambda >= 0) {
-		return nil, fmt.Errorf("penalty: finite-sum spec %+v: want 1 <= Core <= s = %d, Lambda >= 0", spec, f.Len())
+		return nil, fmt.Errorf("constrlogistic: finite-sum spec %+v: want 1 <= Core <= s = %d, Lambda >= 0", spec, f.Len())
 	}
 	n := f.Dim()
 	lf := f.Smoothness()
@@ -80,7 +80,7 @@ func newFiniteSumProblem(f *Logistic, spec FiniteSumSpec) (*FiniteSumProblem, er
 	none := &Linear{A: Sparse{Cols: n, Ptr: []int{0}}}
 	ref, err := SolveALM(smooth, none, L1Box{Bound: 1, Free: 1}, make([]float64, n), spec.Solve)
 	if err != nil {
-		return nil, fmt.Errorf("penalty: unconstrained reference solve: %w", err)
+		return nil, fmt.Errorf("constrlogistic: unconstrained reference solve: %w", err)
 	}
 	margin := make([]float64, f.Len())
 	for i := range margin {
@@ -93,32 +93,7 @@ func newFiniteSumProblem(f *Logistic, spec FiniteSumSpec) (*FiniteSumProblem, er
 		X0:   uniformBox(source(spec.Seed, keyStart), n)}
 	p.Opt, err = SolveALM(smooth, p.Cons, p.Psi, p.X0, spec.Solve)
 	if err != nil {
-		return nil, fmt.Errorf("penalty: constrained reference solve: %w", err)
+		return nil, fmt.Errorf("constrlogistic: constrained reference solve: %w", err)
 	}
 	return p, nil
-}
-
-// RunAlg2 runs Algorithm 2 under rule for K outer iterations from X0 with
-// the sample seed of the spec (shards as in Alg2Config), recording every
-// every-th outer iteration; FStar is Opt.F.
-func (p *FiniteSumProblem) RunAlg2(rule Rule2, bigK, every int, shards []int) (Trace, error) {
-	tr, _, err := RunAlg2(p.F, p.Cons, p.Psi, Alg2Config{Rule: rule, K: bigK, X0: p.X0, Seed: p.Spec.Seed, Every: every, Shards: shards})
-	if err != nil {
-		return Trace{}, err
-	}
-	tr.FStar = p.Opt.F
-	return tr, nil
-}
-
-// RunEAG runs EAG-V for iters iterations from (X0, 0) with R =
-// KKTLipschitz(F.Smoothness(), Cons) and alpha_0 = 0.618/R; FStar is
-// Opt.F.
-func (p *FiniteSumProblem) RunEAG(iters, every int) (Trace, error) {
-	r := KKTLipschitz(p.F.Smoothness(), p.Cons)
-	tr, _, err := RunEAG(p.F, p.Cons, p.Psi, EAGConfig{Iters: iters, X0: p.X0, R: r, Every: every})
-	if err != nil {
-		return Trace{}, err
-	}
-	tr.FStar = p.Opt.F
-	return tr, nil
 }

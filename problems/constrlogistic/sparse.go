@@ -1,4 +1,4 @@
-package penalty
+package constrlogistic
 
 import (
 	"fmt"
@@ -88,7 +88,7 @@ type Linear struct {
 // NewLinear returns c(x) = A x - b, checking the sizes.
 func NewLinear(a Sparse, b []float64) (*Linear, error) {
 	if a.Rows() != len(b) {
-		return nil, fmt.Errorf("penalty: linear constraints: %d rows, %d right-hand sides", a.Rows(), len(b))
+		return nil, fmt.Errorf("constrlogistic: linear constraints: %d rows, %d right-hand sides", a.Rows(), len(b))
 	}
 	return &Linear{A: a, B: b}, nil
 }

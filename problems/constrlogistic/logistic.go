@@ -1,4 +1,4 @@
-package penalty
+package constrlogistic
 
 import (
 	"fmt"
@@ -30,11 +30,11 @@ func NewLogistic(x mat.Matrix, y []float64) (*Logistic, error) {
 // NewLogisticSparse is NewLogistic for data already in sparse form.
 func NewLogisticSparse(a Sparse, y []float64) (*Logistic, error) {
 	if a.Rows() != len(y) || len(y) == 0 {
-		return nil, fmt.Errorf("penalty: logistic: %d rows, %d labels", a.Rows(), len(y))
+		return nil, fmt.Errorf("constrlogistic: logistic: %d rows, %d labels", a.Rows(), len(y))
 	}
 	for i, v := range y {
 		if v != 1 && v != -1 {
-			return nil, fmt.Errorf("penalty: logistic: label %d is %g, want -1 or +1", i, v)
+			return nil, fmt.Errorf("constrlogistic: logistic: label %d is %g, want -1 or +1", i, v)
 		}
 	}
 	l := &Logistic{A: a, Y: y, lip: make([]float64, len(y))}

@@ -1,4 +1,4 @@
-package problems
+package constrlogistic
 
 import (
 	"fmt"
@@ -6,17 +6,39 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/objective"
 )
 
-// ConstrainedLogisticParams is the problem block of kind
-// constrained_logistic: the constrained l1-regularized logistic
-// regression of Lu and Xiao, synthetic (Section 5.1's generator) or from
-// a LIBSVM file (Section 5.2's a9a).
-type ConstrainedLogisticParams struct {
+// Cap is the capability of the problems min fbar(x) + psi(x) s.t.
+// A x - b <= 0 with a finite-sum fbar (Provider).
+const Cap = "constrained_finite_sum"
+
+// Provider is the capability Cap: problem (43) of Lu
+// and Xiao, fbar = (1/s) sum_i f_i a logistic loss, deterministic linear
+// constraints, psi = lambda ||w||_1 + the box [-1, 1], a start x^0 and a
+// certified optimum. Dim is n + 1; Central fails with
+// registry.ErrNoCentral (the objective is not a consensus sum of smooth
+// local terms): the data-parallel agents of penalty_vrasg measure
+// themselves (registry.Evaluator).
+type Provider interface {
+	registry.Instance
+	// FiniteSum returns the loss f_1..f_s, Linear the constraints and Psi
+	// the regularizer.
+	FiniteSum() *Logistic
+	Linear() *Linear
+	Psi() L1Box
+	// Start is x^0 (entries U[-1, 1] from the seed).
+	Start() []float64
+	// Optimum is the certified constrained optimum (SolveALM).
+	Optimum() (Optimum, error)
+}
+
+// Params is the problem block of kind constrained_logistic: the
+// constrained l1-regularized logistic regression of Lu and Xiao, synthetic
+// (Section 5.1's generator) or from a LIBSVM file (Section 5.2's a9a).
+type Params struct {
 	File    registry.Path `yaml:"file,omitempty" doc:"LIBSVM data file, labels +-1 or 0/1 (e.g. a9a; relative to the scenario); empty: synthetic data from the seed"`
 	Rows    int           `yaml:"rows" doc:"file: use the first rows samples (0: all)"`
 	Dim     int           `yaml:"dim" doc:"synthetic: features n >= 1; file: LIBSVM feature count (0: the largest index)"`
@@ -26,7 +48,7 @@ type ConstrainedLogisticParams struct {
 }
 
 // Validate checks the sizes.
-func (p *ConstrainedLogisticParams) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
 	if p.Core < 1 {
 		errs.Add("core", "must be >= 1, got %d", p.Core)
@@ -48,7 +70,7 @@ func (p *ConstrainedLogisticParams) Validate() error {
 	return errs.Err()
 }
 
-// ConstrainedLogistic describes the problem kind constrained_logistic,
+// Problem describes the problem kind constrained_logistic,
 // problems (42) and (43) of Lu and Xiao: min fbar(x) + lambda ||w||_1
 // over the box [-1, 1]^{n+1}, fbar the mean logistic loss over the
 // samples, subject to -y~_i (w^T a~_i + b) <= 0 for the core samples
@@ -56,22 +78,22 @@ func (p *ConstrainedLogisticParams) Validate() error {
 // the unconstrained solution for a file). The run seed draws the
 // synthetic data and the start x^0. The defaults are small (n = 20, 400
 // samples, 10 core constraints).
-func ConstrainedLogistic() registry.Problem {
+func Problem() registry.Problem {
 	return registry.Problem{
 		Kind:    "constrained_logistic",
 		Summary: "constrained l1-regularized logistic regression of Lu and Xiao (core samples as linear constraints), synthetic or from a LIBSVM file",
 		New: func() registry.Params {
-			return &ConstrainedLogisticParams{Dim: 20, Samples: 400, Core: 10, Lambda: 0.1}
+			return &Params{Dim: 20, Samples: 400, Core: 10, Lambda: 0.1}
 		},
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			cp := p.(*ConstrainedLogisticParams)
+			cp := p.(*Params)
 			if cp.File == "" {
-				syn, err := penalty.NewSynthetic(penalty.SyntheticSpec{N: cp.Dim, Samples: cp.Samples, Core: cp.Core, Lambda: cp.Lambda, Seed: env.Seed})
+				syn, err := NewSynthetic(SyntheticSpec{N: cp.Dim, Samples: cp.Samples, Core: cp.Core, Lambda: cp.Lambda, Seed: env.Seed})
 				if err != nil {
 					return nil, err
 				}
 				return &clInstance{f: syn.Data, cons: syn.Cons, psi: syn.Psi, x0: syn.X1,
-					solve: func() (penalty.Optimum, error) { return syn.Optimum(penalty.SolveOptions{}) }}, nil
+					solve: func() (Optimum, error) { return syn.Optimum(SolveOptions{}) }}, nil
 			}
 			d, err := dataset.LoadLIBSVM(string(cp.File), dataset.LIBSVMOptions{Dim: cp.Dim})
 			if err != nil {
@@ -88,33 +110,33 @@ func ConstrainedLogistic() registry.Problem {
 			if err != nil {
 				return nil, registry.FieldErrors{{Key: "file", Msg: fmt.Sprintf("%s: %v", cp.File, err)}}
 			}
-			spec := penalty.FiniteSumSpec{Lambda: cp.Lambda, Core: cp.Core, Seed: env.Seed}
-			fp, err := penalty.NewFiniteSumProblem(mat.NewDense(rows, d.Dim, d.X[:rows*d.Dim]), y, spec)
+			spec := FiniteSumSpec{Lambda: cp.Lambda, Core: cp.Core, Seed: env.Seed}
+			fp, err := NewFiniteSumProblem(mat.NewDense(rows, d.Dim, d.X[:rows*d.Dim]), y, spec)
 			if err != nil {
 				return nil, err
 			}
 			return &clInstance{f: fp.F, cons: fp.Cons, psi: fp.Psi, x0: fp.X0,
-				solve: func() (penalty.Optimum, error) { return fp.Opt, nil }}, nil
+				solve: func() (Optimum, error) { return fp.Opt, nil }}, nil
 		},
-		Offers: []string{penalty.CapConstrainedFiniteSum},
+		Offers: []string{Cap},
 	}
 }
 
-// clInstance is a constrained_logistic instance: penalty.Provider.
+// clInstance is a constrained_logistic instance: Provider.
 type clInstance struct {
-	f     *penalty.Logistic
-	cons  *penalty.Linear
-	psi   penalty.L1Box
+	f     *Logistic
+	cons  *Linear
+	psi   L1Box
 	x0    []float64
-	solve func() (penalty.Optimum, error)
+	solve func() (Optimum, error)
 }
 
-func (c *clInstance) Dim() int                          { return c.f.Dim() }
-func (c *clInstance) FiniteSum() *penalty.Logistic      { return c.f }
-func (c *clInstance) Linear() *penalty.Linear           { return c.cons }
-func (c *clInstance) Psi() penalty.L1Box                { return c.psi }
-func (c *clInstance) Start() []float64                  { return append([]float64(nil), c.x0...) }
-func (c *clInstance) Optimum() (penalty.Optimum, error) { return c.solve() }
+func (c *clInstance) Dim() int                  { return c.f.Dim() }
+func (c *clInstance) FiniteSum() *Logistic      { return c.f }
+func (c *clInstance) Linear() *Linear           { return c.cons }
+func (c *clInstance) Psi() L1Box                { return c.psi }
+func (c *clInstance) Start() []float64          { return append([]float64(nil), c.x0...) }
+func (c *clInstance) Optimum() (Optimum, error) { return c.solve() }
 func (c *clInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("constrained_logistic: %w", registry.ErrNoCentral)
 }

@@ -1,4 +1,4 @@
-package penalty
+package constrlogistic
 
 import (
 	"fmt"
@@ -70,7 +70,7 @@ func FullGradient(f FiniteSum, lf float64) Smooth {
 	part := make([]float64, f.Dim())
 	inv := 1 / float64(f.Len())
 	sm := Smooth{Value: f.Value, Lip: lf, Grad: func(x, g []float64) {
-		shardSumGrad(f, nil, x, g, part)
+		SumGrad(f, nil, x, g, part)
 		for j := range g {
 			g[j] *= inv
 		}
@@ -184,7 +184,7 @@ func SolveALM(f Smooth, c *Linear, psi Regularizer, x0 []float64, opt SolveOptio
 	}
 	k := KKTResidual(f, c, psi, x, al.lambda)
 	res.X, res.Lambda, res.KKT, res.F = x, al.lambda, k, f.Value(x)+psi.Value(x)
-	return res, fmt.Errorf("penalty: ALM did not reach KKT tolerance %g in %d outer iterations (residuals %+v)", tol, maxOuter, k)
+	return res, fmt.Errorf("constrlogistic: ALM did not reach KKT tolerance %g in %d outer iterations (residuals %+v)", tol, maxOuter, k)
 }
 
 // augLag is the smooth part of the augmented Lagrangian,
