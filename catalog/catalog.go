@@ -12,6 +12,7 @@ import (
 	"github.com/consim/consim/consensus/almstorm"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
+	"github.com/consim/consim/consensus/fair"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/penaltycons"
@@ -23,6 +24,7 @@ import (
 	"github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/problems/bilevel"
 	"github.com/consim/consim/problems/constrlogistic"
+	"github.com/consim/consim/problems/fairness"
 	"github.com/consim/consim/problems/hyperclean"
 	"github.com/consim/consim/problems/portfolio"
 	"github.com/consim/consim/problems/qcqp"
@@ -49,6 +51,7 @@ func Algorithms() []registry.Algorithm {
 		zosplm.Algorithm(),
 		tsp.Algorithm(),
 		penalty.Algorithm(),
+		fair.Algorithm(),
 	}
 }
 
@@ -64,6 +67,7 @@ func Problems() []registry.Problem {
 		hyperclean.Problem(),
 		bilevel.Problem(),
 		constrlogistic.Problem(),
+		fairness.Problem(),
 	}
 }
 

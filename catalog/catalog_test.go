@@ -120,6 +120,12 @@ problem: {kind: constrained_logistic, dim: 5, samples: 60, core: 4}
 algorithm: {name: penalty_vrasg, rule: 4ii}
 rounds: 12
 `,
+	"fair_alm": `agents: 4
+graph: {topology: complete}
+problem: {kind: fairness, per_class: 60, c: 0.2}
+algorithm: {name: fair_alm, batch: 8}
+rounds: 40
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/consim/consim/consensus/fair"
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/problems/fairness"
 	"github.com/consim/consim/sim"
 )
 
@@ -91,9 +92,9 @@ func adultFile(dir, name string) string {
 
 // run resolves the flags, solves every cell and writes the results.
 func (f *fairnessFlags) run(stdout, stderr io.Writer) error {
-	var losses []fair.Loss
+	var losses []fairness.Loss
 	for _, s := range strings.Split(f.losses, ",") {
-		l, err := fair.ParseLoss(strings.TrimSpace(s))
+		l, err := fairness.ParseLoss(strings.TrimSpace(s))
 		if err != nil {
 			return usagef("reproduce fairness: --losses: %w", err)
 		}
@@ -134,7 +135,7 @@ func (f *fairnessFlags) run(stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "Adult: %d training and %d test records, %d features; %d losses x %d thresholds, T = %d\n",
 		train.Rows(), test.Rows(), train.Dim, len(losses), len(cs), f.rounds)
 	start := time.Now()
-	p := fair.Params{Rounds: f.rounds, Batch: f.batch, Rho: f.rho, Seed: f.seed, SampledConstraint: f.sampled}
+	p := fair.Config{Rounds: f.rounds, Batch: f.batch, Rho: f.rho, Seed: f.seed, SampledConstraint: f.sampled}
 	rows, err := fair.Table(train, test, losses, cs, p, 1e-4, func(r fair.Row) {
 		fmt.Fprintf(stderr, "%s c = %g: test accuracy %.4f, covariance %.3g, p%%-rule %.1f (%.0f s)\n", r.Loss, r.C, r.TestAcc, r.TrainCov, r.TestPRule, time.Since(start).Seconds())
 	})
@@ -160,7 +161,7 @@ func (f *fairnessFlags) run(stdout, stderr io.Writer) error {
 }
 
 // loadAdult reads and encodes the Adult training and test files of dir.
-func loadAdult(dir string) (train, test *fair.Data, err error) {
+func loadAdult(dir string) (train, test *fairness.Data, err error) {
 	read := func(name string) ([]dataset.AdultRecord, error) {
 		path := adultFile(dir, name)
 		recs, _, err := dataset.LoadAdult(path)
@@ -185,9 +186,9 @@ func loadAdult(dir string) (train, test *fair.Data, err error) {
 		return nil, nil, fmt.Errorf("reproduce fairness: %w", err)
 	}
 	x, y, z := enc.Encode(tr)
-	train = &fair.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
+	train = &fairness.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
 	x, y, z = enc.Encode(te)
-	test = &fair.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
+	test = &fairness.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
 	if err := train.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("reproduce fairness: adult.data: %w", err)
 	}

@@ -3,6 +3,8 @@ package fair
 import (
 	"fmt"
 	"math"
+
+	"github.com/consim/consim/problems/fairness"
 )
 
 // Row is one cell of the fairness table: a loss and a threshold c, solved
@@ -37,7 +39,7 @@ type Row struct {
 // For the convex logistic loss it also solves the problem by Reference
 // (tolerance refTol), so that the table shows how far Algorithm 1 ends
 // from the optimum. done, if not nil, is called with every row.
-func Table(train, test *Data, losses []Loss, cs []float64, p Params, refTol float64, done func(Row)) ([]Row, error) {
+func Table(train, test *fairness.Data, losses []fairness.Loss, cs []float64, p Config, refTol float64, done func(Row)) ([]Row, error) {
 	if err := test.Validate(); err != nil {
 		return nil, fmt.Errorf("test data: %w", err)
 	}
@@ -55,17 +57,17 @@ func Table(train, test *Data, losses []Loss, cs []float64, p Params, refTol floa
 			}
 			r := Row{
 				Loss: loss.Name(), C: c, Sampled: p.SampledConstraint,
-				TrainCov: Covariance(train, res.Theta), TrainObj: Objective(train, loss, res.Theta),
-				TestAcc: Accuracy(test, res.Theta), TestPRule: PRule(test, res.Theta),
+				TrainCov: fairness.Covariance(train, res.Theta), TrainObj: fairness.Objective(train, loss, res.Theta),
+				TestAcc: fairness.Accuracy(test, res.Theta), TestPRule: fairness.PRule(test, res.Theta),
 				Certificate: res.Certificate, Samples: res.Samples,
 				RefObj: math.NaN(), RefCov: math.NaN(), RefTestAcc: math.NaN(),
 			}
 			if loss.Convex() && refTol > 0 {
-				ref, _, err := Reference(train, loss, c, res.Params.R, refTol)
+				ref, _, err := fairness.Reference(train, loss, c, res.Config.R, refTol)
 				if err != nil {
 					return nil, fmt.Errorf("%s, c = %g: %w", loss.Name(), c, err)
 				}
-				r.RefObj, r.RefCov, r.RefTestAcc = Objective(train, loss, ref), Covariance(train, ref), Accuracy(test, ref)
+				r.RefObj, r.RefCov, r.RefTestAcc = fairness.Objective(train, loss, ref), fairness.Covariance(train, ref), fairness.Accuracy(test, ref)
 			}
 			rows = append(rows, r)
 			if done != nil {

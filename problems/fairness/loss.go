@@ -1,4 +1,4 @@
-package fair
+package fairness
 
 import (
 	"fmt"

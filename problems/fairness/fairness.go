@@ -1,6 +1,6 @@
-// Package fair is fairness-constrained linear classification (section 6.3
-// of the stochastic smoothed linearized ALM paper, after Zafar et al.,
-// AISTATS 2017), solved by the paper's Algorithm 1.
+// Package fairness is fairness-constrained linear classification (section
+// 6.3 of the stochastic smoothed linearized ALM paper, after Zafar et al.,
+// AISTATS 2017).
 //
 // Data are n examples (x_k, y_k, z_k): features x_k in R^d (a constant 1
 // among them), a label y_k in {-1, +1} and a sensitive attribute z_k in
@@ -20,15 +20,20 @@
 // the variable is x = (theta, s) with a slack s, A = [a^T, -1], b = 0 and
 // X = [-R, R]^d x [-c, c] (the box on theta is what the theory needs).
 //
-// Solve is Algorithm 1 in one process (the exact covariance row, or the
-// stochastic-constraint form that estimates it on each mini-batch); Agent
-// is its data-parallel form, agents holding shards of the rows and
-// all-reducing their partial sums, bit-identical to Solve on the same
-// shards. Reference solves the convex case independently.
+// The package owns the data (Data; Zafar et al.'s synthetic generator,
+// Synthetic; the UCI Adult files encoded as in Zafar et al., LoadAdult),
+// the losses, the measures (Objective, Covariance, Accuracy, PRule), the
+// gradient oracles, the independent solve of the convex case (Reference),
+// and the problem block and registration of kind fairness (Problem). The
+// method that solves it, the paper's Algorithm 1 in one process and as
+// data-parallel agents, is package consensus/fair's.
 //
-// The package is pure: no I/O, no goroutines; dataset reads the Adult
-// files and cmd/consim runs the experiment.
-package fair
+// fairness reads files only in LoadAdult (through package dataset); the
+// rest is pure: no goroutines, no clocks, no global random source. It may
+// import objective, graph, dataset and consensus/registry; it must not
+// import an algorithm package (consensus/<algorithm>), node, coordinator,
+// scenarios or cmd.
+package fairness
 
 import (
 	"fmt"
@@ -91,9 +96,9 @@ func (d *Data) Validate() error {
 // CovVector returns a = (1/n) sum_k (z_k - zbar) x_k, so that a^T theta is
 // the empirical covariance of z and theta^T x.
 func (d *Data) CovVector() []float64 {
-	sum, n := d.zSum()
+	sum, n := d.ZSum()
 	a := make([]float64, d.Dim)
-	d.covPartial(sum/n, n, a)
+	d.CovPartial(sum/n, n, a)
 	return a
 }
 
@@ -170,12 +175,12 @@ func Gradient(d *Data, loss Loss, theta []float64, rows []int, g []float64) {
 	if rows == nil {
 		m = d.Rows()
 		for k := range m {
-			addLossGrad(loss, d.Row(k), d.Y[k], theta, g)
+			AddLossGrad(loss, d.Row(k), d.Y[k], theta, g)
 		}
 	} else {
 		m = len(rows)
 		for _, k := range rows {
-			addLossGrad(loss, d.Row(k), d.Y[k], theta, g)
+			AddLossGrad(loss, d.Row(k), d.Y[k], theta, g)
 		}
 	}
 	for j := range g {
@@ -183,9 +188,9 @@ func Gradient(d *Data, loss Loss, theta []float64, rows []int, g []float64) {
 	}
 }
 
-// addLossGrad adds V'(y theta^T x) y x, the gradient of one example's
+// AddLossGrad adds V'(y theta^T x) y x, the gradient of one example's
 // loss, to g.
-func addLossGrad(loss Loss, x []float64, y float64, theta, g []float64) {
+func AddLossGrad(loss Loss, x []float64, y float64, theta, g []float64) {
 	_, dv := loss.Eval(y * dot(x, theta))
 	w := dv * y
 	for j, v := range x {
@@ -225,3 +230,32 @@ func PowerLambdaMax(d *Data) float64 {
 	}
 	return lam
 }
+
+// Slice returns rows lo..hi-1 of d as a Data sharing its storage.
+func (d *Data) Slice(lo, hi int) *Data {
+	return &Data{X: d.X[lo*d.Dim : hi*d.Dim], Y: d.Y[lo:hi], Z: d.Z[lo:hi], Dim: d.Dim}
+}
+
+// ZSum returns sum_k z_k and the number of rows.
+func (d *Data) ZSum() (float64, float64) {
+	var s float64
+	for _, z := range d.Z {
+		s += z
+	}
+	return s, float64(d.Rows())
+}
+
+// CovPartial adds sum_k ((z_k - zbar)/n) x_k over d's rows to a: a
+// shard's part of the covariance vector (CovVector sums the whole data
+// at once).
+func (d *Data) CovPartial(zbar, n float64, a []float64) {
+	for k := range d.Rows() {
+		w := (d.Z[k] - zbar) / n
+		for j, v := range d.Row(k) {
+			a[j] += w * v
+		}
+	}
+}
+
+// clamp projects v onto [-r, r].
+func clamp(v, r float64) float64 { return math.Max(-r, math.Min(r, v)) }
