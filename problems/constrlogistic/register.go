@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/datafile"
 )
 
 // Cap is the capability of the problems min fbar(x) + psi(x) s.t.
@@ -47,6 +48,10 @@ type Params struct {
 	Lambda  float64       `yaml:"lambda" doc:"l1 weight lambda >= 0 (the paper: 0.1 synthetic, 0.03 a9a)"`
 }
 
+// DefaultParams returns synthetic data of n = 20 features, 400 samples and
+// 10 core constraints, lambda = 0.1.
+func DefaultParams() *Params { return &Params{Dim: 20, Samples: 400, Core: 10, Lambda: 0.1} }
+
 // Validate checks the sizes.
 func (p *Params) Validate() error {
 	var errs registry.FieldErrors
@@ -82,9 +87,7 @@ func Problem() registry.Problem {
 	return registry.Problem{
 		Kind:    "constrained_logistic",
 		Summary: "constrained l1-regularized logistic regression of Lu and Xiao (core samples as linear constraints), synthetic or from a LIBSVM file",
-		New: func() registry.Params {
-			return &Params{Dim: 20, Samples: 400, Core: 10, Lambda: 0.1}
-		},
+		New:     func() registry.Params { return DefaultParams() },
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
 			cp := p.(*Params)
 			if cp.File == "" {
@@ -139,4 +142,44 @@ func (c *clInstance) Start() []float64          { return append([]float64(nil), 
 func (c *clInstance) Optimum() (Optimum, error) { return c.solve() }
 func (c *clInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("constrained_logistic: %w", registry.ErrNoCentral)
+}
+
+// Size implements registry.Sizer for the memory estimate of a scenario:
+// every agent holds the iterate (w, b) of n + 1 values and its share of
+// the samples, n + 1 values each; n and the samples come from the keys
+// for synthetic data and from the file's shape (dim when given) for a
+// LIBSVM file, read without parsing the values (datafile.Shape). When the
+// file cannot be read the estimate takes its defaults; Build names the
+// error.
+func (p *Params) Size(n int) registry.ProblemSize {
+	features, rows := p.Dim, p.Samples
+	if p.File != "" {
+		r, f, err := datafile.Shape(dataset.FileSpec{Format: dataset.FormatLIBSVM, Path: string(p.File), Dim: p.Dim})
+		if err != nil {
+			return registry.ProblemSize{}
+		}
+		features, rows = f, r
+		if p.Rows > 0 {
+			rows = min(rows, p.Rows)
+		}
+	}
+	if n < 1 || features < 1 {
+		return registry.ProblemSize{}
+	}
+	return registry.ProblemSize{Dim: features + 1, Floats: math.Ceil(float64(rows)/float64(n)) * float64(features+1)}
+}
+
+// MarshalYAML writes the block without the key that does not apply to its
+// source of samples (at its default): samples for a file, rows for
+// synthetic data.
+func (p Params) MarshalYAML() (any, error) {
+	type plain Params
+	var omit []string
+	switch {
+	case p.File != "" && p.Samples == DefaultParams().Samples:
+		omit = append(omit, "samples")
+	case p.File == "" && p.Rows == 0:
+		omit = append(omit, "rows")
+	}
+	return datafile.Without(plain(p), omit...)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/datafile"
 )
 
 // Cap is the capability of the fairness-constrained classification
@@ -159,4 +160,24 @@ func (in *instance) Optimum() ([]float64, float64, bool, error) {
 		}
 	})
 	return in.theta, in.fstar, in.err == nil, in.err
+}
+
+// MarshalYAML writes the block without the keys that do not apply to its
+// source of examples (at their defaults): per_class and phi for the Adult
+// files, rows for synthetic data.
+func (p Params) MarshalYAML() (any, error) {
+	type plain Params
+	def := DefaultParams()
+	var omit []string
+	if p.Data != "" {
+		if p.PerClass == def.PerClass {
+			omit = append(omit, "per_class")
+		}
+		if p.Phi == def.Phi {
+			omit = append(omit, "phi")
+		}
+	} else if p.Rows == 0 {
+		omit = append(omit, "rows")
+	}
+	return datafile.Without(plain(p), omit...)
 }

@@ -171,3 +171,54 @@ func TestDataErrors(t *testing.T) {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func strconvFormat(v float64) string { return strconv.FormatFloat(v, 'f', 12, 64) }
+
+// TestDataScenarioResolvedForm: the resolved form of a data-file scenario
+// (what consim validate prints) leaves out the generator's keys and dim,
+// which the file gives, parses back to the same scenario, and the memory
+// estimate takes the file's 3 features; a generated scenario keeps them.
+func TestDataScenarioResolvedForm(t *testing.T) {
+	dir := t.TempDir()
+	csvRows(t, dir)
+	path := filepath.Join(dir, "s.yaml")
+	src := "agents: 4\ngraph: {topology: ring}\nproblem: {kind: least_squares, reg: 0.01, data: {path: rows.csv, header: true, label: y}}\nalgorithm: {name: alm}\nrounds: 10\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"dim:", "samples_per_agent:", "noise:", "heterogeneity:"} {
+		if strings.Contains(string(out), key) {
+			t.Errorf("resolved form holds %s, which does not apply to a data file:\n%s", key, out)
+		}
+	}
+	again, err := scenarios.Parse(out, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := again.Marshal(); string(back) != string(out) {
+		t.Errorf("resolved form does not parse back to itself:\n%s\nvs\n%s", out, back)
+	}
+	e, err := scenarios.EstimateMemory(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Dim != 3 || e.DataFloats != 10*4 {
+		t.Errorf("estimate: dim %d, %g data values per agent; want the file's 3 features and ceil(37/4) rows of 4 values", e.Dim, e.DataFloats)
+	}
+	gen, err := scenarios.Parse([]byte("agents: 4\ngraph: {topology: ring}\nproblem: {kind: least_squares, dim: 5}\nalgorithm: {name: alm}\nrounds: 10\n"), "g.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ = gen.Marshal()
+	for _, key := range []string{"dim: 5", "samples_per_agent: 100", "noise: 0.1", "heterogeneity: 1"} {
+		if !strings.Contains(string(out), key) {
+			t.Errorf("generated scenario's resolved form lacks %q:\n%s", key, out)
+		}
+	}
+}

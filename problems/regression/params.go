@@ -5,6 +5,7 @@ import (
 
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/datafile"
 )
 
 // Params is the problem block of the regression kinds (least_squares,
@@ -148,4 +149,52 @@ func (r Params) scale() float64 {
 		return 1
 	}
 	return r.Scale
+}
+
+// Size implements registry.Sizer for the memory estimate of a scenario:
+// for generated data n = dim and m = samples_per_agent rows of n + 1
+// values per agent; for a data file, its feature count (dim when given)
+// and its rows shared over the agents, read without parsing the values
+// (datafile.Shape). When the file cannot be read the estimate takes its
+// defaults; Build names the error.
+func (r *Params) Size(n int) registry.ProblemSize {
+	if r.Data == nil {
+		return registry.ProblemSize{Dim: r.Dim, Floats: float64(r.SamplesPerAgent) * float64(max(r.Dim, 1)+1)}
+	}
+	rows, features, err := datafile.Shape(r.Data.spec(r.Dim))
+	if err != nil || n < 1 {
+		return registry.ProblemSize{Dim: r.Dim}
+	}
+	dim := features
+	if r.Dim > 0 {
+		dim = r.Dim
+	}
+	return registry.ProblemSize{Dim: dim, Floats: math.Ceil(float64(rows)/float64(n)) * float64(dim+1)}
+}
+
+// MarshalYAML writes the block without the keys that do not apply to its
+// source of rows: with a data file, the generator's keys (at their
+// defaults) and dim when the file gives it (the memory estimate reports
+// the file's feature count, Size).
+func (r Params) MarshalYAML() (any, error) {
+	type plain Params
+	var omit []string
+	if r.Data != nil {
+		def := DefaultParams(r.Kind)
+		for _, k := range []struct {
+			key    string
+			unused bool
+		}{
+			{"samples_per_agent", r.SamplesPerAgent == def.SamplesPerAgent},
+			{"noise", r.Noise == def.Noise},
+			{"heterogeneity", r.Heterogeneity == def.Heterogeneity},
+			{"outliers", r.Outliers == def.Outliers},
+			{"dim", r.Dim == 0},
+		} {
+			if k.unused {
+				omit = append(omit, k.key)
+			}
+		}
+	}
+	return datafile.Without(plain(r), omit...)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/datafile"
 )
 
 // Cap is the capability of the problems that are network-slicing
@@ -36,6 +37,12 @@ type Params struct {
 	HostFrac  float64       `yaml:"host_frac" doc:"generated: fraction of the nodes that host each function, in (0, 1] (0: 1/3)"`
 	Degree    float64       `yaml:"degree" doc:"generated: mean undirected degree of the network (0: 3)"`
 	Cut       float64       `yaml:"cut" doc:"generated: share of the uncapacitated load the capacities keep, in (0, 1] (0: 0.8)"`
+}
+
+// DefaultParams returns a generated instance of the medium size (Medium:
+// 10 flows, chains of 2..4).
+func DefaultParams() *Params {
+	return &Params{Flows: Medium.Flows, MinChain: Medium.MinChain, MaxChain: Medium.MaxChain}
 }
 
 // Validate checks the values that need no file.
@@ -79,10 +86,7 @@ func Problem() registry.Problem {
 	return registry.Problem{
 		Kind:    "slicing",
 		Summary: "network slicing: service function chains placed and routed under link and node capacities, one agent per network node",
-		New: func() registry.Params {
-			m := Medium
-			return &Params{Flows: m.Flows, MinChain: m.MinChain, MaxChain: m.MaxChain}
-		},
+		New:     func() registry.Params { return DefaultParams() },
 		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
 			sp := p.(*Params)
 			var in *Instance
@@ -133,3 +137,30 @@ func (s instance) Central() (*objective.Problem, error) {
 
 // Slicing returns the model.
 func (s instance) Slicing() *Model { return s.md }
+
+// MarshalYAML writes the block without the generator's keys (at their
+// defaults) when the instance is the example or a file.
+func (p Params) MarshalYAML() (any, error) {
+	type plain Params
+	var omit []string
+	if p.Example || p.File != "" {
+		def := DefaultParams()
+		for _, k := range []struct {
+			key    string
+			unused bool
+		}{
+			{"flows", p.Flows == def.Flows},
+			{"min_chain", p.MinChain == def.MinChain},
+			{"max_chain", p.MaxChain == def.MaxChain},
+			{"functions", p.Functions == def.Functions},
+			{"host_frac", p.HostFrac == def.HostFrac},
+			{"degree", p.Degree == def.Degree},
+			{"cut", p.Cut == def.Cut},
+		} {
+			if k.unused {
+				omit = append(omit, k.key)
+			}
+		}
+	}
+	return datafile.Without(plain(p), omit...)
+}
