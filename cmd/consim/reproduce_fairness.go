@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/consensus/fair"
-	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/problems/fairness"
 	"github.com/consim/consim/sim"
 )
@@ -79,15 +77,6 @@ test p%-rule per loss and c) into a new directory: --out must not exist.`,
 		return f.run(a.stdout, a.stderr)
 	})
 	return cmd
-}
-
-// adultFile returns dir/name.gz if it exists, else dir/name.
-func adultFile(dir, name string) string {
-	gz := filepath.Join(dir, name+".gz")
-	if _, err := os.Stat(gz); err == nil {
-		return gz
-	}
-	return filepath.Join(dir, name)
 }
 
 // run resolves the flags, solves every cell and writes the results.
@@ -160,40 +149,15 @@ func (f *fairnessFlags) run(stdout, stderr io.Writer) error {
 	return err
 }
 
-// loadAdult reads and encodes the Adult training and test files of dir.
+// loadAdult reads and encodes the Adult training and test files of dir,
+// every record (fairness.LoadAdult); missing files are a usage error.
 func loadAdult(dir string) (train, test *fairness.Data, err error) {
-	read := func(name string) ([]dataset.AdultRecord, error) {
-		path := adultFile(dir, name)
-		recs, _, err := dataset.LoadAdult(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usagef("reproduce fairness: --adult: %w (the UCI Adult files adult.data and adult.test, gzip or plain)", err)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reproduce fairness: %w", err)
-		}
-		return recs, nil
+	train, test, err = fairness.LoadAdult(dir, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, usagef("reproduce fairness: --adult: %w (the UCI Adult files adult.data and adult.test, gzip or plain)", err)
 	}
-	tr, err := read("adult.data")
-	if err != nil {
-		return nil, nil, err
-	}
-	te, err := read("adult.test")
-	if err != nil {
-		return nil, nil, err
-	}
-	enc, err := dataset.NewAdultEncoding(tr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reproduce fairness: %w", err)
-	}
-	x, y, z := enc.Encode(tr)
-	train = &fairness.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
-	x, y, z = enc.Encode(te)
-	test = &fairness.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
-	if err := train.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("reproduce fairness: adult.data: %w", err)
-	}
-	if err := test.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("reproduce fairness: adult.test: %w", err)
 	}
 	return train, test, nil
 }

@@ -179,20 +179,18 @@ func (r *Run) Columns() []consensus.Measure {
 // theta*|| (NaN for a nonconvex loss), Feasibility max(0, |a^T theta| - c)
 // and the columns covariance, accuracy and p_rule.
 func (r *Run) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
-	ids := make([]int, len(reps))
-	first := -1
-	for i := range reps {
-		ids[i] = i
-		if first < 0 && reps[i].X != nil {
-			first = i
+	var x []float64
+	for _, rep := range reps {
+		if x = rep.X; x != nil {
+			break
 		}
 	}
-	if first < 0 {
-		return registry.Evaluation{}, fmt.Errorf("fair_alm: no agent's report")
-	}
-	x := reps[first].X
 	if len(x) != r.d.Dim+1 {
-		return registry.Evaluation{}, fmt.Errorf("fair_alm: agent %d reports %d values, want %d", first, len(x), r.d.Dim+1)
+		return registry.Evaluation{}, fmt.Errorf("fair_alm: the first report holds %d values, want (theta, s), %d", len(x), r.d.Dim+1)
+	}
+	ids := make([]int, len(reps))
+	for i := range ids {
+		ids[i] = i
 	}
 	theta := x[:r.d.Dim]
 	obj := fairness.Objective(r.d, r.loss, theta)
