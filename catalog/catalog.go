@@ -16,6 +16,8 @@ import (
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/penaltycons"
+	"github.com/consim/consim/consensus/pushpull"
+	"github.com/consim/consim/consensus/pushsum"
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
@@ -52,6 +54,9 @@ func Algorithms() []registry.Algorithm {
 		tsp.Algorithm(),
 		penalty.Algorithm(),
 		fair.Algorithm(),
+		pushsum.PushSum(),
+		pushsum.SubgradientPush(),
+		pushpull.Algorithm(),
 	}
 }
 

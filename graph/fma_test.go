@@ -30,6 +30,8 @@ var fmaKernels = []string{
 	"./consensus/metrics",
 	"./consensus/lockstep",
 	"./consensus/null",
+	"./consensus/pushsum",
+	"./consensus/pushpull",
 }
 
 // offBitPath are files inside fmaKernels whose arithmetic is not on a

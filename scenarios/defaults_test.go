@@ -13,10 +13,10 @@ import (
 )
 
 // almOf is the ALM block of s.
-func almOf(s *Scenario) *alm.Settings { return s.Algorithm.Settings.(*alm.Settings) }
+func almOf(s *Scenario) *alm.Params { return s.Algorithm.Params.(*alm.Params) }
 
 // regOf is the regression problem block of s.
-func regOf(s *Scenario) *regression.Params { return s.Problem.Settings.(*regression.Params) }
+func regOf(s *Scenario) *regression.Params { return s.Problem.Params.(*regression.Params) }
 
 func TestDefaultsFilled(t *testing.T) {
 	s := parseMinimal(t)

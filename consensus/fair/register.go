@@ -10,14 +10,15 @@ import (
 )
 
 // Params is the algorithm block of fair_alm: the constants of Algorithm 1
-// that are not the problem's (c and R are problem.c and problem.box). A
-// zero step takes the practical rule of Resolve.
+// that are not the problem's (c and R are problem.c and problem.box),
+// under the shared key names (docs/parameters.md). A zero step takes the
+// practical rule of Resolve.
 type Params struct {
-	Rho               float64 `yaml:"rho" doc:"penalty rho >= 0 of the augmented Lagrangian (0: 1, or 0.1 with sampled_constraint)"`
-	Tau               float64 `yaml:"tau" doc:"primal step tau >= 0 (0: 1/(2 L_K), L_K = L_f + mu + rho ||A||^2)"`
-	Eta               float64 `yaml:"eta" doc:"dual step eta >= 0 (0: rho/2)"`
-	Beta              float64 `yaml:"beta" doc:"proximal-centre step beta in [0, 1] (0: min(1, tau mu/2))"`
-	Mu                float64 `yaml:"mu" doc:"proximal weight mu >= 0 (0: L_f)"`
+	Step              float64 `yaml:"step" doc:"primal step tau >= 0 (0: 1/(2 L_K), L_K = L_f + mu + rho ||A||^2)"`
+	DualStep          float64 `yaml:"dual_step" doc:"dual step eta >= 0 (0: rho/2)"`
+	Penalty           float64 `yaml:"penalty" doc:"penalty rho >= 0 of the augmented Lagrangian (0: 1, or 0.1 with sampled_constraint)"`
+	ProxWeight        float64 `yaml:"prox_weight" doc:"proximal weight mu >= 0 of (mu/2)||x - z||^2 (0: L_f)"`
+	Smoothing         float64 `yaml:"smoothing" doc:"smoothing step beta in [0, 1] of z <- z + beta (x - z) (0: min(1, tau mu/2))"`
 	Batch             int     `yaml:"batch" doc:"mini-batch size >= 1, at most the training rows"`
 	SampledConstraint bool    `yaml:"sampled_constraint" doc:"estimate the covariance row a on every mini-batch (the stochastic-constraint form)"`
 }
@@ -25,20 +26,17 @@ type Params struct {
 // DefaultParams returns the practical rule with a mini-batch of 32.
 func DefaultParams() *Params { return &Params{Batch: 32} }
 
+// unitOrZero is 0 <= x <= 1.
+var unitOrZero = registry.Range{In: func(x float64) bool { return x >= 0 && x <= 1 }, Want: "in [0, 1] (0: the practical rule)"}
+
 // Validate checks the values that need no instance.
 func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	for _, s := range []struct {
-		key string
-		v   float64
-	}{{"rho", p.Rho}, {"tau", p.Tau}, {"eta", p.Eta}, {"beta", p.Beta}, {"mu", p.Mu}} {
-		if !(s.v >= 0) || math.IsInf(s.v, 0) {
-			errs.Add(s.key, "must be a finite number >= 0 (0: the practical rule), got %s", registry.Num(s.v))
-		}
-	}
-	if p.Beta > 1 {
-		errs.Add("beta", "must be <= 1, got %s", registry.Num(p.Beta))
-	}
+	errs.Check("step", &p.Step, registry.NonNegative)
+	errs.Check("dual_step", &p.DualStep, registry.NonNegative)
+	errs.Check("penalty", &p.Penalty, registry.NonNegative)
+	errs.Check("prox_weight", &p.ProxWeight, registry.NonNegative)
+	errs.Check("smoothing", &p.Smoothing, unitOrZero)
 	if p.Batch < 1 {
 		errs.Add("batch", "must be >= 1, got %d", p.Batch)
 	}
@@ -57,13 +55,12 @@ func Algorithm() registry.Algorithm {
 		Name:    "fair_alm",
 		Summary: "Algorithm 1 of the ALM paper on fairness-constrained classification: data-parallel agents all-reducing mini-batch sums",
 		New:     func() registry.Params { return DefaultParams() },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(fairness.Provider)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "fair_alm", Needs: "a fairness-constrained classification problem", Capability: fairness.Cap}
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst fairness.Provider) (registry.Run, error) {
 			return NewRun(inst, *p.(*Params), env.N, env.Rounds, env.Seed)
-		},
+		}),
+		Needs:    []string{fairness.Cap},
+		NeedsDoc: "a fairness-constrained classification problem",
+		Roles:    registry.Shards,
 	}
 }
 
@@ -80,6 +77,7 @@ type Run struct {
 var (
 	_ registry.Run        = (*Run)(nil)
 	_ registry.Referencer = (*Run)(nil)
+	_ registry.Measurer   = (*Run)(nil)
 	_ registry.Evaluator  = (*Run)(nil)
 )
 
@@ -94,7 +92,7 @@ func NewRun(inst fairness.Provider, p Params, n, rounds int, seed uint64) (*Run,
 	if p.Batch > m {
 		return nil, registry.FieldErrors{{Key: "batch", Msg: fmt.Sprintf("%d exceeds the %d training rows", p.Batch, m)}}
 	}
-	cfg := Config{C: inst.C(), R: inst.R(), Rho: p.Rho, Tau: p.Tau, Eta: p.Eta, Beta: p.Beta, Mu: p.Mu,
+	cfg := Config{C: inst.C(), R: inst.R(), Rho: p.Penalty, Tau: p.Step, Eta: p.DualStep, Beta: p.Smoothing, Mu: p.ProxWeight,
 		Batch: p.Batch, Rounds: rounds, SampledConstraint: p.SampledConstraint, Seed: seed}
 	cfg, res, err := Resolve(d, inst.Loss(), cfg)
 	if err != nil {
@@ -116,8 +114,8 @@ func (r *Run) Agent(i int) (consensus.Agent, error) {
 	return &Agent{id: i, lo: lo, data: r.d.Slice(lo, hi), loss: r.loss, p: r.cfg, n: r.d.Rows()}, nil
 }
 
-// Resolved lists the steps after the practical rule and the constants of
-// Resolve.
+// Resolved lists the steps after the practical rule, under the symbols
+// of the paper, and the constants of Resolve.
 func (r *Run) Resolved() []registry.Value {
 	c := r.cfg
 	return []registry.Value{
@@ -164,12 +162,13 @@ func (r *Run) Optimum() (float64, bool, error) {
 	return f, true, nil
 }
 
-// Columns declares the measures of the classifier beyond the objective.
-func (r *Run) Columns() []consensus.Measure {
+// Measures declares the measures of the classifier beyond the objective,
+// which Evaluate computes.
+func (r *Run) Measures() []consensus.Measure {
 	return []consensus.Measure{
-		{Name: "covariance", Reduce: consensus.ReduceMax, Doc: "a^T theta, the covariance of z and theta^T x on the training data"},
-		{Name: "accuracy", Reduce: consensus.ReduceMax, Doc: "fraction of held-out examples (training ones without a test set) classified right"},
-		{Name: "p_rule", Reduce: consensus.ReduceMax, Doc: "p%-rule of Zafar et al. on the held-out examples: 100 min(r, 1/r) of the groups' positive rates"},
+		{Name: "covariance", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "a^T theta, the covariance of z and theta^T x on the training data"},
+		{Name: "accuracy", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "fraction of held-out examples (training ones without a test set) classified right"},
+		{Name: "p_rule", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "p%-rule of Zafar et al. on the held-out examples: 100 min(r, 1/r) of the groups' positive rates"},
 	}
 }
 

@@ -19,11 +19,11 @@ func TestParamsValidate(t *testing.T) {
 		edit func(*Params)
 		key  string
 	}{
-		{func(p *Params) { p.Rho = -1 }, "rho"},
-		{func(p *Params) { p.Tau = math.Inf(1) }, "tau"},
-		{func(p *Params) { p.Eta = math.NaN() }, "eta"},
-		{func(p *Params) { p.Beta = 1.5 }, "beta"},
-		{func(p *Params) { p.Mu = -2 }, "mu"},
+		{func(p *Params) { p.Penalty = -1 }, "penalty"},
+		{func(p *Params) { p.Step = math.Inf(1) }, "step"},
+		{func(p *Params) { p.DualStep = math.NaN() }, "dual_step"},
+		{func(p *Params) { p.Smoothing = 1.5 }, "smoothing"},
+		{func(p *Params) { p.ProxWeight = -2 }, "prox_weight"},
 		{func(p *Params) { p.Batch = 0 }, "batch"},
 	} {
 		p := DefaultParams()
@@ -53,9 +53,11 @@ func TestBuild(t *testing.T) {
 	if _, err := a.Build(p, env); !errors.As(err, &fe) || fe[0].Key != "batch" {
 		t.Errorf("batch 81 of 80 rows: %v", err)
 	}
-	var mm *registry.ProblemMismatch
-	if _, err := a.Build(a.New(), &registry.Env{N: 1, Problem: otherInstance{}}); !errors.As(err, &mm) || mm.Capability != fairness.Cap {
-		t.Errorf("on another problem: %v", err)
+	if len(a.Needs) != 1 || a.Needs[0] != fairness.Cap || a.Roles != registry.Shards {
+		t.Errorf("fair_alm needs %v with roles %q, want [%s] and shards", a.Needs, a.Roles, fairness.Cap)
+	}
+	if _, err := a.Build(a.New(), &registry.Env{N: 1, Problem: otherInstance{}}); err == nil {
+		t.Error("built on an instance that is not a fairness problem")
 	}
 	run, err := a.Build(a.New(), env)
 	if err != nil {

@@ -44,7 +44,7 @@ type UpperAgent struct {
 	evals      int64
 
 	tasks []int // ids 1..K
-	prm   Params
+	prm   Constants
 	f0    bilevel.Objective
 	g0    bilevel.Objective
 	ny    int
@@ -63,7 +63,7 @@ type TaskAgent struct {
 	evals   int64
 
 	id  int
-	prm Params
+	prm Constants
 	g   bilevel.Objective
 	ny  int
 
@@ -80,7 +80,7 @@ type Star struct {
 
 // NewStar returns the agents of TSP on s from x0 (the blocks x_k
 // concatenated) and y0, with the same initialization as NewTSP.
-func NewStar(s *bilevel.Split, x0, y0 []float64, prm Params) (*Star, error) {
+func NewStar(s *bilevel.Split, x0, y0 []float64, prm Constants) (*Star, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

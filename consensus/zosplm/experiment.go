@@ -69,7 +69,7 @@ type Experiment struct {
 	// default rule for N (DefaultParams, DefaultALMParams,
 	// DefaultConExParams). Their Estimator's K, R and Chunk are replaced by
 	// the experiment's.
-	SPLM  *Params
+	SPLM  *SPLMParams
 	ALM   *ALMParams
 	ConEx *ConExParams
 }
@@ -123,7 +123,7 @@ func (e Experiment) NewMethod(method string, q *qcqp.QCQP, trial int) (Method, e
 	x0 := make([]float64, q.Dim())
 	switch method {
 	case MethodSPLM:
-		p := DefaultParams(e.N)
+		p := DefaultSPLMParams(e.N)
 		if e.SPLM != nil {
 			p = *e.SPLM
 		}

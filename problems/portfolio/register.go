@@ -27,10 +27,21 @@ import (
 // paper's experiment.
 const portfolioMeanHi = 0.1
 
-// Cap is the capability of the portfolio instances: agent i's shard of
-// periods as a Portfolio and the common regularizer R (dadmm's
-// composition agents need it).
+// Cap is the capability of the problems split into composition shards
+// (Provider); dadmm's composition agents need it.
 const Cap = "portfolio shards"
+
+// Provider is the capability Cap: agent i's portfolio problem over its
+// own periods, and the regularizer R of the whole problem.
+type Provider interface {
+	registry.Instance
+	// Shard returns agent i's portfolio problem.
+	Shard(i int) *Portfolio
+	// Reg is R(x) = (mu/2)||x||^2.
+	Reg() Ridge
+	// PeriodsPerAgent is the number of periods of the smallest shard.
+	PeriodsPerAgent() int
+}
 
 // Params is the problem block of portfolio: Yu and Huang's
 // mean-variance portfolio over generated rewards, split by periods.
@@ -77,8 +88,9 @@ func Problem() registry.Problem {
 	}
 }
 
-// instance is a portfolio instance: the reward matrix drawn from the run
-// seed and split into one contiguous block of periods per agent.
+// instance is a portfolio instance (Provider): the reward matrix drawn
+// from the run seed and split into one contiguous block of periods per
+// agent.
 type instance struct {
 	cfg    *Params
 	shards []*Portfolio

@@ -119,7 +119,7 @@ func (r *Params) Validate() error {
 	}
 	if r.Kind == objective.KindNonconvex {
 		nonneg("scale", r.Scale)
-		if r.Outliers < 0 || r.Outliers >= 1 {
+		if !(r.Outliers >= 0 && r.Outliers < 1) {
 			errs.Add("outliers", "%s is outside [0, 1)", registry.Num(r.Outliers))
 		}
 	} else {

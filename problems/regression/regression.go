@@ -49,8 +49,17 @@ func regressionProblem(kind, summary string) registry.Problem {
 			}
 			return buildGenerated(r, env)
 		},
-		Offers: []string{registry.CapLocals},
+		Offers: offers(kind),
 	}
+}
+
+// offers are the capabilities of kind: local objectives, and their exact
+// prox for least squares.
+func offers(kind string) []string {
+	if kind == objective.KindLeastSquares {
+		return []string{registry.CapLocals, registry.CapProx}
+	}
+	return []string{registry.CapLocals}
 }
 
 // generated is a regression instance whose data come from the seed.
