@@ -7,6 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/problems/qcqp"
 )
@@ -139,6 +144,67 @@ func BenchmarkWorkers(b *testing.B) {
 			for b.Loop() {
 				round(t)
 				t++
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkBatchedForms compares two ways of computing the k = 10,000
+// perturbed values [f, h](x + r D_i) of an iteration of the NC-QCQP
+// (m = 1), directions drawn beforehand: "eval", the oracle's way (Eval per
+// point: the upper triangles of Q and A, n^2/2 multiply-adds per form and
+// point, by floats.Dot), and "gemm", one matrix product per form for all
+// directions, (D M) then row-wise dots with D (n^2 multiply-adds per form
+// and point, gonum's blocked Dgemm), with the structure f(x + r D) = f(x)
+// + r g.D + (r^2/2) D^T Q D. Only the quadratic terms are timed in "gemm"
+// (its linear terms cost O(k n)). cpu-ms/op is per iteration; see
+// docs/reproductions/zosplm.md for the measured ratio.
+func BenchmarkBatchedForms(b *testing.B) {
+	const k = 10000
+	for _, n := range []int{50, 100, 200} {
+		q, err := qcqp.New(n, 1, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		D := make([]float64, k*n)
+		dirs := NewDirections()
+		for i := range k {
+			dirs.Fill(7, i, Sphere, D[i*n:(i+1)*n])
+		}
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(i%7) - 3
+		}
+		b.Run(fmt.Sprintf("eval/n=%d", n), func(b *testing.B) {
+			pt, v := make([]float64, n), make([]float64, 2)
+			c0 := cpuTime()
+			for b.Loop() {
+				for i := range k {
+					for j, xj := range x {
+						pt[j] = xj + 1e-5*D[i*n+j]
+					}
+					q.Eval(pt, v, nil)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+		b.Run(fmt.Sprintf("gemm/n=%d", n), func(b *testing.B) {
+			dm := blas64.General{Rows: k, Cols: n, Stride: n, Data: D}
+			prod := blas64.General{Rows: k, Cols: n, Stride: n, Data: make([]float64, k*n)}
+			forms := []blas64.General{
+				{Rows: n, Cols: n, Stride: n, Data: mat.DenseCopyOf(q.Q).RawMatrix().Data},
+				{Rows: n, Cols: n, Stride: n, Data: mat.DenseCopyOf(q.A[0]).RawMatrix().Data},
+			}
+			quad := make([]float64, 2*k)
+			c0 := cpuTime()
+			for b.Loop() {
+				for c, M := range forms {
+					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, dm, M, 0, prod)
+					for i := range k {
+						quad[c*k+i] = floats.Dot(prod.Data[i*n:(i+1)*n], D[i*n:(i+1)*n])
+					}
+				}
 			}
 			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
 		})

@@ -19,6 +19,14 @@
 // common randomness, one shared base value L(x_t, z_t; y_t) and k + 1 joint
 // evaluations of (f, h) per iteration.
 //
+// The smoothing step beta decides which method this is. The analysis
+// (Lemma 8) needs p > L_f and beta <= 1/(24 kappa_1) = (p - L_f)/(24 p) <
+// 1/24 (BetaBound, Theory). The default beta = 1 is outside it: z_{t+1}
+// = x_{t+1} after every step, so the proximal term's gradient
+// p (x_t - z_t) is zero at every iterate and p has no effect beyond the
+// default step c = 1/(L + p). With beta = 1, Algorithm 1 is projected
+// primal-dual gradient on f + <y, h>.
+//
 // The problem, the nonconvex QCQP of the paper's experiment with its
 // exact gradients and the stochastic eps-stationarity measures of
 // Definition 1, is package problems/qcqp's. This package holds:

@@ -20,7 +20,7 @@ type Params struct {
 	ExactProx   bool     `yaml:"exact_prox" doc:"add p (x - z) exactly instead of estimating it with the same directions"`
 	Step        *float64 `yaml:"step,omitempty" doc:"primal step c > 0" default:"1/(L + p), L = 4n"`
 	DualStep    *float64 `yaml:"dual_step,omitempty" doc:"dual step alpha > 0" default:"10 c"`
-	Smoothing   *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in (0, 1] of z <- z + beta (x - z)" default:"1"`
+	Smoothing   *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in (0, 1] of z <- z + beta (x - z); 1 makes z = x after every step (projected primal-dual gradient, outside the analysis, which needs beta <= (p - L_f)/(24 p) < 1/24)" default:"1"`
 	ProxWeight  *float64 `yaml:"prox_weight,omitempty" doc:"proximal weight p > 0 of (p/2)||x - z||^2" default:"1.2 L, L = 4n"`
 	B           *float64 `yaml:"b,omitempty" doc:"dual box bound B > 0" default:"100"`
 	InitialDual *float64 `yaml:"initial_dual,omitempty" doc:"every component of y_0, in [0, B]" default:"0"`

@@ -14,7 +14,10 @@ type SPLMParams struct {
 	C float64
 	// Alpha is the dual step alpha.
 	Alpha float64
-	// Beta is the proximal averaging weight beta in (0, 1].
+	// Beta is the proximal averaging weight beta in (0, 1]. The analysis
+	// needs beta <= BetaBound(L_f, p) < 1/24; beta = 1 makes z = x after
+	// every step, which turns the proximal term off (projected primal-dual
+	// gradient).
 	Beta float64
 	// P is the proximal parameter p; the analysis needs p > L_f.
 	P float64
@@ -41,10 +44,12 @@ func LfRule(n int) float64 { return 4 * float64(n) }
 //	alpha = 10 c, beta = 1, B = 100, y0 = 0,
 //
 // and DefaultEstimator (k = 10,000, sphere, r = 1e-5). The paper reports no
-// step sizes and its theory constants are not computable; within these
-// two conditions the values were chosen by a sweep at n = 50 (fewest
-// iterations to eps = 1; see the package report). Steps beyond
-// c = 1/(L + p) or p < L_f reach eps faster still, outside the analysis.
+// step sizes; the values were chosen by a sweep at n = 50 (fewest
+// iterations to eps = 1). beta = 1 is outside the analysis (BetaBound):
+// z = x after every step, the proximal term has no effect, and the
+// default is projected primal-dual gradient with step c = 1/(2.2 L), which
+// is all that p changes. docs/reproductions/zosplm.md compares it in the
+// analysis' regime (beta = BetaBound) and at an equal step.
 func DefaultSPLMParams(n int) SPLMParams {
 	L := LfRule(n)
 	p := 1.2 * L
