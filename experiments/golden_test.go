@@ -101,7 +101,8 @@ func goldenADMM(t *testing.T, n *numbers) {
 }
 
 func goldenZOSPLM(t *testing.T, n *numbers) {
-	c := zosplm.Config{Ns: []int{6, 8}, Seed: 3, Trials: 2, K: 200, MaxIter: 60, Eps: 1, PlotK: 20, PlotIters: 15, Clock: noClock}
+	c := zosplm.Config{Ns: []int{6, 8}, Seed: 3, Trials: 2, K: 200, MaxIter: 60, Eps: 1, PlotK: 20, PlotIters: 15, Clock: noClock,
+		Regimes: []zosplm.Regime{zosplm.Tuned, zosplm.EqualStep, zosplm.Theory}, Parallel: 2}
 	r, err := c.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -113,15 +114,22 @@ func goldenZOSPLM(t *testing.T, n *numbers) {
 			n.line(i, p.Objective, p.Stationarity, p.Feasibility, p.Complementarity)
 		}
 	}
-	for _, dim := range c.Ns {
-		for _, tr := range r.Trials {
-			if tr.N == dim {
-				trace(tr)
-			}
+	for _, reg := range c.Regimes {
+		if reg != zosplm.Tuned {
+			// The tuned regime's lines come first, unlabelled: they are the
+			// lines recorded before the regimes existed.
+			n.line("regime", reg)
 		}
-		for _, tr := range r.Conv {
-			if tr.N == dim {
-				trace(tr)
+		for _, dim := range c.Ns {
+			for _, tr := range r.Trials {
+				if tr.N == dim && tr.Regime == reg {
+					trace(tr)
+				}
+			}
+			for _, tr := range r.Conv {
+				if tr.N == dim && tr.Regime == reg {
+					trace(tr)
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -251,12 +252,71 @@ func (a *app) reproduceZOSPLMCmd() *cobra.Command {
 	fs.Float64Var(&c.Eps, "eps", c.Eps, "tolerance eps of the stationarity test")
 	fs.IntVar(&c.PlotK, "plot-k", c.PlotK, "mini-batch size k of the convergence runs (0: no convergence runs)")
 	fs.IntVar(&c.PlotIters, "plot-iters", c.PlotIters, "iterations of the convergence runs")
-	noFileCompletion(cmd, "n", "seed", "trials", "k", "max-iter", "eps", "plot-k", "plot-iters")
+	fs.Var(listValue[zosplm.Regime]{&c.Regimes, zosplm.ParseRegime, func(r zosplm.Regime) string { return string(r) }},
+		"regimes", "comma-separated parameter regimes: equal-step (the same primal step for every method), theory (each in its analysis' regime), tuned (each method's default rule)")
+	fs.IntVar(&c.Parallel, "parallel", c.Parallel, "runs at once (each timed on its own thread)")
+	doc := docFlag(cmd)
+	noFileCompletion(cmd, "n", "seed", "trials", "k", "max-iter", "eps", "plot-k", "plot-iters", "regimes", "parallel")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
-		return reproduce(a, cmd, "zo-splm", out, true, "", nil, c.Validate, c.Run)
+		out = defaultOut(out, "zo-splm")
+		if err := checkDoc(*doc, zosplm.DocName); err != nil {
+			return err
+		}
+		if err := reproduce(a, cmd, "zo-splm", out, true, "", nil, c.Validate, c.Run); err != nil {
+			return err
+		}
+		return updateDoc(*doc, zosplm.DocName, func() (string, error) { return zosplm.DocTable(out) })
 	})
 	return cmd
+}
+
+// docFlag adds --doc PAGE to a reproduce command.
+func docFlag(cmd *cobra.Command) *string {
+	var doc string
+	cmd.Flags().StringVar(&doc, "doc", "", "also rewrite the generated block of the docs `PAGE` (docs/reproductions/...) with the table")
+	return &doc
+}
+
+// defaultOut is out, or the default output directory of name when out is
+// empty, so that the command knows where its run went.
+func defaultOut(out, name string) string {
+	if out == "" {
+		return filepath.Join("results", sim.NewRunID("reproduce-"+name))
+	}
+	return out
+}
+
+// checkDoc checks, before the run, that the docs page doc (if any) has
+// the generated block of name.
+func checkDoc(doc, name string) error {
+	if doc == "" {
+		return nil
+	}
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return usagef("--doc: %w", err)
+	}
+	if _, err := experiments.DocBlock(string(b), name); err != nil {
+		return usagef("--doc %s: %w", doc, err)
+	}
+	return nil
+}
+
+// updateDoc rewrites the block of name in the docs page doc (nothing when
+// doc is empty) with the table that table renders.
+func updateDoc(doc, name string, table func() (string, error)) error {
+	if doc == "" {
+		return nil
+	}
+	t, err := table()
+	if err != nil {
+		return fmt.Errorf("--doc: %w", err)
+	}
+	if err := experiments.UpdateDoc(doc, name, t); err != nil {
+		return fmt.Errorf("--doc: %w", err)
+	}
+	return nil
 }
 
 // reproducePenaltyCmd is `consim reproduce penalty`.

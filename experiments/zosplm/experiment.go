@@ -9,17 +9,24 @@
 // stationarity test, its oracle count and its time per iteration, and
 // ZO-ConEx and ZO-ALM are baselines, not registered algorithms.
 //
-// zosplm imports consensus/zosplm, experiments, internal/proc and gonum;
-// it must not import node, coordinator, sim or cmd.
+// The comparison runs in parameter regimes (Regime): the paper leaves
+// every step and smoothing parameter unstated, and the ranking of the
+// methods turns on them.
+//
+// zosplm imports consensus/zosplm, problems/qcqp, experiments,
+// internal/proc and gonum; it must not import node, coordinator, sim or
+// cmd.
 package zosplm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
-	"strings"
+	"runtime"
+	"sort"
+	"sync"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -31,131 +38,231 @@ import (
 	"github.com/consim/consim/internal/proc"
 )
 
-// Config is the experiment of `consim reproduce zo-splm`: for each n of
-// Ns, Trials instances solved from x0 = 0 with mini-batch K until the
-// stochastic eps-stationarity test holds or MaxIter iterations (Table 2:
-// iterations and time per iteration), and one instance per n run for
-// PlotIters iterations at mini-batch PlotK (Figure 1: the objective and
-// the three measures).
+// Config is the experiment of `consim reproduce zo-splm`: for each regime
+// of Regimes and each n of Ns, Trials instances solved from x0 = 0 with
+// mini-batch K by every method until the stochastic eps-stationarity test
+// holds or MaxIter iterations (Table 2: iterations and time per
+// iteration), and one instance per regime and n run for PlotIters
+// iterations at mini-batch PlotK (Figure 1: the objective and the three
+// measures).
 type Config struct {
 	// Ns are the problem dimensions n (the paper's 50, 100 and 200).
-	Ns []int
+	Ns []int `json:"ns"`
 	// Seed keys every instance and direction (see Experiment.Seed) (1).
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// Trials is the number of instances per n of the table (20).
-	Trials int
+	Trials int `json:"trials"`
 	// K is the mini-batch size k of the table runs (10,000); MaxIter
-	// bounds their iterations (3000).
-	K, MaxIter int
+	// bounds their iterations (10,000): a run that has not met the test
+	// by then is censored, and the table says so.
+	K       int `json:"k"`
+	MaxIter int `json:"max_iter"`
 	// Eps is the tolerance eps of the stationarity test (1).
-	Eps float64
+	Eps float64 `json:"eps"`
+	// Regimes are the parameter regimes compared (EqualStep and Theory).
+	Regimes []Regime `json:"regimes"`
 	// PlotK is the mini-batch size k of the convergence runs (50; 0: no
 	// convergence runs) and PlotIters their iterations (300).
-	PlotK, PlotIters int
-	// Clock times the iterations; nil is the process CPU time (user +
-	// system), so that the times hold on a shared machine.
-	Clock func() time.Duration
+	PlotK     int `json:"plot_k"`
+	PlotIters int `json:"plot_iters"`
+	// Parallel is the number of runs at once (the number of CPUs): the
+	// runs are independent, and each is timed on its own thread.
+	Parallel int `json:"-"`
+	// Clock times the iterations; nil is the CPU time of the run's own
+	// thread (user + system), so that the times hold on a shared machine
+	// and with parallel runs.
+	Clock func() time.Duration `json:"-"`
 	// Log, if set, receives a progress line per table run.
-	Log io.Writer
+	Log io.Writer `json:"-"`
 }
 
-// DefaultConfig is the paper's setting.
+// DefaultConfig is the paper's setting, in the equal-step and theory
+// regimes.
 func DefaultConfig() Config {
-	return Config{Ns: []int{50, 100, 200}, Seed: 1, Trials: 20, K: 10000, MaxIter: 3000, Eps: 1, PlotK: 50, PlotIters: 300}
+	return Config{Ns: []int{50, 100, 200}, Seed: 1, Trials: 20, K: 10000, MaxIter: 10000, Eps: 1,
+		Regimes: []Regime{EqualStep, Theory}, PlotK: 50, PlotIters: 300, Parallel: runtime.NumCPU()}
 }
 
-// experiment is the table's experiment for n.
-func (c Config) experiment(n int) Experiment {
-	return Experiment{N: n, K: c.K, Trials: c.Trials, Seed: c.Seed, MaxIter: c.MaxIter, Eps: c.Eps}
+// experiment is the table's experiment for regime and n.
+func (c Config) experiment(r Regime, n int) Experiment {
+	return Experiment{N: n, K: c.K, Trials: c.Trials, Seed: c.Seed, MaxIter: c.MaxIter, Eps: c.Eps, Regime: r}
 }
 
-// Validate checks the sizes of every experiment.
+// Validate checks the regimes and the sizes of every experiment.
 func (c Config) Validate() error {
 	if len(c.Ns) == 0 {
 		return fmt.Errorf("zosplm: no dimensions n")
 	}
+	if len(c.Regimes) == 0 {
+		return fmt.Errorf("zosplm: no regimes, want some of %v", Regimes)
+	}
 	if c.PlotK < 0 || (c.PlotK > 0 && c.PlotIters < 1) {
 		return fmt.Errorf("zosplm: plot-k %d, plot-iters %d: want plot-k >= 0 and plot-iters >= 1", c.PlotK, c.PlotIters)
 	}
-	for _, n := range c.Ns {
-		if err := c.experiment(n).Validate(); err != nil {
-			return err
+	if c.Parallel < 1 {
+		return fmt.Errorf("zosplm: parallel %d: want >= 1", c.Parallel)
+	}
+	for _, r := range c.Regimes {
+		for _, n := range c.Ns {
+			if err := c.experiment(r, n).Validate(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// Trial is one method's trace with the n and k of its experiment.
+// Trial is one method's trace with the regime, n and k of its experiment.
 type Trial struct {
-	N, K  int
-	Trace *Trace
+	Regime Regime
+	N, K   int
+	Trace  *Trace
 }
 
 // Result is the outcome of Run: the table's trials and the convergence
-// runs, in the order run (n, then method, then trial).
+// runs, in the order regime, n, method, trial.
 type Result struct {
 	Config       Config
 	Trials, Conv []Trial
 }
 
-// Run runs the table's trials and the convergence runs.
+// job is one run of Run.
+type job struct {
+	e      Experiment
+	method string
+	trial  int
+	out    *Trial
+}
+
+// Run runs the table's trials and the convergence runs, Parallel at once
+// (the largest n first, for balance). The result does not depend on
+// Parallel except for the times.
 func (c Config) Run(ctx context.Context) (*Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	clock := c.Clock
-	if clock == nil {
-		clock = proc.CPUTime
-	}
 	r := &Result{Config: c}
-	for _, n := range c.Ns {
-		e := c.experiment(n)
-		for _, m := range Methods {
-			for trial := range e.Trials {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				tr, err := e.RunTrial(m, trial, clock)
-				if err != nil {
-					return nil, fmt.Errorf("n = %d: %w", e.N, err)
-				}
-				if c.Log != nil {
-					fmt.Fprintf(c.Log, "n = %d %s trial %d: eps after %d iterations, %.4f CPU s/iteration\n",
-						e.N, m, trial, tr.ItersToEps, tr.SecondsPerIter())
-				}
-				r.Trials = append(r.Trials, Trial{e.N, e.K, tr})
-			}
-		}
-		if c.PlotK > 0 {
-			pe := Experiment{N: e.N, K: c.PlotK, Trials: 1, Seed: c.Seed, MaxIter: c.PlotIters, Eps: c.Eps, RunAll: true}
+	var jobs []job
+	for _, reg := range c.Regimes {
+		for _, n := range c.Ns {
+			e := c.experiment(reg, n)
 			for _, m := range Methods {
-				tr, err := pe.RunTrial(m, 0, clock)
-				if err != nil {
-					return nil, fmt.Errorf("convergence run n = %d: %w", e.N, err)
+				for trial := range e.Trials {
+					r.Trials = append(r.Trials, Trial{Regime: reg, N: n, K: e.K})
+					jobs = append(jobs, job{e: e, method: m, trial: trial})
 				}
-				r.Conv = append(r.Conv, Trial{e.N, pe.K, tr})
+			}
+			if c.PlotK > 0 {
+				pe := Experiment{N: n, K: c.PlotK, Trials: 1, Seed: c.Seed, MaxIter: c.PlotIters, Eps: c.Eps, RunAll: true, Regime: reg}
+				for _, m := range Methods {
+					r.Conv = append(r.Conv, Trial{Regime: reg, N: n, K: pe.K})
+					jobs = append(jobs, job{e: pe, method: m})
+				}
 			}
 		}
+	}
+	// Point the jobs at their slots now that the slices are complete.
+	ti, ci := 0, 0
+	for i := range jobs {
+		if jobs[i].e.RunAll {
+			jobs[i].out = &r.Conv[ci]
+			ci++
+		} else {
+			jobs[i].out = &r.Trials[ti]
+			ti++
+		}
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].e.N > jobs[order[b]].e.N })
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	errs := make([]error, c.Parallel)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range c.Parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The run's clock is its thread's CPU time: keep the
+			// goroutine on one thread.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			clock := c.Clock
+			if clock == nil {
+				clock = proc.ThreadCPUTime
+			}
+			for i := range next {
+				j := jobs[i]
+				tr, err := j.e.runTrial(ctx, j.method, j.trial, clock)
+				if err != nil {
+					if j.e.RunAll {
+						err = fmt.Errorf("convergence run %s n = %d: %w", j.e.Regime, j.e.N, err)
+					} else {
+						err = fmt.Errorf("%s n = %d: %w", j.e.Regime, j.e.N, err)
+					}
+					errs[w] = err
+					cancel()
+					return
+				}
+				j.out.Trace = tr
+				if c.Log != nil && !j.e.RunAll {
+					mu.Lock()
+					reach := fmt.Sprintf("eps after %d iterations", tr.ItersToEps)
+					if tr.ItersToEps < 0 {
+						reach = fmt.Sprintf("eps not reached in %d iterations", tr.Iters)
+					}
+					fmt.Fprintf(c.Log, "%s n = %d %s trial %d: %s, %.4f CPU s/iteration\n",
+						j.e.Regime, j.e.N, j.method, j.trial, reach, tr.SecondsPerIter())
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for _, i := range order {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
-// Write writes trials.csv, traces.csv, convergence.csv (with convergence
-// runs) and their plots.
+// Write writes config.json, trials.csv, traces.csv, convergence.csv (with
+// convergence runs) and their plots.
 func (r *Result) Write(dir string) error {
-	for _, n := range r.Config.Ns {
-		var runs []Trial
-		for _, t := range r.Conv {
-			if t.N == n {
-				runs = append(runs, t)
+	for _, reg := range r.Config.Regimes {
+		for _, n := range r.Config.Ns {
+			var runs []Trial
+			for _, t := range r.Conv {
+				if t.N == n && t.Regime == reg {
+					runs = append(runs, t)
+				}
+			}
+			if len(runs) == 0 {
+				continue
+			}
+			if err := plotZOSPLM(dir, reg, n, r.Config.PlotK, r.Config.Eps, runs); err != nil {
+				return fmt.Errorf("%s n = %d: %w", reg, n, err)
 			}
 		}
-		if len(runs) == 0 {
-			continue
-		}
-		if err := plotZOSPLM(dir, n, r.Config.PlotK, r.Config.Eps, runs); err != nil {
-			return fmt.Errorf("n = %d: %w", n, err)
-		}
+	}
+	if err := writeConfig(filepath.Join(dir, "config.json"), r.Config); err != nil {
+		return err
 	}
 	if err := writeZOSPLMTrials(filepath.Join(dir, "trials.csv"), r.Trials); err != nil {
 		return err
@@ -169,49 +276,18 @@ func (r *Result) Write(dir string) error {
 	return nil
 }
 
-// writeZOSPLMTrials writes n,k,method,trial,iters_to_eps,iters,evals,
-// cpu_seconds,cpu_seconds_per_iter: one row per table run.
-func writeZOSPLMTrials(path string, runs []Trial) error {
-	rows := make([][]string, 0, len(runs))
-	for _, r := range runs {
-		t := r.Trace
-		rows = append(rows, []string{
-			strconv.Itoa(r.N), strconv.Itoa(r.K), t.Method, strconv.Itoa(t.Trial),
-			strconv.Itoa(t.ItersToEps), strconv.Itoa(t.Iters), strconv.FormatInt(t.Evals, 10),
-			experiments.G(t.Seconds), experiments.G(t.SecondsPerIter()),
-		})
-	}
-	return experiments.WriteCSV(path, []string{"n", "k", "method", "trial", "iters_to_eps", "iters", "evals", "cpu_seconds", "cpu_seconds_per_iter"}, rows)
-}
-
-// writeZOSPLMTraces writes n,k,method,trial,iter,objective,stationarity,
-// feasibility,complementarity: the measures after every iteration.
-func writeZOSPLMTraces(path string, runs []Trial) error {
-	var rows [][]string
-	for _, r := range runs {
-		t := r.Trace
-		for i, p := range t.Points {
-			rows = append(rows, []string{
-				strconv.Itoa(r.N), strconv.Itoa(r.K), t.Method, strconv.Itoa(t.Trial), strconv.Itoa(i),
-				experiments.G(p.Objective), experiments.G(p.Stationarity), experiments.G(p.Feasibility), experiments.G(p.Complementarity),
-			})
-		}
-	}
-	return experiments.WriteCSV(path, []string{"n", "k", "method", "trial", "iter", "objective", "stationarity", "feasibility", "complementarity"}, rows)
-}
-
-// plotZOSPLM writes zosplm_n<n>_objective.{png,svg} (f(x) against
-// iterations, Figure 1) and zosplm_n<n>_measures.{png,svg} (the largest of
-// the three stationarity measures, log scale, with eps).
-func plotZOSPLM(dir string, n, k int, eps float64, runs []Trial) error {
+// plotZOSPLM writes zosplm_<regime>_n<n>_objective.{png,svg} (f(x)
+// against iterations, Figure 1) and zosplm_<regime>_n<n>_measures.{png,svg}
+// (the largest of the three stationarity measures, log scale, with eps).
+func plotZOSPLM(dir string, reg Regime, n, k int, eps float64, runs []Trial) error {
 	obj := plot.New()
-	obj.Title.Text = fmt.Sprintf("NC-QCQP, n = %d, k = %d", n, k)
+	obj.Title.Text = fmt.Sprintf("NC-QCQP, n = %d, k = %d, %s", n, k, reg)
 	obj.X.Label.Text = "iteration"
 	obj.Y.Label.Text = "objective f(x)"
 	obj.X.Tick.Marker = experiments.PlainTicks{}
 	obj.Y.Tick.Marker = experiments.PlainTicks{}
 	meas := plot.New()
-	meas.Title.Text = fmt.Sprintf("NC-QCQP, n = %d, k = %d", n, k)
+	meas.Title.Text = obj.Title.Text
 	meas.X.Label.Text = "iteration"
 	meas.Y.Label.Text = "max(stationarity, feasibility, complementarity)"
 	meas.Y.Scale = plot.LogScale{}
@@ -249,108 +325,9 @@ func plotZOSPLM(dir string, n, k int, eps float64, runs []Trial) error {
 	}
 	// Both curves fall from the top left: the legend goes top right.
 	obj.Legend.Top, meas.Legend.Top = true, true
-	base := filepath.Join(dir, fmt.Sprintf("zosplm_n%d_", n))
+	base := filepath.Join(dir, fmt.Sprintf("zosplm_%s_n%d_", reg, n))
 	if err := experiments.SavePlot(obj, base+"objective"); err != nil {
 		return err
 	}
 	return experiments.SavePlot(meas, base+"measures")
-}
-
-// Table renders table.md: per n and method, our median iterations to eps
-// with quartiles and CPU seconds per iteration next to the paper's Table
-// 2 means, then the paper's claims read on our numbers.
-func (r *Result) Table() string {
-	f, ns, table, conv := r.Config, r.Config.Ns, r.Trials, r.Conv
-	var b strings.Builder
-	b.WriteString("# ZO-SPLM: nonconvex QCQP (Dong et al., Table 2 and Figure 1)\n\n")
-	fmt.Fprintf(&b, "%d instances per n (seed %d), x0 = 0, mini-batch k = %d, smoothing radius 1e-5, stop when stationarity, feasibility and complementarity are all < eps = %g, at most %d iterations. Default parameter rules of each method. Time is process CPU time (user + system) per iteration; the paper's is wall time on its machine, means over 20 trials.\n\n",
-		f.Trials, f.Seed, f.K, f.Eps, f.MaxIter)
-	b.WriteString("| n | method | reached | iterations median [Q1, Q3] | mean | CPU s/iter median | CPU s total (mean) | paper iterations | paper s/iter | paper total s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-	sums := map[[2]string]Summary{}
-	totals := map[[2]string]float64{}
-	for _, n := range ns {
-		for _, m := range Methods {
-			var trs []*Trace
-			var total float64
-			for _, r := range table {
-				if r.N == n && r.Trace.Method == m {
-					trs = append(trs, r.Trace)
-					total += r.Trace.Seconds
-				}
-			}
-			s := SummarizeTraces(trs)
-			s.Method = m
-			sums[[2]string{strconv.Itoa(n), m}] = s
-			totals[[2]string{strconv.Itoa(n), m}] = total / float64(max(1, len(trs)))
-			iters := "not reached"
-			mean := "-"
-			if s.Reached > 0 {
-				iters = fmt.Sprintf("%g [%g, %g]", s.Iters.Median, s.Iters.Q1, s.Iters.Q3)
-				mean = fmt.Sprintf("%.1f", s.Iters.Mean)
-			}
-			paper := "-"
-			paperSPI, paperTot := "-", "-"
-			if p, ok := zosplmPaper(n, m); ok {
-				paper = strconv.Itoa(p.Iters)
-				paperSPI = fmt.Sprintf("%.3f", p.PerIterSec)
-				paperTot = fmt.Sprintf("%.2f", p.TotalSec)
-			}
-			fmt.Fprintf(&b, "| %d | %s | %d/%d | %s | %s | %.4f | %.2f | %s | %s | %s |\n",
-				n, m, s.Reached, s.Trials, iters, mean, s.SecondsPerIter.Median, total/float64(max(1, len(trs))), paper, paperSPI, paperTot)
-		}
-	}
-
-	b.WriteString("\nThe paper's claims, on our numbers (medians over the instances):\n\n")
-	b.WriteString("| n | claim | holds | numbers |\n|---|---|---|---|\n")
-	for _, n := range ns {
-		key := strconv.Itoa(n)
-		sp := sums[[2]string{key, MethodSPLM}]
-		for _, m := range []string{MethodConEx, MethodALM} {
-			o := sums[[2]string{key, m}]
-			holds := sp.Reached == sp.Trials && (o.Reached < o.Trials || sp.Iters.Median < o.Iters.Median)
-			fmt.Fprintf(&b, "| %d | ZO-SPLM needs fewer iterations than %s | %s | %s vs %s |\n",
-				n, m, experiments.Verdict(holds), zosplmItersText(sp), zosplmItersText(o))
-			ts, to := totals[[2]string{key, MethodSPLM}], totals[[2]string{key, m}]
-			fmt.Fprintf(&b, "| %d | ZO-SPLM takes less total time than %s | %s | %.2f vs %.2f CPU s (mean over instances, to eps or the limit) |\n",
-				n, m, experiments.Verdict(ts < to), ts, to)
-			// Equal costs within 5% are a tie: every method makes k + 1
-			// evaluations per iteration.
-			holdsT := sp.SecondsPerIter.Median < 0.95*o.SecondsPerIter.Median
-			fmt.Fprintf(&b, "| %d | ZO-SPLM takes less time per iteration than %s (by 5%% or more) | %s | %.4f vs %.4f CPU s |\n",
-				n, m, experiments.Verdict(holdsT), sp.SecondsPerIter.Median, o.SecondsPerIter.Median)
-		}
-	}
-	if len(conv) > 0 {
-		fmt.Fprintf(&b, "\nConvergence runs (Figure 1): one instance per n, k = %d, %d iterations; first iteration below eps and the final objective.\n\n", f.PlotK, f.PlotIters)
-		b.WriteString("| n | method | iterations to eps | f(x0) | final f(x) | final max measure |\n|---|---|---|---|---|---|\n")
-		for _, r := range conv {
-			t := r.Trace
-			first, last := t.Points[0], t.Points[len(t.Points)-1]
-			reach := "not reached"
-			if t.ItersToEps >= 0 {
-				reach = strconv.Itoa(t.ItersToEps)
-			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %.4f | %.4f | %.3g |\n", r.N, t.Method, reach, first.Objective, last.Objective, last.Max())
-		}
-	}
-	return b.String()
-}
-
-// zosplmItersText is a summary's iteration count for the claims table.
-func zosplmItersText(s Summary) string {
-	if s.Reached == 0 {
-		return fmt.Sprintf("%s: not reached (0/%d)", s.Method, s.Trials)
-	}
-	return fmt.Sprintf("%s %g (%d/%d reached)", s.Method, s.Iters.Median, s.Reached, s.Trials)
-}
-
-// zosplmPaper returns the paper's Table 2 row of (n, method).
-func zosplmPaper(n int, method string) (PaperRow, bool) {
-	for _, r := range PaperTable2 {
-		if r.N == n && r.Method == method {
-			return r, true
-		}
-	}
-	return PaperRow{}, false
 }

@@ -1,6 +1,7 @@
 package zosplm
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -63,10 +64,12 @@ type Experiment struct {
 	// RunAll keeps iterating to MaxIter after the test holds (for the
 	// convergence plot); ItersToEps is recorded either way.
 	RunAll bool
-	// SPLM, ALM and ConEx override the methods' parameters; nil means the
-	// default rule for N (DefaultParams, DefaultALMParams,
-	// DefaultConExParams). Their Estimator's K, R and Chunk are replaced by
-	// the experiment's.
+	// Regime sets the methods' parameters on each instance (Regime.Params);
+	// empty means Tuned, each method's default rule for N.
+	Regime Regime
+	// SPLM, ALM and ConEx override the regime's parameters of a method
+	// when not nil. Their Estimator's K, R and Chunk are replaced by the
+	// experiment's.
 	SPLM  *zosplmalg.SPLMParams
 	ALM   *zosplmalg.ALMParams
 	ConEx *zosplmalg.ConExParams
@@ -81,6 +84,9 @@ func (e Experiment) defaults() Experiment {
 	}
 	if e.R == 0 {
 		e.R = 1e-5
+	}
+	if e.Regime == "" {
+		e.Regime = Tuned
 	}
 	return e
 }
@@ -100,7 +106,8 @@ func (e Experiment) Validate() error {
 	case !(e.Eps > 0):
 		return fmt.Errorf("zosplm: experiment: eps = %g, want > 0", e.Eps)
 	}
-	return nil
+	_, err := ParseRegime(string(e.Regime))
+	return err
 }
 
 // Instance returns trial's NC-QCQP.
@@ -115,28 +122,33 @@ func (e Experiment) estimator(est zosplmalg.Estimator) zosplmalg.Estimator {
 	return est
 }
 
-// NewMethod returns method's agent (id 0) for trial on q, at x0 = 0.
+// NewMethod returns method's agent (id 0) for trial on q, at x0 = 0, with
+// the parameters of the experiment's regime (or its overrides).
 func (e Experiment) NewMethod(method string, q *qcqp.QCQP, trial int) (zosplmalg.Method, error) {
 	e = e.defaults()
 	_, seed := zosplmalg.TrialSeeds(e.Seed, trial)
 	x0 := make([]float64, q.Dim())
+	prm, err := e.Regime.Params(q)
+	if err != nil {
+		return nil, err
+	}
 	switch method {
 	case MethodSPLM:
-		p := zosplmalg.DefaultSPLMParams(e.N)
+		p := prm.SPLM
 		if e.SPLM != nil {
 			p = *e.SPLM
 		}
 		p.Estimator = e.estimator(p.Estimator)
 		return zosplmalg.NewServer(0, q.Box, q.Constraints(), x0, p, seed)
 	case MethodALM:
-		p := zosplmalg.DefaultALMParams(e.N)
+		p := prm.ALM
 		if e.ALM != nil {
 			p = *e.ALM
 		}
 		p.Estimator = e.estimator(p.Estimator)
 		return zosplmalg.NewALM(0, q.Box, q.Constraints(), x0, p, seed)
 	case MethodConEx:
-		p := zosplmalg.DefaultConExParams(e.N)
+		p := prm.ConEx
 		if e.ConEx != nil {
 			p = *e.ConEx
 		}
@@ -178,6 +190,11 @@ func (tr *Trace) SecondsPerIter() float64 {
 // every iteration (e.g. a process CPU-time reading); the package reads no
 // clock itself.
 func (e Experiment) RunTrial(method string, trial int, clock func() time.Duration) (*Trace, error) {
+	return e.runTrial(context.Background(), method, trial, clock)
+}
+
+// runTrial is RunTrial, stopped with ctx's error when ctx ends.
+func (e Experiment) runTrial(ctx context.Context, method string, trial int, clock func() time.Duration) (*Trace, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
@@ -206,6 +223,9 @@ func (e Experiment) RunTrial(method string, trial int, clock func() time.Duratio
 	d := zosplmalg.NewDriver(a, zosplmalg.NewOracle(q))
 	var elapsed time.Duration
 	for it := 1; it <= e.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var t0 time.Duration
 		if clock != nil {
 			t0 = clock()
