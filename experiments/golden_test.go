@@ -157,6 +157,12 @@ func goldenPenalty51(t *testing.T, n *numbers) {
 	}
 	n.line("opt", r.R51.Opt.F, r.R51.Opt.KKT.Max())
 	penaltyTraces(n, []penaltyalg.Trace{r.R51.Constant, r.R51.Dynamic}, r.R51.Claims)
+	f := r.R51.Finding
+	n.line("finding", f.MaxAbsXStar, f.FStarMinusLn2, f.Lambda, f.MaxGradW0, f.SteinFactor, f.MaxStein, f.Lf, f.Lc2, f.SpectralSq)
+	n.line("steps", f.StepSum, f.ProxBound, f.Moved, f.Left)
+	for _, s := range f.Sensitivity {
+		n.line("lc2", s.Lc2, s.Label, s.StepSum, s.Gap)
+	}
 }
 
 func goldenPenalty52(t *testing.T, n *numbers) {

@@ -66,7 +66,7 @@ func goldenCases() []goldenCase {
 		{name: "penalty-5.1", cmd: "penalty", args: []string{"--section", "5.1", "--k51", "150", "--every51", "5", "--n", "10",
 			"--samples", "400", "--core", "5", "--seed", "2"}},
 		{name: "penalty-5.2", cmd: "penalty", data: "a9a/a9a.gz", args: []string{"--section", "5.2", "--a9a", filepath.Join(sharedData, "a9a/a9a.gz"),
-			"--a9a-rows", "1000", "--core", "5", "--k52", "8", "--every52", "2", "--rules", "3i,3ii,4i,4ii"}},
+			"--a9a-rows", "1000", "--core", "5", "--k52", "8", "--every52", "2", "--rules", "3i,3ii,4i,4ii,3ii-sqrt,4ii-sqrt"}},
 		{name: "tsp", cmd: "tsp", data: "mnist", args: []string{"--mnist", filepath.Join(sharedData, "mnist"), "--seeds", "2", "--seed", "3",
 			"--rounds", "4", "--every", "2", "--train", "60", "--val", "60", "--parallel", "1"},
 			timeColumns: []string{"seconds"}, timeCells: []string{"step time (s)"}},

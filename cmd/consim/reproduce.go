@@ -339,10 +339,15 @@ func (a *app) reproducePenaltyCmd() *cobra.Command {
 	fs.IntVar(&a9aRows, "a9a-rows", 0, "5.2: use the first this many rows of a9a (0: all)")
 	fs.IntVar(&c.K52, "k52", c.K52, "5.2: outer iterations K of Algorithm 2 and iterations of EAG")
 	fs.IntVar(&c.Every52, "every52", c.Every52, "5.2: record every this many iterations")
-	fs.Var(stringList(&c.Rules), "rules", "5.2: Algorithm 2 rules (Theorem 3(i), 3(ii), 4(i), 4(ii)); the claims use 3ii and 4ii")
+	fs.Var(stringList(&c.Rules), "rules", "5.2: Algorithm 2 rules: 3i, 3ii, 4i, 4ii (Theorem 3(i), 3(ii), 4(i), 4(ii)) and 3ii-sqrt, 4ii-sqrt (3(ii) as printed, rho = sqrt(sK), and (34) read the same way); the claims about 3(ii) and 4(ii) are read under each reading whose rules ran")
+	doc := docFlag(cmd)
 	noFileCompletion(cmd, "seed", "k51", "every51", "n", "samples", "core", "a9a-rows", "k52", "every52", "rules")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Do51, c.Do52, c.Log = section == "5.1" || section == "both", section == "5.2" || section == "both", a.stderr
+		out = defaultOut(out, "penalty")
+		if err := checkDoc(*doc, penalty.DocName); err != nil {
+			return err
+		}
 		switch {
 		case !c.Do51 && !c.Do52:
 			return usagef("reproduce penalty: --section %q: want 5.1, 5.2 or both", section)
@@ -357,8 +362,11 @@ func (a *app) reproducePenaltyCmd() *cobra.Command {
 			}}
 		}
 		// Closures, not method values: the data is loaded into c first.
-		return reproduce(a, cmd, "penalty", out, true, "", data, func() error { return c.Validate() },
-			func(ctx context.Context) (*penalty.Result, error) { return c.Run(ctx) })
+		if err := reproduce(a, cmd, "penalty", out, true, "", data, func() error { return c.Validate() },
+			func(ctx context.Context) (*penalty.Result, error) { return c.Run(ctx) }); err != nil {
+			return err
+		}
+		return updateDoc(*doc, penalty.DocName, func() (string, error) { return penalty.DocTable(out) })
 	})
 	return cmd
 }

@@ -24,6 +24,9 @@ type Alg1Config struct {
 	// Objective evaluates F(x) for the trace (the paper averages the loss
 	// over the 10,000 generated samples); it is required.
 	Objective func(x []float64) float64
+	// Lc2 overrides L_grad_c2 of (7) (the constraints' LipGradSq) when
+	// positive.
+	Lc2 float64
 }
 
 // RunAlg1 runs Algorithm 1 (ASG on the penalty sequence, one sample per
@@ -46,6 +49,9 @@ func RunAlg1(f constrlogistic.Stochastic, c constrlogistic.Constraints, psi cons
 		return Trace{}, nil, fmt.Errorf("penalty: Algorithm 1: need K >= 1 and an Objective")
 	}
 	lf, lc2 := f.Smoothness(), c.LipGradSq()
+	if cfg.Lc2 > 0 {
+		lc2 = cfg.Lc2
+	}
 	x := append([]float64(nil), cfg.X1...)
 	z := append([]float64(nil), cfg.X1...)
 	y := make([]float64, n)

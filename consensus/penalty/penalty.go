@@ -49,16 +49,30 @@ func RunFiniteSumEAG(p *constrlogistic.FiniteSumProblem, iters, every int) (Trac
 	return tr, nil
 }
 
-// RunSynthetic runs Algorithm 1 on the synthetic problem (42) s under rule
-// for K iterations from s.X1, sampling fresh (X, Y) from its model with
-// sample seed seed, recording every every-th iteration, and returns the
-// trace with FStar = fstar.
-func RunSynthetic(s *constrlogistic.Synthetic, rule Rule1, bigK int, seed uint64, every int, fstar float64) (Trace, error) {
+// SyntheticRun configures RunSynthetic.
+type SyntheticRun struct {
+	Rule Rule1
+	// K is the number of iterations.
+	K int
+	// Seed is the sample seed: fresh (X, Y) from the problem's model.
+	Seed uint64
+	// Every records every Every-th iteration (and the start and the last).
+	Every int
+	// FStar is F*, the trace's reference.
+	FStar float64
+	// Lc2 overrides L_grad_c2 of (7) when positive.
+	Lc2 float64
+}
+
+// RunSynthetic runs Algorithm 1 on the synthetic problem (42) s from
+// s.X1 as cfg says, sampling fresh (X, Y) from its model, and returns the
+// trace (FStar = cfg.FStar) and the last iterate x_{K+1}.
+func RunSynthetic(s *constrlogistic.Synthetic, cfg SyntheticRun) (Trace, []float64, error) {
 	model := &constrlogistic.LogisticModel{W: s.Model.W}
-	tr, _, err := RunAlg1(model, s.Cons, s.Psi, Alg1Config{Rule: rule, K: bigK, X1: s.X1, Seed: seed, Every: every, Objective: s.Objective})
+	tr, x, err := RunAlg1(model, s.Cons, s.Psi, Alg1Config{Rule: cfg.Rule, K: cfg.K, X1: s.X1, Seed: cfg.Seed, Every: cfg.Every, Objective: s.Objective, Lc2: cfg.Lc2})
 	if err != nil {
-		return Trace{}, fmt.Errorf("penalty: synthetic %v: %w", rule, err)
+		return Trace{}, nil, fmt.Errorf("penalty: synthetic %v: %w", cfg.Rule, err)
 	}
-	tr.FStar = fstar
-	return tr, nil
+	tr.FStar = cfg.FStar
+	return tr, x, nil
 }

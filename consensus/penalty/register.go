@@ -9,17 +9,16 @@ import (
 	"github.com/consim/consim/problems/constrlogistic"
 )
 
-
 // Params is the algorithm block of penalty_vrasg.
 type Params struct {
-	Preset string  `yaml:"preset" doc:"parameter rule of Algorithm 2: 3i|3ii (Theorem 3, constant rho)|4i|4ii (Theorem 4, dynamic rho)"`
+	Preset string  `yaml:"preset" doc:"parameter rule of Algorithm 2: 3i|3ii (Theorem 3, constant rho = s^(2/3) K^(4/3) | sqrt(s) K)|4i|4ii (Theorem 4, dynamic rho of (28) | (34))|3ii-sqrt|4ii-sqrt (3(ii) as printed, rho = sqrt(s K), and (34) read the same way, 3 sqrt(s (k - k0 + 7))/16)"`
 	Lf     float64 `yaml:"lf" doc:"L of grad fbar; 0 takes (20), sum_i L_i / s"`
 }
 
 // Validate checks the preset and lf.
 func (s *Params) Validate() error {
 	var errs registry.FieldErrors
-	errs.OneOf("preset", s.Preset, "3i", "3ii", "4i", "4ii")
+	errs.OneOf("preset", s.Preset, Rule2Names()...)
 	errs.Check("lf", &s.Lf, registry.NonNegative)
 	return errs.Err()
 }

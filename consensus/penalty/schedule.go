@@ -57,19 +57,46 @@ func Params1(r Rule1, bigK, k int, lf, lc2 float64) (Step1, error) {
 	return Step1{}, fmt.Errorf("penalty: unknown Algorithm 1 rule %d", int(r))
 }
 
+// StepSum1 returns sum_{k=1..K} gamma_k of Algorithm 1 under rule r (the
+// steps of Params1). Since the prox of gamma_k lambda ||.||_1 moves a
+// coordinate of z_k by at most gamma_k lambda, and x_k is an average of
+// the z's, lambda StepSum1 bounds what the l1 term can move a coordinate
+// of the iterate over the run.
+func StepSum1(r Rule1, bigK int, lf, lc2 float64) (float64, error) {
+	var sum float64
+	for k := 1; k <= bigK; k++ {
+		st, err := Params1(r, bigK, k, lf, lc2)
+		if err != nil {
+			return 0, err
+		}
+		sum += st.Gamma
+	}
+	return sum, nil
+}
+
 // Rule2 selects the parameters of Algorithm 2.
 type Rule2 int
 
 const (
 	// Thm3i is Theorem 3 (constant penalty, (21)) with rho = s^{2/3} K^{4/3}.
 	Thm3i Rule2 = iota + 1
-	// Thm3ii is Theorem 3 with rho = sqrt(s) K (the statement's
-	// "sqrt(sK)" is a misprint: Remark 3 and the rates use sqrt(s) K).
+	// Thm3ii is Theorem 3 with rho = sqrt(s) K: the reading of the
+	// statement's "rho = sqrt(sK)" that its bounds (rates s^{-1/2} K^{-1})
+	// and Remark 3 use (the Linear reading).
 	Thm3ii
 	// Thm4i is Theorem 4 (dynamic penalty, (27)) with schedule (28).
 	Thm4i
-	// Thm4ii is Theorem 4 with schedule (34).
+	// Thm4ii is Theorem 4 with schedule (34) as printed: rho_k =
+	// 3 sqrt(s) (k - k0 + 7)/16 after k0 (the Linear reading).
 	Thm4ii
+	// Thm3iiSqrt is Theorem 3 with rho = sqrt(s K), the statement as
+	// printed (the Sqrt reading).
+	Thm3iiSqrt
+	// Thm4iiSqrt is Theorem 4 with (34) read as 3(ii) is printed: rho_k =
+	// 3 sqrt(s (k - k0 + 7))/16 after k0 (the Sqrt reading). It is not
+	// monotone at k0 + 1, which the proof of Lemma 9 needs: rho falls from
+	// 2^{k0/2} >= sqrt(s) to 3 sqrt(8 s)/16 ~ 0.53 sqrt(s).
+	Thm4iiSqrt
 )
 
 // String returns the rule's name.
@@ -83,20 +110,112 @@ func (r Rule2) String() string {
 		return "dynamic (28) (Thm 4(i))"
 	case Thm4ii:
 		return "dynamic (34) (Thm 4(ii))"
+	case Thm3iiSqrt:
+		return "constant rho=sqrt(sK) (Thm 3(ii) as printed)"
+	case Thm4iiSqrt:
+		return "dynamic rho_k=3sqrt(s(k-k0+7))/16 (Thm 4(ii), sqrt reading)"
 	}
 	return fmt.Sprintf("Rule2(%d)", int(r))
 }
 
+// rule2Names are the rules as scenarios and flags spell them.
+var rule2Names = map[string]Rule2{"3i": Thm3i, "3ii": Thm3ii, "4i": Thm4i, "4ii": Thm4ii, "3ii-sqrt": Thm3iiSqrt, "4ii-sqrt": Thm4iiSqrt}
+
+// Rule2Names lists the spellings of the rules, in the order of the
+// constants.
+func Rule2Names() []string { return []string{"3i", "3ii", "4i", "4ii", "3ii-sqrt", "4ii-sqrt"} }
+
 // ParseRule2 returns the rule spelled name: 3i, 3ii, 4i or 4ii for
-// Theorem 3(i), 3(ii), 4(i) and 4(ii), as the scenario key preset of
+// Theorem 3(i), 3(ii), 4(i) and 4(ii), and 3ii-sqrt and 4ii-sqrt for the
+// Sqrt reading of 3(ii) and (34), as the scenario key preset of
 // penalty_vrasg spells them.
 func ParseRule2(name string) (Rule2, bool) {
-	r, ok := map[string]Rule2{"3i": Thm3i, "3ii": Thm3ii, "4i": Thm4i, "4ii": Thm4ii}[name]
+	r, ok := rule2Names[name]
 	return r, ok
 }
 
+// Name returns the rule's spelling for ParseRule2.
+func (r Rule2) Name() string {
+	for k, v := range rule2Names {
+		if v == r {
+			return k
+		}
+	}
+	return r.String()
+}
+
 // Dynamic reports whether the rule's penalty parameter changes with k.
-func (r Rule2) Dynamic() bool { return r == Thm4i || r == Thm4ii }
+func (r Rule2) Dynamic() bool { return r == Thm4i || r == Thm4ii || r == Thm4iiSqrt }
+
+// Reading is a reading of the penalty parameter of Theorem 3(ii) and of
+// schedule (34), which the paper prints inconsistently. Theorem 3(ii)
+// states rho = sqrt(sK); its bounds (rate s^{-1/2} K^{-1} for both the
+// objective and the expected violation), Remark 3's orders O(rho s^{-1}
+// K^{-2}) and O(rho^{-1}), and the proof ("follows from rho = sqrt(s) K")
+// need rho linear in K. (34) prints rho_k = 3 sqrt(s) (k - k0 + 7)/16,
+// linear in k; the proof of Lemma 9 writes 3 sqrt(s (k - k0 + 7)/16) once.
+type Reading int
+
+const (
+	// Linear reads rho linear in the iteration count: rho = sqrt(s) K in
+	// 3(ii), and (34) as printed.
+	Linear Reading = iota + 1
+	// Sqrt reads rho as 3(ii) is printed, rho = sqrt(s K), and (34) the
+	// same way, rho_k = 3 sqrt(s (k - k0 + 7))/16.
+	Sqrt
+)
+
+// Readings lists the readings.
+var Readings = []Reading{Linear, Sqrt}
+
+// String names the reading.
+func (r Reading) String() string {
+	switch r {
+	case Linear:
+		return "linear"
+	case Sqrt:
+		return "sqrt"
+	}
+	return fmt.Sprintf("Reading(%d)", int(r))
+}
+
+// Formulas states the reading's rho of 3(ii) and rho_k of (34) after k0.
+func (r Reading) Formulas() string {
+	if r == Sqrt {
+		return "rho = sqrt(s K), rho_k = 3 sqrt(s (k - k0 + 7))/16"
+	}
+	return "rho = sqrt(s) K, rho_k = 3 sqrt(s) (k - k0 + 7)/16"
+}
+
+// ParseReading returns the reading spelled name (linear or sqrt).
+func ParseReading(name string) (Reading, bool) {
+	for _, r := range Readings {
+		if r.String() == name {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// Rules returns the reading's rules of Theorem 3(ii) and 4(ii).
+func (r Reading) Rules() (constant, dynamic Rule2) {
+	if r == Sqrt {
+		return Thm3iiSqrt, Thm4iiSqrt
+	}
+	return Thm3ii, Thm4ii
+}
+
+// Reading returns the reading a (ii) rule belongs to, and false for the
+// (i) rules, which have one reading.
+func (r Rule2) Reading() (Reading, bool) {
+	switch r {
+	case Thm3ii, Thm4ii:
+		return Linear, true
+	case Thm3iiSqrt, Thm4iiSqrt:
+		return Sqrt, true
+	}
+	return 0, false
+}
 
 // Step2 holds the parameters of outer iteration k of Algorithm 2.
 type Step2 struct {
@@ -164,14 +283,15 @@ func innerLen(r Rule2, k, k0 int) int {
 //
 // Theorem 3 (21): alpha_k = 1/2 (k <= k0), 2/(k-k0+4) (k > k0); p_k = 1/2;
 // T_k = 2^{k-1} (k <= k0), 2^{k0-1} (k > k0); gamma_k = 1/(3 (lf + rho lc2)
-// alpha_k); rho = s^{2/3} K^{4/3} (i) or sqrt(s) K (ii).
+// alpha_k); rho = s^{2/3} K^{4/3} (i), sqrt(s) K (ii) or sqrt(s K) (ii,
+// Sqrt reading).
 //
 // Theorem 4 (27): alpha_k = 6/7 (k <= k0), 6/(k-k0+7) (k > k0); p_k = 1/7;
 // gamma_k = 1/(8 (lf + rho_k lc2) alpha_k); (28): k0 = floor((4/3) log2 s)+1,
 // T_k = ceil(2^{3(k-1)/4}) (k <= k0), T_{k0} after, rho_k = 2^{k/2} (k <= k0),
 // 3 s^{2/3} (k-k0+7)^{4/3}/32 after; (34): k0 = floor(log2 s)+1, T_k =
 // 2^{k-1} (k <= k0), T_{k0} after, rho_k = 2^{k/2} (k <= k0),
-// 3 sqrt(s) (k-k0+7)/16 after.
+// 3 sqrt(s) (k-k0+7)/16 after (Sqrt reading: 3 sqrt(s (k-k0+7))/16).
 func Params2(r Rule2, s, bigK, k int, lf, lc2 float64) (Step2, error) {
 	if s < 1 || k < 1 {
 		return Step2{}, fmt.Errorf("penalty: Algorithm 2 with s = %d, k = %d: want s >= 1, k >= 1", s, k)
@@ -181,7 +301,7 @@ func Params2(r Rule2, s, bigK, k int, lf, lc2 float64) (Step2, error) {
 	st := Step2{K0: k0, T: innerLen(r, k, k0)}
 	after := float64(k - k0)
 	switch r {
-	case Thm3i, Thm3ii:
+	case Thm3i, Thm3ii, Thm3iiSqrt:
 		if bigK < 1 {
 			return Step2{}, fmt.Errorf("penalty: %v needs K >= 1, got %d", r, bigK)
 		}
@@ -190,13 +310,16 @@ func Params2(r Rule2, s, bigK, k int, lf, lc2 float64) (Step2, error) {
 		if k > k0 {
 			st.Alpha = 2 / (after + 4)
 		}
-		if r == Thm3i {
+		switch r {
+		case Thm3i:
 			st.Rho = math.Pow(fs, 2.0/3) * math.Pow(float64(bigK), 4.0/3)
-		} else {
+		case Thm3ii:
 			st.Rho = math.Sqrt(fs) * float64(bigK)
+		default:
+			st.Rho = math.Sqrt(fs * float64(bigK))
 		}
 		st.Gamma = 1 / (3 * (lf + st.Rho*lc2) * st.Alpha)
-	case Thm4i, Thm4ii:
+	case Thm4i, Thm4ii, Thm4iiSqrt:
 		st.P = 1.0 / 7
 		st.Alpha = 6.0 / 7
 		if k > k0 {
@@ -207,8 +330,10 @@ func Params2(r Rule2, s, bigK, k int, lf, lc2 float64) (Step2, error) {
 			st.Rho = math.Exp2(float64(k) / 2)
 		case r == Thm4i:
 			st.Rho = 3 * math.Pow(fs, 2.0/3) * math.Pow(after+7, 4.0/3) / 32
-		default:
+		case r == Thm4ii:
 			st.Rho = 3 * math.Sqrt(fs) * (after + 7) / 16
+		default:
+			st.Rho = 3 * math.Sqrt(fs*(after+7)) / 16
 		}
 		st.Gamma = 1 / (8 * (lf + st.Rho*lc2) * st.Alpha)
 	default:

@@ -85,6 +85,13 @@ func TestParams2Printed(t *testing.T) {
 		{Thm4i, 5, 8, 6.0 / 7, 1.0 / 7, math.Exp2(2.5), 8},         // 2^{3} exactly
 		{Thm4i, 9, 64, 6.0 / 7, 1.0 / 7, math.Exp2(4.5), 8},        // 2^{6}
 		{Thm4i, 12, 64, 6.0 / 10, 1.0 / 7, 3 * math.Pow(100, 2.0/3) * math.Pow(10, 4.0/3) / 32, 8},
+		// The Sqrt reading: rho = sqrt(s K) = sqrt(5000); (34) read the
+		// same way, 3 sqrt(s (k-k0+7))/16, the same as (34) up to k0.
+		{Thm3iiSqrt, 3, 4, 0.5, 0.5, math.Sqrt(5000), 3},
+		{Thm3iiSqrt, 20, 64, 2.0 / 17, 0.5, math.Sqrt(5000), 3},
+		{Thm4iiSqrt, 7, 64, 6.0 / 7, 1.0 / 7, math.Exp2(3.5), 8},
+		{Thm4iiSqrt, 8, 64, 6.0 / 8, 1.0 / 7, 3 * math.Sqrt(100*8) / 16, 8},
+		{Thm4iiSqrt, 30, 64, 6.0 / 30, 1.0 / 7, 3 * math.Sqrt(100*30) / 16, 8},
 	} {
 		st, err := Params2(tc.rule, s, bigK, tc.k, lf, lc2)
 		if err != nil {
@@ -103,5 +110,41 @@ func TestParams2Printed(t *testing.T) {
 	}
 	if got := MinK(Thm4ii, 32561); got != 16 { // k0 = 15: max(16, 2(15-7))
 		t.Errorf("MinK(Thm 4(ii), a9a) = %d, want 16", got)
+	}
+	if got := MinK(Thm3iiSqrt, 32561); got != 24 {
+		t.Errorf("MinK(Thm 3(ii) sqrt, a9a) = %d, want 24", got)
+	}
+}
+
+// TestRule2Names: every name parses to its rule and back, the readings
+// pair the (ii) rules, and the (i) rules have no reading.
+func TestRule2Names(t *testing.T) {
+	for _, name := range Rule2Names() {
+		r, ok := ParseRule2(name)
+		if !ok || r.Name() != name {
+			t.Errorf("%q: %v %v, name %q", name, r, ok, r.Name())
+		}
+	}
+	if _, ok := ParseRule2("3ii-printed"); ok {
+		t.Error("unknown rule accepted")
+	}
+	for _, rd := range Readings {
+		c, d := rd.Rules()
+		if c.Dynamic() || !d.Dynamic() {
+			t.Errorf("%v: rules %v, %v", rd, c, d)
+		}
+		for _, r := range []Rule2{c, d} {
+			if got, ok := r.Reading(); !ok || got != rd {
+				t.Errorf("%v: reading %v %v, want %v", r, got, ok, rd)
+			}
+		}
+		if back, ok := ParseReading(rd.String()); !ok || back != rd {
+			t.Errorf("reading %v does not parse back", rd)
+		}
+	}
+	for _, r := range []Rule2{Thm3i, Thm4i} {
+		if _, ok := r.Reading(); ok {
+			t.Errorf("%v has a reading", r)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package penalty
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	penaltyalg "github.com/consim/consim/consensus/penalty"
 )
@@ -137,6 +138,10 @@ const Decade = 10
 type Claim struct {
 	// Section is "5.1" or "5.2".
 	Section string
+	// Reading is the reading of Theorem 3(ii) and (34) the claim was
+	// checked under ("linear" or "sqrt"), or "" for a claim that does not
+	// depend on it.
+	Reading string
 	// Text is the paper's statement.
 	Text string
 	// Holds is our verdict under the rule of Compare and Decade.
@@ -178,12 +183,12 @@ func Claims51(constant, dynamic penaltyalg.Trace) ([]Claim, error) {
 	}, nil
 }
 
-// Claims52 checks the claim of Section 5.2 that Algorithm 2 under Theorems
-// 3(ii) and 4(ii) is well ahead of EAG in objective and violation, read
-// against gradient evaluations: for each Algorithm 2 trace and each metric,
-// Compare(alg2, eag) must be Faster with EndB/EndA >= Decade. It returns
-// one claim per (trace, metric) and, last, the combined claim.
-func Claims52(eag penaltyalg.Trace, alg2 ...penaltyalg.Trace) ([]Claim, error) {
+// claimsEAG checks that Algorithm 2 is well ahead of EAG in objective and
+// violation, read against gradient evaluations: for each Algorithm 2
+// trace and each metric, Compare(alg2, eag) must be Faster with EndB/EndA
+// >= Decade. It returns one claim per (trace, metric) and, last, the
+// combined claim.
+func claimsEAG(reading string, eag penaltyalg.Trace, alg2 ...penaltyalg.Trace) ([]Claim, error) {
 	var out []Claim
 	all := len(alg2) > 0
 	for _, a := range alg2 {
@@ -194,11 +199,122 @@ func Claims52(eag penaltyalg.Trace, alg2 ...penaltyalg.Trace) ([]Claim, error) {
 			}
 			ok := c.Faster && c.Ratio() >= Decade
 			all = all && ok
-			out = append(out, Claim{Section: "5.2", Text: fmt.Sprintf("%s well ahead of EAG in %s", a.Method, m),
+			out = append(out, Claim{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s well ahead of EAG in %s", ruleLabel(a.Method), m),
 				Holds: ok, Detail: detail("Algorithm 2", "EAG", m, ByGradEvals, c)})
 		}
 	}
-	out = append(out, Claim{Section: "5.2", Text: "Algorithm 2 well ahead of EAG in both objective and violation", Holds: all,
-		Detail: "holds iff every row above holds"})
+	out = append(out, Claim{Section: "5.2", Reading: reading, Text: "Algorithm 2 well ahead of EAG in both objective and violation", Holds: all,
+		Detail: "holds iff every row above of this reading holds"})
+	return out, nil
+}
+
+// ruleLabel is a trace's method without its formula, for claim texts
+// that must read the same under both readings: "Thm 3(ii)", "Thm 4(ii)".
+func ruleLabel(method string) string {
+	for _, l := range []string{"Thm 3(ii)", "Thm 4(ii)", "Thm 3(i)", "Thm 4(i)"} {
+		if strings.Contains(method, l) {
+			return l
+		}
+	}
+	return method
+}
+
+// pairClaims checks the paper's comparison of a constant rule's trace c
+// with its dynamic counterpart d, read against gradient evaluations:
+// "the dynamic penalty faster in objective" (Compare(d, c, gap).Faster)
+// and "only slightly slower in violation" (Compare(c, d, violation) is
+// Faster with EndB/EndA <= Decade).
+func pairClaims(reading, name string, c, d penaltyalg.Trace) ([]Claim, error) {
+	obj, err := Compare(d, c, MetricGap, ByGradEvals)
+	if err != nil {
+		return nil, err
+	}
+	vio, err := Compare(c, d, MetricViolation, ByGradEvals)
+	if err != nil {
+		return nil, err
+	}
+	return []Claim{
+		{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s: dynamic penalty faster in objective than constant", name),
+			Holds: obj.Faster, Detail: detail("dynamic", "constant", MetricGap, ByGradEvals, obj)},
+		{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s: dynamic penalty only slightly slower in violation", name),
+			Holds: vio.Faster && vio.Ratio() <= Decade, Detail: detail("constant", "dynamic", MetricViolation, ByGradEvals, vio)},
+	}, nil
+}
+
+// orderClaims checks that a (i) rule's trace a beats the (ii) rule's b in
+// violation and loses to it in objective (Compare(a, b, violation).Faster
+// and Compare(b, a, gap).Faster), as the paper says of 3(i) against 3(ii)
+// and 4(i) against 4(ii).
+func orderClaims(reading, name string, a, b penaltyalg.Trace) ([]Claim, error) {
+	vio, err := Compare(a, b, MetricViolation, ByGradEvals)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := Compare(b, a, MetricGap, ByGradEvals)
+	if err != nil {
+		return nil, err
+	}
+	return []Claim{
+		{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s better in violation", name),
+			Holds: vio.Faster, Detail: detail("(i)", "(ii)", MetricViolation, ByGradEvals, vio)},
+		{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s worse in objective", name),
+			Holds: obj.Faster, Detail: detail("(ii)", "(i)", MetricGap, ByGradEvals, obj)},
+	}, nil
+}
+
+// Claims52 checks the claims of Section 5.2 on the Algorithm 2 runs (by
+// rule) and EAG's, read against gradient evaluations: the dynamic rule
+// faster in objective and only slightly slower in violation than its
+// constant counterpart; the (i) rules better in violation and worse in
+// objective than the (ii) rules; and Theorem 3(ii) and 4(ii) well ahead of
+// EAG in both. A claim about a (ii) rule is checked once per reading whose
+// rules ran (Reading "linear" or "sqrt"); one about the (i) rules alone
+// once (Reading ""). Claims whose runs are missing are left out.
+func Claims52(eag penaltyalg.Trace, runs map[penaltyalg.Rule2]penaltyalg.Trace) ([]Claim, error) {
+	var out []Claim
+	add := func(cl []Claim, err error) error {
+		out = append(out, cl...)
+		return err
+	}
+	t3i, ok3i := runs[penaltyalg.Thm3i]
+	t4i, ok4i := runs[penaltyalg.Thm4i]
+	if ok3i && ok4i {
+		if err := add(pairClaims("", "Thm 4(i) against 3(i)", t3i, t4i)); err != nil {
+			return nil, err
+		}
+	}
+	for _, rd := range penaltyalg.Readings {
+		c, d := rd.Rules()
+		tc, okc := runs[c]
+		td, okd := runs[d]
+		name := rd.String()
+		if okc && okd {
+			if err := add(pairClaims(name, "Thm 4(ii) against 3(ii)", tc, td)); err != nil {
+				return nil, err
+			}
+		}
+		if ok3i && okc {
+			if err := add(orderClaims(name, "Thm 3(i) against 3(ii):", t3i, tc)); err != nil {
+				return nil, err
+			}
+		}
+		if ok4i && okd {
+			if err := add(orderClaims(name, "Thm 4(i) against 4(ii):", t4i, td)); err != nil {
+				return nil, err
+			}
+		}
+		var alg2 []penaltyalg.Trace
+		if okc {
+			alg2 = append(alg2, tc)
+		}
+		if okd {
+			alg2 = append(alg2, td)
+		}
+		if len(alg2) > 0 {
+			if err := add(claimsEAG(name, eag, alg2...)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return out, nil
 }

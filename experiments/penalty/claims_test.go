@@ -2,6 +2,7 @@ package penalty
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	penaltyalg "github.com/consim/consim/consensus/penalty"
@@ -84,17 +85,82 @@ func TestClaims(t *testing.T) {
 	}
 
 	eag := mkTrace("EAG", xs, []float64{1, .8, .6, .5})
-	alg := mkTrace("Alg2", xs, []float64{1, .01, .005, .001})
-	cl, err = Claims52(eag, alg, alg)
+	alg := mkTrace("Alg2 (Thm 3(ii))", xs, []float64{1, .01, .005, .001})
+	cl, err = claimsEAG("linear", eag, alg, alg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cl) != 5 || !cl[4].Holds {
+	if len(cl) != 5 || !cl[4].Holds || cl[0].Text != "Thm 3(ii) well ahead of EAG in objective gap |F-F*|" {
 		t.Errorf("5.2 claims: %+v", cl)
 	}
 	alg.Records[3].Violation = 0.2 // only 2.5x ahead in violation
-	if cl, _ = Claims52(eag, alg); cl[1].Holds || cl[2].Holds || !cl[0].Holds {
+	if cl, _ = claimsEAG("linear", eag, alg); cl[1].Holds || cl[2].Holds || !cl[0].Holds {
 		t.Errorf("5.2 claims with a small violation lead: %+v", cl)
+	}
+}
+
+// TestClaims52 builds the six rules' traces so that every claim of 5.2
+// holds under the sqrt reading and the objective claims fail under the
+// linear one, and checks the verdicts, the readings and which claims are
+// left out when a rule did not run.
+func TestClaims52(t *testing.T) {
+	xs := []int64{0, 1, 2, 3}
+	two := func(name string, gap, vio []float64) penaltyalg.Trace {
+		tr := mkTrace(name, xs, gap)
+		for i := range tr.Records {
+			tr.Records[i].Violation = vio[i]
+		}
+		return tr
+	}
+	eag := two("EAG", []float64{1, .9, .8, .5}, []float64{1, .5, .3, .1})
+	runs := map[penaltyalg.Rule2]penaltyalg.Trace{
+		// (i): better in violation, worse in objective than the sqrt (ii).
+		penaltyalg.Thm3i: two("c (Thm 3(i))", []float64{1, .5, .4, .3}, []float64{1, 1e-4, 1e-5, 1e-6}),
+		penaltyalg.Thm4i: two("d (Thm 4(i))", []float64{1, .4, .3, .2}, []float64{1, 1e-4, 2e-5, 2e-6}),
+		// Linear reading: no better than EAG in objective.
+		penaltyalg.Thm3ii: two("c (Thm 3(ii))", []float64{1, .9, .8, .6}, []float64{1, 1e-3, 1e-4, 1e-5}),
+		penaltyalg.Thm4ii: two("d (Thm 4(ii))", []float64{1, .8, .7, .55}, []float64{1, 1e-3, 2e-4, 3e-5}),
+		// Sqrt reading: far ahead; dynamic faster in objective, slightly
+		// slower in violation.
+		penaltyalg.Thm3iiSqrt: two("c (Thm 3(ii))", []float64{1, .1, .05, .02}, []float64{1, 1e-3, 1e-4, 1e-5}),
+		penaltyalg.Thm4iiSqrt: two("d (Thm 4(ii))", []float64{1, .05, .01, .001}, []float64{1, 1e-3, 2e-4, 4e-5}),
+	}
+	cl, err := Claims52(eag, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, c := range cl {
+		got[c.Reading+"/"+c.Text] = c.Holds
+	}
+	for key, want := range map[string]bool{
+		"/Thm 4(i) against 3(i): dynamic penalty faster in objective than constant":       true,
+		"/Thm 4(i) against 3(i): dynamic penalty only slightly slower in violation":       true,
+		"sqrt/Thm 4(ii) against 3(ii): dynamic penalty faster in objective than constant": true,
+		"sqrt/Thm 4(ii) against 3(ii): dynamic penalty only slightly slower in violation": true,
+		"sqrt/Thm 3(i) against 3(ii): better in violation":                                true,
+		"sqrt/Thm 3(i) against 3(ii): worse in objective":                                 true,
+		"sqrt/Thm 4(i) against 4(ii): worse in objective":                                 true,
+		"sqrt/Algorithm 2 well ahead of EAG in both objective and violation":              true,
+		"linear/Thm 3(i) against 3(ii): worse in objective":                               false,
+		"linear/Thm 3(ii) well ahead of EAG in objective gap |F-F*|":                      false,
+		"linear/Thm 3(ii) well ahead of EAG in violation ||[c]_+||":                       true,
+		"linear/Algorithm 2 well ahead of EAG in both objective and violation":            false,
+	} {
+		if h, ok := got[key]; !ok || h != want {
+			t.Errorf("%s: holds %v (present %v), want %v", key, h, ok, want)
+		}
+	}
+	delete(runs, penaltyalg.Thm3i)
+	delete(runs, penaltyalg.Thm3iiSqrt)
+	cl, err = Claims52(eag, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cl {
+		if strings.Contains(c.Text, "3(i)") || (c.Reading == "sqrt" && strings.Contains(c.Text, "3(ii)")) {
+			t.Errorf("claim on a rule that did not run: %+v", c)
+		}
 	}
 }
 

@@ -18,8 +18,8 @@ package penalty
 import (
 	"context"
 	"fmt"
-	"github.com/consim/consim/problems/constrlogistic"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -34,6 +34,7 @@ import (
 	penaltyalg "github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/experiments"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // A9A is the data of Section 5.2: the first Rows rows of LIBSVM a9a (123
@@ -73,10 +74,15 @@ type Config struct {
 	// period (1); N, Samples and Core the synthetic problem's features
 	// (100), samples (10,000) and core constraints m (50; also 5.2's).
 	K51, Every51, N, Samples, Core int
+	// Lc2Sweep are the values of L_c2 of 5.1's sensitivity runs (0 stands
+	// for ||A||_2^2; 0, 10, 1, 0.1).
+	Lc2Sweep []float64
 	// K52 is Algorithm 2's outer iterations K and EAG's iterations (500),
 	// Every52 the recording period (1); Rules the Algorithm 2 rules run:
-	// 3i, 3ii, 4i and 4ii for Theorem 3(i), 3(ii), 4(i) and 4(ii) (all
-	// four; the claims use 3ii and 4ii).
+	// 3i, 3ii, 4i and 4ii for Theorem 3(i), 3(ii), 4(i) and 4(ii), and
+	// 3ii-sqrt and 4ii-sqrt for the sqrt reading of 3(ii) and (34) (all
+	// six; the claims about a (ii) rule are read under each reading whose
+	// rules ran).
 	K52, Every52 int
 	Rules        []string
 	// A9A is the data of Section 5.2 (LoadA9A; none by default, which
@@ -89,8 +95,8 @@ type Config struct {
 // DefaultConfig is the paper's setting for both sections, without the
 // data of 5.2.
 func DefaultConfig() Config {
-	return Config{Do51: true, Do52: true, Seed: 1, K51: 5000, Every51: 1, N: 100, Samples: 10000, Core: 50,
-		K52: 500, Every52: 1, Rules: []string{"3i", "3ii", "4i", "4ii"}}
+	return Config{Do51: true, Do52: true, Seed: 1, K51: 5000, Every51: 1, N: 100, Samples: 10000, Core: 50, Lc2Sweep: []float64{0, 10, 1, 0.1},
+		K52: 500, Every52: 1, Rules: []string{"3i", "3ii", "3ii-sqrt", "4i", "4ii", "4ii-sqrt"}}
 }
 
 // spec51 is the synthetic problem of 5.1.
@@ -116,7 +122,12 @@ func (c Config) Validate() error {
 	}
 	for _, r := range c.Rules {
 		if _, ok := penaltyalg.ParseRule2(r); !ok {
-			return fmt.Errorf("penalty: rule %q: want some of 3i, 3ii, 4i, 4ii", r)
+			return fmt.Errorf("penalty: rule %q: want some of %s", r, strings.Join(penaltyalg.Rule2Names(), ", "))
+		}
+	}
+	for _, v := range c.Lc2Sweep {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("penalty: L_c2 %g of the sensitivity runs: want a finite value > 0, or 0 for ||A||_2^2", v)
 		}
 	}
 	return c.spec51().Validate()
@@ -147,7 +158,7 @@ func (c Config) Run(ctx context.Context) (*Result, error) {
 	var err error
 	if c.Do51 {
 		logf("5.1: reference solve and Algorithm 1, K = %d\n", c.K51)
-		if res.R51, err = Experiment51(c.spec51(), c.K51, c.Every51); err != nil {
+		if res.R51, err = Experiment51(c.spec51(), c.K51, c.Every51, c.Lc2Sweep); err != nil {
 			return nil, fmt.Errorf("5.1: %w", err)
 		}
 		logf("5.1 done after %.0f s\n", time.Since(start).Seconds())
@@ -265,43 +276,4 @@ func plotPenalty(dir string, r *Result) error {
 		}
 	}
 	return nil
-}
-
-// Table renders table.md: the setup, the final state of every run and the
-// paper's claims marked holds / does not hold with the numbers.
-func (r *Result) Table() string {
-	f := r.Config
-	var b strings.Builder
-	b.WriteString("# Quadratic-penalty ASG / VR-ASG (Lu and Xiao, §5)\n\n")
-	if r.R51 != nil {
-		s := r.R51.Problem.Spec
-		fmt.Fprintf(&b, "5.1: synthetic (42), n = %d features, %d samples, m = %d core constraints, lambda = %g, seed %d; Algorithm 1 for K = %d iterations. F* = %.10g (sample-average problem, KKT residual %.2g).\n",
-			s.N, s.Samples, s.Core, s.Lambda, s.Seed, f.K51, r.R51.Opt.F, r.R51.Opt.KKT.Max())
-	}
-	if r.R52 != nil {
-		s := r.R52.Problem.Spec
-		fmt.Fprintf(&b, "5.2: (43) on a9a (%d rows, 123 features), lambda = %g, m = %d core constraints, seed %d; Algorithm 2 for K = %d outer iterations, EAG for %d iterations. F* = %.10g (KKT residual %.2g).\n",
-			f.A9A.Rows, s.Lambda, s.Core, s.Seed, f.K52, f.K52, r.R52.Problem.Opt.F, r.R52.Problem.Opt.KKT.Max())
-	}
-	b.WriteString("\nFinal state of every run:\n\n| section | method | iterations | gradient evaluations | F(x) | F - F* | violation |\n|---|---|---|---|---|---|---|\n")
-	for _, s := range r.sections() {
-		for _, t := range s.traces {
-			last := t.Last()
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.8f | %+.3g | %.3g |\n",
-				s.name, t.Method, last.Iter, last.GradEvals, last.Objective, last.Objective-t.FStar, last.Violation)
-		}
-	}
-	b.WriteString("\nThe paper's claims, read on our traces (a run is faster if it reaches the worse of the two final values first and stays there; \"well ahead\" needs a 10-fold lower final value):\n\n")
-	b.WriteString("| section | claim (paper) | verdict | numbers |\n|---|---|---|---|\n")
-	var claims []Claim
-	if r.R51 != nil {
-		claims = append(claims, r.R51.Claims...)
-	}
-	if r.R52 != nil {
-		claims = append(claims, r.R52.Claims...)
-	}
-	for _, c := range claims {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Section, experiments.MDCell(c.Text), experiments.Verdict(c.Holds), experiments.MDCell(c.Detail))
-	}
-	return b.String()
 }

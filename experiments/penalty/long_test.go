@@ -43,7 +43,7 @@ func logTrace(t *testing.T, tr penaltyalg.Trace, at []int) {
 func TestLongExperiment51(t *testing.T) {
 	skipShort(t)
 	start := time.Now()
-	r, err := Experiment51(constrlogistic.PaperSynthetic(1), 5000, 10)
+	r, err := Experiment51(constrlogistic.PaperSynthetic(1), 5000, 10, DefaultConfig().Lc2Sweep)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,15 +18,18 @@ type Result51 struct {
 	// and 2.
 	Constant, Dynamic penaltyalg.Trace
 	Claims            []Claim
+	// Finding is why the objective cannot converge, with its numbers.
+	Finding Finding51
 }
 
 // Experiment51 generates the instance of spec, solves its sample-average
 // problem for F*, runs Algorithm 1 for K iterations under the constant
 // (Theorem 1, rho = K^{3/2}) and dynamic (Theorem 2) penalties from the
 // same start with the same samples (sample seed spec.Seed), recording every
-// every-th iteration, and checks the claims of Claims51. The paper's run is
-// Experiment51(PaperSynthetic(seed), 5000, 1).
-func Experiment51(spec constrlogistic.SyntheticSpec, bigK, every int) (*Result51, error) {
+// every-th iteration, checks the claims of Claims51, and computes the
+// Finding51, with runs at each L_c2 of lc2s (0: ||A||_2^2). The paper's run
+// is Experiment51(PaperSynthetic(seed), 5000, 1, lc2s).
+func Experiment51(spec constrlogistic.SyntheticSpec, bigK, every int, lc2s []float64) (*Result51, error) {
 	p, err := constrlogistic.NewSynthetic(spec)
 	if err != nil {
 		return nil, err
@@ -36,13 +39,17 @@ func Experiment51(spec constrlogistic.SyntheticSpec, bigK, every int) (*Result51
 		return nil, fmt.Errorf("penalty: 5.1 reference: %w", err)
 	}
 	r := &Result51{Problem: p, Opt: opt}
-	if r.Constant, err = penaltyalg.RunSynthetic(p, penaltyalg.Thm1, bigK, spec.Seed, every, opt.F); err != nil {
+	var xc, xd []float64
+	if r.Constant, xc, err = penaltyalg.RunSynthetic(p, penaltyalg.SyntheticRun{Rule: penaltyalg.Thm1, K: bigK, Seed: spec.Seed, Every: every, FStar: opt.F}); err != nil {
 		return nil, err
 	}
-	if r.Dynamic, err = penaltyalg.RunSynthetic(p, penaltyalg.Thm2, bigK, spec.Seed, every, opt.F); err != nil {
+	if r.Dynamic, xd, err = penaltyalg.RunSynthetic(p, penaltyalg.SyntheticRun{Rule: penaltyalg.Thm2, K: bigK, Seed: spec.Seed, Every: every, FStar: opt.F}); err != nil {
 		return nil, err
 	}
 	if r.Claims, err = Claims51(r.Constant, r.Dynamic); err != nil {
+		return nil, err
+	}
+	if r.Finding, err = finding51(p, opt, bigK, spec.Seed, xc, xd, lc2s); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -51,22 +58,22 @@ func Experiment51(spec constrlogistic.SyntheticSpec, bigK, every int) (*Result51
 // Result52 is the outcome of Section 5.2's experiment.
 type Result52 struct {
 	Problem *constrlogistic.FiniteSumProblem
-	// Alg2 holds the Algorithm 2 traces in the order of the rules asked
-	// for; EAG is the baseline's trace.
-	Alg2 []penaltyalg.Trace
-	EAG  penaltyalg.Trace
-	// Claims are those of Claims52 over the Thm 3(ii) and Thm 4(ii)
-	// traces among Alg2.
+	// Rules and Alg2 are the Algorithm 2 rules run and their traces, in
+	// the order asked for; EAG is the baseline's trace.
+	Rules []penaltyalg.Rule2
+	Alg2  []penaltyalg.Trace
+	EAG   penaltyalg.Trace
+	// Claims are those of Claims52 on the runs.
 	Claims []Claim
 }
 
 // Experiment52 builds (43) from the data (x: s rows, n features; y: labels
 // +-1; LIBSVM a9a in the paper), runs Algorithm 2 for K outer iterations
-// under each rule of rules (nil: Thm3ii and Thm4ii, the pair compared with
-// EAG; the paper's Figure 2 also has Thm3i and Thm4i) and EAG-V for K
-// iterations, recording every every-th iteration, and checks the claims
-// of Claims52 on the Thm 3(ii) and 4(ii) runs. The paper's run is
-// Experiment52(a9a rows, labels, PaperFiniteSum(seed), 500, 1, nil).
+// under each rule of rules (nil: the (ii) rules of both readings, the
+// ones compared with EAG; the paper's Figure 2 also has Thm3i and Thm4i)
+// and EAG-V for K iterations, recording every every-th iteration, and
+// checks the claims of Claims52. The paper's run is Experiment52(a9a
+// rows, labels, PaperFiniteSum(seed), 500, 1, rules).
 func Experiment52(x mat.Matrix, y []float64, spec constrlogistic.FiniteSumSpec, bigK, every int, rules []penaltyalg.Rule2) (*Result52, error) {
 	p, err := constrlogistic.NewFiniteSumProblem(x, y, spec)
 	if err != nil {
@@ -79,25 +86,26 @@ func Experiment52(x mat.Matrix, y []float64, spec constrlogistic.FiniteSumSpec, 
 // describes.
 func Experiment52On(p *constrlogistic.FiniteSumProblem, bigK, every int, rules []penaltyalg.Rule2) (*Result52, error) {
 	if rules == nil {
-		rules = []penaltyalg.Rule2{penaltyalg.Thm3ii, penaltyalg.Thm4ii}
+		for _, rd := range penaltyalg.Readings {
+			c, d := rd.Rules()
+			rules = append(rules, c, d)
+		}
 	}
-	r := &Result52{Problem: p}
-	var cmp []penaltyalg.Trace
+	r := &Result52{Problem: p, Rules: rules}
+	runs := map[penaltyalg.Rule2]penaltyalg.Trace{}
 	for _, rule := range rules {
 		tr, err := penaltyalg.RunFiniteSum(p, rule, bigK, every, nil)
 		if err != nil {
 			return nil, fmt.Errorf("penalty: 5.2 %v: %w", rule, err)
 		}
 		r.Alg2 = append(r.Alg2, tr)
-		if rule == penaltyalg.Thm3ii || rule == penaltyalg.Thm4ii {
-			cmp = append(cmp, tr)
-		}
+		runs[rule] = tr
 	}
 	var err error
 	if r.EAG, err = penaltyalg.RunFiniteSumEAG(p, bigK, every); err != nil {
 		return nil, fmt.Errorf("penalty: 5.2 EAG: %w", err)
 	}
-	if r.Claims, err = Claims52(r.EAG, cmp...); err != nil {
+	if r.Claims, err = Claims52(r.EAG, runs); err != nil {
 		return nil, err
 	}
 	return r, nil
