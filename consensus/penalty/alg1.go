@@ -86,5 +86,6 @@ func RunAlg1(f constrlogistic.Stochastic, c constrlogistic.Constraints, psi cons
 				Objective: cfg.Objective(x), Violation: constrlogistic.Violation(c, x, cv), Rho: st.Rho})
 		}
 	}
+	tr.X = append([]float64(nil), x...)
 	return tr, x, nil
 }

@@ -258,5 +258,6 @@ func RunAlg2(f constrlogistic.FiniteSum, c constrlogistic.Constraints, psi const
 				Objective: obj(v.xt), Violation: constrlogistic.Violation(c, v.xt, v.cv), Rho: v.step.Rho})
 		}
 	}
+	tr.X = append([]float64(nil), v.xt...)
 	return tr, append([]float64(nil), v.xt...), nil
 }

@@ -137,5 +137,6 @@ func RunEAG(f constrlogistic.FiniteSum, c constrlogistic.Constraints, psi constr
 				Objective: obj(x), Violation: constrlogistic.Violation(c, x, cv)})
 		}
 	}
+	tr.X = append([]float64(nil), x...)
 	return tr, x, nil
 }

@@ -30,6 +30,9 @@ type Trace struct {
 	// unknown).
 	FStar   float64
 	Records []Record
+	// X is the output point after the last iteration (the iterate the
+	// last record measures).
+	X []float64
 }
 
 // Gap returns |F(x) - F*| of record i, the optimality measure of (3).

@@ -191,20 +191,31 @@ func (r *Result) Write(dir string) error {
 	return plotPenalty(dir, r)
 }
 
-// penaltySection is one section's traces.
+// penaltySection is one section's traces, with the two parts of its
+// objective F = loss + psi and the optimum x*, to split a gap.
 type penaltySection struct {
-	name   string
-	traces []penaltyalg.Trace
+	name      string
+	traces    []penaltyalg.Trace
+	loss, psi func([]float64) float64
+	xstar     []float64
+}
+
+// split returns loss(x) - loss(x*) and psi(x) - psi(x*): the parts of the
+// gap F(x) - F*.
+func (s penaltySection) split(x []float64) (loss, psi float64) {
+	return s.loss(x) - s.loss(s.xstar), s.psi(x) - s.psi(s.xstar)
 }
 
 // sections lists the traces of each section that ran, in table order.
 func (r *Result) sections() []penaltySection {
 	var out []penaltySection
 	if r.R51 != nil {
-		out = append(out, penaltySection{"5.1", []penaltyalg.Trace{r.R51.Constant, r.R51.Dynamic}})
+		p := r.R51.Problem
+		out = append(out, penaltySection{"5.1", []penaltyalg.Trace{r.R51.Constant, r.R51.Dynamic}, p.Data.Value, p.Psi.Value, r.R51.Opt.X})
 	}
 	if r.R52 != nil {
-		out = append(out, penaltySection{"5.2", append(slices.Clone(r.R52.Alg2), r.R52.EAG)})
+		p := r.R52.Problem
+		out = append(out, penaltySection{"5.2", append(slices.Clone(r.R52.Alg2), r.R52.EAG), p.F.Value, p.Psi.Value, p.Opt.X})
 	}
 	return out
 }

@@ -38,12 +38,18 @@ func (r *Result) Table() string {
 		fmt.Fprintf(&b, "5.2: (43) on a9a (%d rows, 123 features), lambda = %g, m = %d core constraints, seed %d; Algorithm 2 for K = %d outer iterations, EAG for %d iterations. F* = %.10g (KKT residual %.2g). Readings of Theorem 3(ii) and (34): %s.\n",
 			f.A9A.Rows, s.Lambda, s.Core, s.Seed, f.K52, f.K52, r.R52.Problem.Opt.F, r.R52.Problem.Opt.KKT.Max(), readingsText())
 	}
-	b.WriteString("\n## Final state of every run\n\n| section | method | iterations | gradient evaluations | F(x) | F - F* | violation | rho at the end |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Final state of every run\n\nThe gap F - F* splits into the loss's part, loss(x) - loss(x*), and the regularizer's, psi(x) - psi(x*) (psi: the l1 term and the box).\n\n")
+	b.WriteString("| section | method | iterations | gradient evaluations | F(x) | F - F* | loss part | psi part | violation | rho at the end |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.sections() {
 		for _, t := range s.traces {
 			last := t.Last()
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.8f | %+.3g | %.3g | %.4g |\n",
-				s.name, t.Method, last.Iter, last.GradEvals, last.Objective, last.Objective-t.FStar, last.Violation, last.Rho)
+			lp, pp := "-", "-"
+			if len(t.X) > 0 {
+				l, p := s.split(t.X)
+				lp, pp = fmt.Sprintf("%+.3g", l), fmt.Sprintf("%+.3g", p)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.8f | %+.3g | %s | %s | %.3g | %.4g |\n",
+				s.name, t.Method, last.Iter, last.GradEvals, last.Objective, last.Objective-t.FStar, lp, pp, last.Violation, last.Rho)
 		}
 	}
 	if r.R51 != nil {
