@@ -260,13 +260,13 @@ func (a *app) reproduceZOSPLMCmd() *cobra.Command {
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Log = a.stderr
 		out = defaultOut(out, "zo-splm")
-		if err := checkDoc(*doc, zosplm.DocName); err != nil {
+		if err := checkDoc(*doc, zosplm.DocBlock); err != nil {
 			return err
 		}
 		if err := reproduce(a, cmd, "zo-splm", out, true, "", nil, c.Validate, c.Run); err != nil {
 			return err
 		}
-		return updateDoc(*doc, zosplm.DocName, func() (string, error) { return zosplm.DocTable(out) })
+		return updateDoc(*doc, zosplm.DocBlock, func() (string, error) { return zosplm.DocTable(out) })
 	})
 	return cmd
 }
@@ -288,32 +288,32 @@ func defaultOut(out, name string) string {
 }
 
 // checkDoc checks, before the run, that the docs page doc (if any) has
-// the generated block of name.
-func checkDoc(doc, name string) error {
+// the generated block b.
+func checkDoc(doc string, b experiments.Block) error {
 	if doc == "" {
 		return nil
 	}
-	b, err := os.ReadFile(doc)
+	raw, err := os.ReadFile(doc)
 	if err != nil {
 		return usagef("--doc: %w", err)
 	}
-	if _, err := experiments.DocBlock(string(b), name); err != nil {
-		return usagef("--doc %s: %w", doc, err)
+	if _, err := b.Read(string(raw)); err != nil {
+		return usagef("--doc %s has %w", doc, err)
 	}
 	return nil
 }
 
-// updateDoc rewrites the block of name in the docs page doc (nothing when
-// doc is empty) with the table that table renders.
-func updateDoc(doc, name string, table func() (string, error)) error {
+// updateDoc rewrites the block b of the docs page doc (nothing when doc is
+// empty) with what content returns.
+func updateDoc(doc string, b experiments.Block, content func() (string, error)) error {
 	if doc == "" {
 		return nil
 	}
-	t, err := table()
+	t, err := content()
 	if err != nil {
 		return fmt.Errorf("--doc: %w", err)
 	}
-	if err := experiments.UpdateDoc(doc, name, t); err != nil {
+	if err := b.Write(doc, t); err != nil {
 		return fmt.Errorf("--doc: %w", err)
 	}
 	return nil
@@ -345,7 +345,7 @@ func (a *app) reproducePenaltyCmd() *cobra.Command {
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Do51, c.Do52, c.Log = section == "5.1" || section == "both", section == "5.2" || section == "both", a.stderr
 		out = defaultOut(out, "penalty")
-		if err := checkDoc(*doc, penalty.DocName); err != nil {
+		if err := checkDoc(*doc, penalty.DocBlock); err != nil {
 			return err
 		}
 		switch {
@@ -366,7 +366,7 @@ func (a *app) reproducePenaltyCmd() *cobra.Command {
 			func(ctx context.Context) (*penalty.Result, error) { return c.Run(ctx) }); err != nil {
 			return err
 		}
-		return updateDoc(*doc, penalty.DocName, func() (string, error) { return penalty.DocTable(out) })
+		return updateDoc(*doc, penalty.DocBlock, func() (string, error) { return penalty.DocTable(out) })
 	})
 	return cmd
 }

@@ -13,8 +13,8 @@
 // leaves the smallest consensus error after Config.TuneRounds rounds.
 // Nothing is tuned to the observed gap.
 //
-// compression imports sim, scenarios and coordinator; it must not import
-// node or cmd.
+// compression imports sim, scenarios, coordinator and experiments; it must
+// not import node or cmd.
 package compression
 
 import (
@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/experiments"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -375,15 +375,8 @@ const (
 // WriteDoc replaces the block between BeginMarker and EndMarker of the
 // markdown file path with text.
 func WriteDoc(path, text string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	if err := (experiments.Block{Begin: BeginMarker, End: EndMarker}).Write(path, text); err != nil {
 		return fmt.Errorf("compression: %w", err)
 	}
-	doc := string(b)
-	i, j := strings.Index(doc, BeginMarker), strings.Index(doc, EndMarker)
-	if i < 0 || j < i {
-		return fmt.Errorf("compression: %s has no generated block (%q ... %q)", path, BeginMarker, EndMarker)
-	}
-	doc = doc[:i+len(BeginMarker)] + "\n" + text + doc[j:]
-	return os.WriteFile(path, []byte(doc), 0o644)
+	return nil
 }

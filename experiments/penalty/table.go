@@ -10,14 +10,17 @@ import (
 	"github.com/consim/consim/experiments"
 )
 
-// DocName names the generated block of docs/reproductions/penalty.md.
-const DocName = "consim reproduce penalty"
+// DocBlock is the generated block of docs/reproductions/penalty.md.
+var DocBlock = experiments.ReproductionBlock("penalty")
 
-// DocTable returns the table of the run written into dir (its table.md),
-// for the docs page's block.
+// DocTable returns the block's content for the run written into dir: its
+// table.md, headings one level down.
 func DocTable(dir string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "table.md"))
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	return experiments.DocSection(string(b)), nil
 }
 
 // Table renders table.md: the setup, the final state of every run, the

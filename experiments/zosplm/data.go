@@ -210,16 +210,16 @@ func addTraceRow(runs *[]Trial, row []string) error {
 	return nil
 }
 
-// DocName names the generated block of docs/reproductions/zosplm.md.
-const DocName = "consim reproduce zo-splm"
+// DocBlock is the generated block of docs/reproductions/zosplm.md.
+var DocBlock = experiments.ReproductionBlock("zo-splm")
 
-// DocTable renders the table of the run that Write wrote into dir from
-// its files (ReadResult), so that the docs page's block and the committed
-// data agree to the digit.
+// DocTable renders the block's content for the run that Write wrote into
+// dir from its files (ReadResult), so that the docs page and the
+// committed data agree to the digit.
 func DocTable(dir string) (string, error) {
 	r, err := ReadResult(dir)
 	if err != nil {
 		return "", err
 	}
-	return r.Table(), nil
+	return experiments.DocSection(r.Table()), nil
 }

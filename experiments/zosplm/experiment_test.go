@@ -74,9 +74,9 @@ func TestSmall(t *testing.T) {
 	if len(conv) != 2*2*3*16 {
 		t.Errorf("convergence.csv has %d rows, want %d", len(conv), 2*2*3*16)
 	}
-	exptest.CheckTable(t, dir, md, "## Regime equal-step", "## Regime theory", "| 6 | zo-splm | ", "| 8 | zo-alm | ",
-		"| 6 | zo-conex | ", "ZO-ALM / ZO-SPLM [95% CI]", "| theory | ZO-SPLM | beta | 1/(24 kappa_1)",
-		"| equal-step | ZO-SPLM needs fewer iterations than zo-alm |", "## Convergence runs")
+	exptest.CheckTable(t, dir, md, "## Regime equal-step", "## Regime theory", "| 6 | ZO-SPLM | ", "| 8 | ZO-ALM | ",
+		"| 6 | ZO-ConEX | ", "ZO-ALM / ZO-SPLM [95% CI]", "| theory | ZO-SPLM | beta | 1/(24 kappa_1)",
+		"| equal-step | ZO-SPLM needs fewer iterations than ZO-ALM |", "## Convergence runs")
 }
 
 // TestParallelSameIterates: the runs' counts and measures do not depend on

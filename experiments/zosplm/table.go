@@ -196,7 +196,7 @@ func (r *Result) Table() string {
 					paper, paperSPI = strconv.Itoa(p.Iters), fmt.Sprintf("%.3f", p.PerIterSec)
 				}
 				fmt.Fprintf(&b, "| %d | %s | %d/%d | %s | %s | %.4f | %s | %s |\n",
-					n, m, c.Reached(), len(c.Iters), mean, median, experiments.Median(c.SecondsPerIter), paper, paperSPI)
+					n, display(m), c.Reached(), len(c.Iters), mean, median, experiments.Median(c.SecondsPerIter), paper, paperSPI)
 			}
 		}
 		b.WriteString("\nIterations of each baseline over ZO-SPLM's (ratio of means over the same instances; above 1: ZO-SPLM needs fewer):\n\n")
@@ -220,11 +220,7 @@ func (r *Result) Table() string {
 					continue
 				}
 				ratios[[3]string{string(reg), strconv.Itoa(n), m}] = rt
-				p := "-"
-				if pr := paperRatio(n, m); !math.IsNaN(pr) {
-					p = fmt.Sprintf("%.2f", pr)
-				}
-				row = append(row, ratioText(rt), p)
+				row = append(row, ratioText(rt), paperText(n, m))
 			}
 			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 		}
@@ -246,7 +242,7 @@ func (r *Result) Table() string {
 			if t.ItersToEps >= 0 {
 				reach = strconv.Itoa(t.ItersToEps)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.4f | %.4f | %.3g |\n", c.Regime, c.N, t.Method, reach, first.Objective, last.Objective, last.Max())
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %.4f | %.4f | %.3g |\n", c.Regime, c.N, display(t.Method), reach, first.Objective, last.Objective, last.Max())
 		}
 	}
 	return b.String()
@@ -315,15 +311,15 @@ func (r *Result) writeClaims(b *strings.Builder, get func(Regime, int, string) *
 				fewer = fewer && rt.Lo > 1
 				grows = grows && rt.Ratio > prev
 				prev = rt.Ratio
-				nums = append(nums, fmt.Sprintf("n = %d: %s (paper %.2f)", n, ratioText(rt), paperRatio(n, m)))
+				nums = append(nums, fmt.Sprintf("n = %d: %s (paper %s)", n, ratioText(rt), paperText(n, m)))
 			}
 			if !any {
 				continue
 			}
 			text := strings.Join(nums, "; ")
-			fmt.Fprintf(b, "| %s | ZO-SPLM needs fewer iterations than %s | %s | %s / ZO-SPLM: %s |\n", reg, m, experiments.Verdict(fewer), m, text)
+			fmt.Fprintf(b, "| %s | ZO-SPLM needs fewer iterations than %s | %s | %s / ZO-SPLM: %s |\n", reg, display(m), experiments.Verdict(fewer), display(m), text)
 			if len(nums) > 1 {
-				fmt.Fprintf(b, "| %s | the advantage over %s grows with n | %s | %s |\n", reg, m, experiments.Verdict(grows), text)
+				fmt.Fprintf(b, "| %s | the advantage over %s grows with n | %s | %s |\n", reg, display(m), experiments.Verdict(grows), text)
 			}
 		}
 		for _, m := range []string{MethodConEx, MethodALM} {
@@ -340,7 +336,7 @@ func (r *Result) writeClaims(b *strings.Builder, get func(Regime, int, string) *
 				nums = append(nums, fmt.Sprintf("n = %d: %.2f vs %.2f", n, ts, tc))
 			}
 			if any {
-				fmt.Fprintf(b, "| %s | ZO-SPLM takes less total time than %s | %s | CPU s per instance (mean, to eps or the limit): %s |\n", reg, m, experiments.Verdict(ok), strings.Join(nums, "; "))
+				fmt.Fprintf(b, "| %s | ZO-SPLM takes less total time than %s | %s | CPU s per instance (mean, to eps or the limit): %s |\n", reg, display(m), experiments.Verdict(ok), strings.Join(nums, "; "))
 			}
 		}
 	}
@@ -358,12 +354,36 @@ func (r *Result) writeClaims(b *strings.Builder, get func(Regime, int, string) *
 				continue
 			}
 			ms, mc := experiments.Median(s), experiments.Median(c)
-			p, _ := zosplmPaper(n, m)
-			ps, _ := zosplmPaper(n, MethodSPLM)
-			fmt.Fprintf(b, "| all | n = %d: ZO-SPLM takes less time per iteration than %s (by 5%% or more) | %s | %.4f vs %.4f CPU s (median over every regime's runs); paper %.3f vs %.3f s |\n",
-				n, m, experiments.Verdict(ms < 0.95*mc), ms, mc, ps.PerIterSec, p.PerIterSec)
+			paper := ""
+			if p, ok := zosplmPaper(n, m); ok {
+				ps, _ := zosplmPaper(n, MethodSPLM)
+				paper = fmt.Sprintf("; paper %.3f vs %.3f s", ps.PerIterSec, p.PerIterSec)
+			}
+			fmt.Fprintf(b, "| all | n = %d: ZO-SPLM takes less time per iteration than %s (by 5%% or more) | %s | %.4f vs %.4f CPU s (median over every regime's runs)%s |\n",
+				n, display(m), experiments.Verdict(ms < 0.95*mc), ms, mc, paper)
 		}
 	}
+}
+
+// display is a method's name in the table.
+func display(method string) string {
+	switch method {
+	case MethodSPLM:
+		return "ZO-SPLM"
+	case MethodConEx:
+		return "ZO-ConEX"
+	case MethodALM:
+		return "ZO-ALM"
+	}
+	return method
+}
+
+// paperText renders the paper's ratio of a baseline to ZO-SPLM at n.
+func paperText(n int, method string) string {
+	if p := paperRatio(n, method); !math.IsNaN(p) {
+		return fmt.Sprintf("%.2f", p)
+	}
+	return "-"
 }
 
 // upperFirst capitalizes s's first letter.
