@@ -3,7 +3,6 @@ package penalty
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	penaltyalg "github.com/consim/consim/consensus/penalty"
 )
@@ -183,40 +182,36 @@ func Claims51(constant, dynamic penaltyalg.Trace) ([]Claim, error) {
 	}, nil
 }
 
+// labeled is a trace with the rule label the claims name it by ("Thm
+// 3(ii)"), the same under both readings.
+type labeled struct {
+	label string
+	tr    penaltyalg.Trace
+}
+
 // claimsEAG checks that Algorithm 2 is well ahead of EAG in objective and
 // violation, read against gradient evaluations: for each Algorithm 2
 // trace and each metric, Compare(alg2, eag) must be Faster with EndB/EndA
 // >= Decade. It returns one claim per (trace, metric) and, last, the
 // combined claim.
-func claimsEAG(reading string, eag penaltyalg.Trace, alg2 ...penaltyalg.Trace) ([]Claim, error) {
+func claimsEAG(reading string, eag penaltyalg.Trace, alg2 ...labeled) ([]Claim, error) {
 	var out []Claim
 	all := len(alg2) > 0
 	for _, a := range alg2 {
 		for _, m := range []Metric{MetricGap, MetricViolation} {
-			c, err := Compare(a, eag, m, ByGradEvals)
+			c, err := Compare(a.tr, eag, m, ByGradEvals)
 			if err != nil {
 				return nil, err
 			}
 			ok := c.Faster && c.Ratio() >= Decade
 			all = all && ok
-			out = append(out, Claim{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s well ahead of EAG in %s", ruleLabel(a.Method), m),
+			out = append(out, Claim{Section: "5.2", Reading: reading, Text: fmt.Sprintf("%s well ahead of EAG in %s", a.label, m),
 				Holds: ok, Detail: detail("Algorithm 2", "EAG", m, ByGradEvals, c)})
 		}
 	}
 	out = append(out, Claim{Section: "5.2", Reading: reading, Text: "Algorithm 2 well ahead of EAG in both objective and violation", Holds: all,
 		Detail: "holds iff every row above of this reading holds"})
 	return out, nil
-}
-
-// ruleLabel is a trace's method without its formula, for claim texts
-// that must read the same under both readings: "Thm 3(ii)", "Thm 4(ii)".
-func ruleLabel(method string) string {
-	for _, l := range []string{"Thm 3(ii)", "Thm 4(ii)", "Thm 3(i)", "Thm 4(i)"} {
-		if strings.Contains(method, l) {
-			return l
-		}
-	}
-	return method
 }
 
 // pairClaims checks the paper's comparison of a constant rule's trace c
@@ -303,12 +298,12 @@ func Claims52(eag penaltyalg.Trace, runs map[penaltyalg.Rule2]penaltyalg.Trace) 
 				return nil, err
 			}
 		}
-		var alg2 []penaltyalg.Trace
+		var alg2 []labeled
 		if okc {
-			alg2 = append(alg2, tc)
+			alg2 = append(alg2, labeled{"Thm 3(ii)", tc})
 		}
 		if okd {
-			alg2 = append(alg2, td)
+			alg2 = append(alg2, labeled{"Thm 4(ii)", td})
 		}
 		if len(alg2) > 0 {
 			if err := add(claimsEAG(name, eag, alg2...)); err != nil {

@@ -85,8 +85,8 @@ func TestClaims(t *testing.T) {
 	}
 
 	eag := mkTrace("EAG", xs, []float64{1, .8, .6, .5})
-	alg := mkTrace("Alg2 (Thm 3(ii))", xs, []float64{1, .01, .005, .001})
-	cl, err = claimsEAG("linear", eag, alg, alg)
+	alg := mkTrace("Alg2", xs, []float64{1, .01, .005, .001})
+	cl, err = claimsEAG("linear", eag, labeled{"Thm 3(ii)", alg}, labeled{"Thm 4(ii)", alg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestClaims(t *testing.T) {
 		t.Errorf("5.2 claims: %+v", cl)
 	}
 	alg.Records[3].Violation = 0.2 // only 2.5x ahead in violation
-	if cl, _ = claimsEAG("linear", eag, alg); cl[1].Holds || cl[2].Holds || !cl[0].Holds {
+	if cl, _ = claimsEAG("linear", eag, labeled{"Thm 3(ii)", alg}); cl[1].Holds || cl[2].Holds || !cl[0].Holds {
 		t.Errorf("5.2 claims with a small violation lead: %+v", cl)
 	}
 }

@@ -70,7 +70,8 @@ type Config struct {
 	Parallel int `json:"-"`
 	// Clock times the iterations; nil is the CPU time of the run's own
 	// thread (user + system), so that the times hold on a shared machine
-	// and with parallel runs.
+	// and with parallel runs. With Parallel > 1 it must be safe for
+	// concurrent use.
 	Clock func() time.Duration `json:"-"`
 	// Log, if set, receives a progress line per table run.
 	Log io.Writer `json:"-"`
