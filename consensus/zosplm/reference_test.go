@@ -2,6 +2,7 @@ package zosplm
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/consim/consim/problems/qcqp"
@@ -45,6 +46,10 @@ func TestServerMatchesReference(t *testing.T) {
 		{"two constraints", 6, 2, Sphere, false, 1e-2, 1e-12},
 		{"paper radius", 8, 1, Sphere, false, 1e-5, 1e-10},
 		{"paper radius two constraints", 6, 2, Sphere, false, 1e-5, 1e-10},
+		// The analysis' regime: beta = 1/48, so z lags x and the
+		// proximal term's gradient p (x - z) is not zero.
+		{"theory preset", 8, 1, Sphere, false, 1e-2, 1e-12},
+		{"theory preset exact prox", 8, 1, Sphere, true, 1e-2, 1e-12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, err := qcqp.New(tc.n, tc.m, 3)
@@ -52,6 +57,11 @@ func TestServerMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			prm := smallParams(tc.n)
+			if strings.HasPrefix(tc.name, "theory") {
+				est := prm.Estimator
+				prm = TheorySPLMParams(q.LipF())
+				prm.Estimator = est
+			}
 			prm.Estimator.Dist, prm.Estimator.ExactProx = tc.dist, tc.exactProx
 			prm.Y0 = 0.5
 			prm.Estimator.R = tc.r
@@ -89,6 +99,9 @@ func TestServerMatchesReference(t *testing.T) {
 			moved := relDiff(s.X(), x0)
 			if moved < 1e-3 {
 				t.Fatalf("x moved by %g only: the comparison is vacuous", moved)
+			}
+			if lag := relDiff(s.X(), s.Z()); prm.Beta < 1 && lag < 1e-3 {
+				t.Fatalf("beta = %g: z within %g of x: the proximal term is not exercised", prm.Beta, lag)
 			}
 			t.Logf("largest relative difference over 30 iterations: %.2g", worst)
 		})

@@ -10,32 +10,42 @@ import (
 	"github.com/consim/consim/problems/qcqp"
 )
 
-// Params is the algorithm block of zo_splm: the estimator and optional
-// overrides of DefaultSPLMParams(n).
+// Presets of Params.Preset.
+const (
+	// PresetTuned is DefaultSPLMParams(n): L = 4n, beta = 1.
+	PresetTuned = "tuned"
+	// PresetTheory is TheorySPLMParams with the instance's L_f.
+	PresetTheory = "theory"
+)
+
+// Params is the algorithm block of zo_splm: the estimator, the preset
+// rule of the steps and optional overrides of it.
 type Params struct {
+	Preset      string   `yaml:"preset" doc:"parameter rule: tuned (L = 4n, p = 1.2 L, c = 1/(L + p), beta = 1: projected primal-dual gradient)|theory (the analysis' regime with the instance's L_f = ||Q||_2: p = 2 L_f, beta = (p - L_f)/(24 p) = 1/48, c = 1/(L_f + p))"`
 	Directions  int      `yaml:"directions" doc:"directions k >= 1 per iteration (the paper's Table 2: 10,000)"`
 	R           float64  `yaml:"r" doc:"smoothing radius r > 0"`
 	Dist        string   `yaml:"dist" doc:"directions: sphere|gaussian"`
 	Chunk       int      `yaml:"chunk" doc:"directions per evaluation request (the unit of work of an oracle worker), >= 1"`
 	ExactProx   bool     `yaml:"exact_prox" doc:"add p (x - z) exactly instead of estimating it with the same directions"`
-	Step        *float64 `yaml:"step,omitempty" doc:"primal step c > 0" default:"1/(L + p), L = 4n"`
-	DualStep    *float64 `yaml:"dual_step,omitempty" doc:"dual step alpha > 0" default:"10 c"`
-	Smoothing   *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in (0, 1] of z <- z + beta (x - z); 1 makes z = x after every step (projected primal-dual gradient, outside the analysis, which needs beta <= (p - L_f)/(24 p) < 1/24)" default:"1"`
-	ProxWeight  *float64 `yaml:"prox_weight,omitempty" doc:"proximal weight p > 0 of (p/2)||x - z||^2" default:"1.2 L, L = 4n"`
+	Step        *float64 `yaml:"step,omitempty" doc:"primal step c > 0" default:"preset"`
+	DualStep    *float64 `yaml:"dual_step,omitempty" doc:"dual step alpha > 0" default:"preset"`
+	Smoothing   *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in (0, 1] of z <- z + beta (x - z); 1 makes z = x after every step (projected primal-dual gradient, outside the analysis, which needs beta <= (p - L_f)/(24 p) < 1/24)" default:"preset"`
+	ProxWeight  *float64 `yaml:"prox_weight,omitempty" doc:"proximal weight p > 0 of (p/2)||x - z||^2" default:"preset"`
 	B           *float64 `yaml:"b,omitempty" doc:"dual box bound B > 0" default:"100"`
 	InitialDual *float64 `yaml:"initial_dual,omitempty" doc:"every component of y_0, in [0, B]" default:"0"`
 }
 
 // DefaultParams is the paper's estimator (DefaultEstimator) in chunks of
-// DefaultChunk directions, with DefaultSPLMParams' steps.
+// DefaultChunk directions, with the tuned preset's steps.
 func DefaultParams() Params {
 	e := DefaultEstimator()
-	return Params{Directions: e.K, R: e.R, Dist: e.Dist.String(), Chunk: DefaultChunk}
+	return Params{Preset: PresetTuned, Directions: e.K, R: e.R, Dist: e.Dist.String(), Chunk: DefaultChunk}
 }
 
 // Validate checks the values that need no instance.
 func (p *Params) Validate() error {
 	var errs registry.FieldErrors
+	errs.OneOf("preset", p.Preset, PresetTuned, PresetTheory)
 	if p.Directions < 1 {
 		errs.Add("directions", "must be >= 1, got %d", p.Directions)
 	}
@@ -58,9 +68,13 @@ func (p *Params) Validate() error {
 	return errs.Err()
 }
 
-// params resolves p for n variables over DefaultSPLMParams(n).
-func (p *Params) params(n int) (SPLMParams, error) {
-	s := DefaultSPLMParams(n)
+// params resolves p for q over its preset: DefaultSPLMParams(n), or
+// TheorySPLMParams(||Q||_2).
+func (p *Params) params(q *qcqp.QCQP) (SPLMParams, error) {
+	s := DefaultSPLMParams(q.Dim())
+	if p.Preset == PresetTheory {
+		s = TheorySPLMParams(q.LipF())
+	}
 	dist, err := ParseDist(p.Dist)
 	if err != nil {
 		return SPLMParams{}, err
@@ -86,7 +100,7 @@ func Algorithm() registry.Algorithm {
 		New:     func() registry.Params { p := DefaultParams(); return &p },
 		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst qcqp.Provider) (registry.Run, error) {
 			q := inst.QCQP()
-			prm, err := p.(*Params).params(q.Dim())
+			prm, err := p.(*Params).params(q)
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +108,7 @@ func Algorithm() registry.Algorithm {
 			if err := checkX0(x0, q.Box); err != nil {
 				return nil, fmt.Errorf("problem.init: %w", err)
 			}
-			return &SPLMRun{q: q, prm: prm, x0: x0, seed: graph.Hash(env.Seed, 0, drawDirection, 2, 0)}, nil
+			return &SPLMRun{q: q, prm: prm, preset: p.(*Params).Preset, x0: x0, seed: graph.Hash(env.Seed, 0, drawDirection, 2, 0)}, nil
 		}),
 		Needs:    []string{qcqp.Cap},
 		NeedsDoc: "a black-box constrained problem (f, h) over a box",
@@ -114,10 +128,11 @@ var (
 
 // SPLMRun is zo_splm resolved against one QCQP.
 type SPLMRun struct {
-	q    *qcqp.QCQP
-	prm  SPLMParams
-	x0   []float64
-	seed uint64
+	q      *qcqp.QCQP
+	prm    SPLMParams
+	preset string
+	x0     []float64
+	seed   uint64
 }
 
 // serverAgent is the Server as the run's agent 0: its report's X is the
@@ -149,8 +164,12 @@ func (r *SPLMRun) Oracle(int) consensus.Oracle { return NewOracle(r.q) }
 // Resolved lists the parameters.
 func (r *SPLMRun) Resolved() []registry.Value {
 	p := r.prm
+	lf := registry.Value{Name: "L_f", Value: LfRule(r.q.Dim()), Note: "rule 4n (the methods see values only)"}
+	if r.preset == PresetTheory {
+		lf = registry.Value{Name: "L_f", Value: r.q.LipF(), Note: "||Q||_2 of the instance (preset theory)"}
+	}
 	return []registry.Value{
-		{Name: "L_f", Value: LfRule(r.q.Dim()), Note: "rule 4n (the methods see values only)"},
+		lf,
 		{Name: "c", Value: p.C}, {Name: "alpha", Value: p.Alpha}, {Name: "beta", Value: p.Beta},
 		{Name: "p", Value: p.P}, {Name: "B", Value: p.B}, {Name: "y0", Value: p.Y0},
 		{Name: "k", Value: float64(p.Estimator.K)}, {Name: "r", Value: p.Estimator.R},

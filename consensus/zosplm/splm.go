@@ -57,6 +57,23 @@ func DefaultSPLMParams(n int) SPLMParams {
 	return SPLMParams{C: c, Alpha: 10 * c, Beta: 1, P: p, B: 100, Estimator: DefaultEstimator()}
 }
 
+// TheorySPLMParams is Algorithm 1 in its analysis' regime for a
+// smoothness L_f = lf of f (computed from the instance: the methods see
+// values only), with
+//
+//	p = 2 L_f              (p > L_f; it maximizes the proximal step
+//	                        beta/p = (p - L_f)/(24 p^2) under the bound)
+//	beta = (p - L_f)/(24 p) = 1/48   (Lemma 8's bound, BetaBound)
+//	c = 1/(L_f + p),  alpha = 10 c,  B = 100,  y0 = 0,
+//
+// and DefaultEstimator. c and alpha are chosen: Lemma 8's bounds of them
+// (Theory) are computable but orders of magnitude smaller.
+func TheorySPLMParams(lf float64) SPLMParams {
+	p := 2 * lf
+	c := 1 / (lf + p)
+	return SPLMParams{C: c, Alpha: 10 * c, Beta: BetaBound(lf, p), P: p, B: 100, Estimator: DefaultEstimator()}
+}
+
 // Validate checks that every parameter is finite and in range: c, alpha,
 // p, B > 0, beta in (0, 1], y0 in [0, B], and the estimator.
 func (p SPLMParams) Validate() error {

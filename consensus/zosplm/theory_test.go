@@ -2,7 +2,10 @@ package zosplm
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/consim/consim/problems/qcqp"
 )
 
 // TestTheory checks Lemma 8's bounds on numbers worked by hand: L_f = 1,
@@ -32,5 +35,41 @@ func TestTheory(t *testing.T) {
 	}
 	if b := BetaBound(0, 5); b != 1.0/24 {
 		t.Errorf("BetaBound(0, p) = %g, want 1/24", b)
+	}
+}
+
+// TestPresetTheory: the theory preset resolves to TheorySPLMParams with
+// the instance's L_f = ||Q||_2 (beta = 1/48 < 1/24), the keys override
+// it, and an unknown preset is an error at the key preset.
+func TestPresetTheory(t *testing.T) {
+	q, err := qcqp.New(12, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := DefaultParams()
+	p.Preset = PresetTheory
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.params(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := TheorySPLMParams(q.LipF())
+	if got.C != want.C || got.P != want.P || got.Beta != want.Beta || math.Abs(got.Beta-1.0/48) > 1e-15 || got.Alpha != want.Alpha || got.B != want.B {
+		t.Errorf("theory preset: %+v, want %+v", got, want)
+	}
+	if want.P != 2*q.LipF() || math.Abs(want.C*3*q.LipF()-1) > 1e-15 {
+		t.Errorf("TheorySPLMParams(%g) = %+v", q.LipF(), want)
+	}
+	beta := 0.01
+	p.Smoothing = &beta
+	if got, _ := p.params(q); got.Beta != beta {
+		t.Errorf("smoothing override ignored: beta = %g", got.Beta)
+	}
+	p.Preset = "fast"
+	err = p.Validate()
+	if err == nil || !strings.Contains(err.Error(), "preset") {
+		t.Errorf("unknown preset: %v", err)
 	}
 }

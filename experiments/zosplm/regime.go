@@ -122,11 +122,8 @@ func (r Regime) Params(q *qcqp.QCQP) (Params, error) {
 	case Theory:
 		k := InstanceConstants(q)
 		lf := k.Lf
+		p.SPLM = zosplmalg.TheorySPLMParams(lf)
 		s := &p.SPLM
-		s.P = 2 * lf
-		s.C = 1 / (lf + s.P)
-		s.Alpha = 10 * s.C
-		s.Beta = zosplmalg.BetaBound(lf, s.P)
 		th, err := zosplmalg.NewTheory(lf, s.P, k.Kh, lf+s.B*k.Lh+s.P, s.C)
 		if err != nil {
 			return Params{}, err
