@@ -149,3 +149,19 @@ func kindName(k int) string {
 	}
 	return fmt.Sprintf("message of kind %d", k)
 }
+
+// Measures are the exchanges the agents started and how they ended,
+// summed over the agents: the declarations of Pair.Measures.
+func Measures() []consensus.Measure {
+	return []consensus.Measure{
+		{Name: "exchanges", Reduce: consensus.ReduceSum, Doc: "exchanges completed, counted by their initiators"},
+		{Name: "refused", Reduce: consensus.ReduceSum, Doc: "requests refused by a neighbour busy with an exchange of its own"},
+		{Name: "lost", Reduce: consensus.ReduceSum, Doc: "requests whose link was absent (they came back to their senders)"},
+	}
+}
+
+// Measures returns the agent's values of Measures: its completed,
+// refused and lost exchanges.
+func (p *Pair) Measures() []float64 {
+	return []float64{float64(p.Completed), float64(p.Refused), float64(p.Lost)}
+}

@@ -110,19 +110,7 @@ func (a *Agent) step(m consensus.AsyncMsg, msgs []consensus.AsyncMsg) consensus.
 }
 
 // Report implements consensus.AsyncAgent: x_i, the updates and the
-// measures (see Measures).
+// exchange measures (exchange.Measures).
 func (a *Agent) Report() consensus.Report {
-	c := a.pair.Counts
-	return consensus.Report{ID: a.id, Round: int(a.updates), X: append([]float64(nil), a.x...),
-		Measures: []float64{float64(c.Completed), float64(c.Refused), float64(c.Lost)}}
-}
-
-// Measures are the exchanges an agent started and how they ended,
-// summed over the agents.
-func Measures() []consensus.Measure {
-	return []consensus.Measure{
-		{Name: "exchanges", Reduce: consensus.ReduceSum, Doc: "exchanges completed (averages taken), counted by their initiators"},
-		{Name: "refused", Reduce: consensus.ReduceSum, Doc: "requests refused by a neighbour busy with an exchange of its own"},
-		{Name: "lost", Reduce: consensus.ReduceSum, Doc: "requests whose link was absent (came back to their sender)"},
-	}
+	return consensus.Report{ID: a.id, Round: int(a.updates), X: append([]float64(nil), a.x...), Measures: a.pair.Measures()}
 }

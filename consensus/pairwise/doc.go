@@ -30,8 +30,8 @@
 // to it.
 //
 // Reports: X = x_i, Round the agent's updates (one per exchange it took
-// part in), and the measures of Measures: the exchanges the agent
-// started that completed, were refused or lost their request.
+// part in), and exchange.Measures: the exchanges the agent started that
+// completed, were refused or lost their request.
 //
 // pairwise imports consensus, consensus/exchange, consensus/registry,
 // graph and gonum; it must not import node, coordinator, scenarios or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/exchange"
 	"github.com/consim/consim/consensus/registry"
 )
 
@@ -48,4 +49,4 @@ func (r *run) AsyncAgent(i int) (consensus.AsyncAgent, error) {
 
 func (r *run) Resolved() []registry.Value { return nil }
 
-func (r *run) Measures() []consensus.Measure { return Measures() }
+func (r *run) Measures() []consensus.Measure { return exchange.Measures() }
