@@ -24,10 +24,11 @@ type Agent struct {
 	tau  float64                // MethodLinearized only
 	proc graph.EdgeProcess
 
-	nb []edge    // incident edges, ascending by neighbour id
-	x  []float64 // x_i
-	z  []float64 // z[k*n:(k+1)*n] is z_e of edge nb[k]
-	y  []float64 // y[k*n:(k+1)*n] is y_e of edge nb[k], oriented lo -> hi
+	nb   []edge    // incident edges, ascending by neighbour id
+	sign []float64 // sign[k] = nb[k].sign
+	x    []float64 // x_i
+	z    []float64 // z[k*n:(k+1)*n] is z_e of edge nb[k]
+	y    []float64 // y[k*n:(k+1)*n] is y_e of edge nb[k], oriented lo -> hi
 	// ver[k] is the version of z_e and y_e of edge nb[k]: the round t+1
 	// of the owner's last write (0 before one); acked[k], at the owner,
 	// is the version the reader last reported.
@@ -124,8 +125,10 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 		pcg:      rand.NewPCG(0, 0),
 	}
 	a.rng = rand.New(a.pcg)
+	a.sign = make([]float64, d)
 	for k, j := range nbrs {
 		a.nb[k] = edge{j: j, sign: graph.Sign(id, j)}
+		a.sign[k] = a.nb[k].sign
 		a.sbOff[k], _ = payloadLayout(g, id, n, j)
 		a.nb[k].off, a.nb[k].plen = payloadLayout(g, j, n, id)
 	}
@@ -219,14 +222,4 @@ func (a *Agent) edgeBlock(v []float64, j int) []float64 {
 }
 
 // lambda writes Lambda_i = sum_k s_k y_k into dst.
-func (a *Agent) lambda(dst []float64) {
-	n := a.n
-	clear(dst)
-	for k := range a.nb {
-		s := a.nb[k].sign
-		yk := a.y[k*n : (k+1)*n]
-		for l := range dst {
-			dst[l] += float64(s * yk[l])
-		}
-	}
-}
+func (a *Agent) lambda(dst []float64) { Lambda(dst, a.y, a.sign) }
