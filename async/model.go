@@ -7,60 +7,85 @@ import (
 	"github.com/consim/consim/graph"
 )
 
-// Distributions of Dist.Kind.
+// Distributions of Dist.Kind: the names of the runtime's fault delays
+// (scenario keys faults.delay.dist), in simulated time units.
 const (
+	// DistNone is 0 always.
+	DistNone = "none"
+	// DistFixed is Mean always.
+	DistFixed = "fixed"
+	// DistUniform is uniform on [Min, Max].
+	DistUniform = "uniform"
 	// DistExponential has mean Mean: Poisson events of rate 1/Mean.
 	DistExponential = "exponential"
-	// DistConstant is Mean always.
-	DistConstant = "constant"
-	// DistUniform is uniform on [Mean (1 - Spread), Mean (1 + Spread)].
-	DistUniform = "uniform"
 )
 
 // Dists lists the allowed values of Dist.Kind.
-var Dists = []string{DistExponential, DistConstant, DistUniform}
+var Dists = []string{DistNone, DistFixed, DistUniform, DistExponential}
 
 // Dist is a distribution of non-negative durations: clock intervals or
 // link latencies.
 type Dist struct {
 	// Kind is one of Dists.
 	Kind string
-	// Mean is the mean duration, >= 0 (> 0 for a clock).
+	// Mean is the value of DistFixed and the mean of DistExponential.
 	Mean float64
-	// Spread is DistUniform's relative half-width, in [0, 1].
-	Spread float64
+	// Min and Max bound DistUniform.
+	Min, Max float64
 }
 
-// Validate checks the kind, a finite mean >= 0 and a spread in [0, 1]
-// used by the uniform distribution only.
+// Validate checks the kind and that exactly its parameters are set:
+// none, a finite Mean >= 0 for fixed and exponential, 0 <= Min <= Max <
+// +Inf for uniform.
 func (d Dist) Validate() error {
+	finite := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) }
 	switch d.Kind {
-	case DistExponential, DistConstant, DistUniform:
+	case DistNone:
+		if d.Mean != 0 || d.Min != 0 || d.Max != 0 {
+			return fmt.Errorf("distribution %q takes no mean, min or max", d.Kind)
+		}
+	case DistFixed, DistExponential:
+		if !finite(d.Mean) {
+			return fmt.Errorf("mean %v: must be finite and >= 0", d.Mean)
+		}
+		if d.Min != 0 || d.Max != 0 {
+			return fmt.Errorf("distribution %q takes a mean, not min and max", d.Kind)
+		}
+	case DistUniform:
+		if !finite(d.Min) || !finite(d.Max) || d.Min > d.Max {
+			return fmt.Errorf("[min, max] = [%v, %v]: need 0 <= min <= max, finite", d.Min, d.Max)
+		}
+		if d.Mean != 0 {
+			return fmt.Errorf("distribution %q takes min and max, not a mean", d.Kind)
+		}
 	default:
 		return fmt.Errorf("distribution %q: must be one of %v", d.Kind, Dists)
 	}
-	if !(d.Mean >= 0) || math.IsInf(d.Mean, 0) {
-		return fmt.Errorf("mean %v: must be finite and >= 0", d.Mean)
-	}
-	if d.Kind == DistUniform {
-		if !(d.Spread >= 0 && d.Spread <= 1) {
-			return fmt.Errorf("spread %v: must be in [0, 1]", d.Spread)
-		}
-	} else if d.Spread != 0 {
-		return fmt.Errorf("spread %v: only distribution %q has a spread", d.Spread, DistUniform)
-	}
 	return nil
+}
+
+// Expected returns the distribution's mean.
+func (d Dist) Expected() float64 {
+	switch d.Kind {
+	case DistFixed, DistExponential:
+		return d.Mean
+	case DistUniform:
+		return (d.Min + d.Max) / 2
+	}
+	return 0
 }
 
 // Quantile returns the duration at probability u in [0, 1).
 func (d Dist) Quantile(u float64) float64 {
 	switch d.Kind {
+	case DistFixed:
+		return d.Mean
 	case DistExponential:
 		return graph.Exponential(u, d.Mean)
 	case DistUniform:
-		return d.Mean * (1 - d.Spread + float64(2*d.Spread*u))
+		return d.Min + float64((d.Max-d.Min)*u)
 	}
-	return d.Mean
+	return 0
 }
 
 // Clock is the agents' clock model: agent i's k-th interval is
@@ -84,8 +109,8 @@ func (c *Clock) Validate(n int) error {
 	if err := c.Dist.Validate(); err != nil {
 		return fmt.Errorf("async: clock: %w", err)
 	}
-	if !(c.Dist.Mean > 0) {
-		return fmt.Errorf("async: clock: mean interval %v: must be > 0", c.Dist.Mean)
+	if !(c.Dist.Expected() > 0) {
+		return fmt.Errorf("async: clock: mean interval %v: must be > 0", c.Dist.Expected())
 	}
 	if len(c.Stragglers) > 0 && (!(c.Slowdown >= 1) || math.IsInf(c.Slowdown, 0)) {
 		return fmt.Errorf("async: clock: slowdown %v: must be finite and >= 1", c.Slowdown)
@@ -122,7 +147,7 @@ func (c *Clock) Interval(i int, k int64) float64 {
 func (c *Clock) Rates(n int) []float64 {
 	r := make([]float64, n)
 	for i := range r {
-		r[i] = 1 / (c.Factor(i) * c.Dist.Mean)
+		r[i] = 1 / (c.Factor(i) * c.Dist.Expected())
 	}
 	return r
 }
@@ -164,7 +189,10 @@ func (l *Link) Validate() error {
 
 // Delay returns the latency of message seq of agent from to agent to.
 func (l *Link) Delay(from, to int, seq int64) float64 {
-	if l.Latency.Kind == DistConstant {
+	switch l.Latency.Kind {
+	case DistNone:
+		return 0
+	case DistFixed:
 		return l.Latency.Mean
 	}
 	return l.Latency.Quantile(graph.StreamLatency.Uniform(l.Seed, uint64(seq), uint64(from), uint64(to)))

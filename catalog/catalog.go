@@ -8,11 +8,14 @@
 package catalog
 
 import (
+	"github.com/consim/consim/consensus/adpsgd"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/almstorm"
+	"github.com/consim/consim/consensus/asyncadmm"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/null"
+	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/penaltycons"
 	"github.com/consim/consim/consensus/radmm"
@@ -43,6 +46,9 @@ func Algorithms() []registry.Algorithm {
 		zosplm.Algorithm(),
 		tsp.Algorithm(),
 		penalty.Algorithm(),
+		pairwise.Algorithm(),
+		adpsgd.Algorithm(),
+		asyncadmm.Algorithm(),
 	}
 }
 

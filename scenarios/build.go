@@ -75,6 +75,9 @@ func (s *Scenario) Build() (*Setup, error) {
 		}
 		return nil, s.blockError("algorithm", err)
 	}
+	if err := st.checkAsyncRun(); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 

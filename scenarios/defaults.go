@@ -44,6 +44,7 @@ func Default() *Scenario {
 			Timeout:       Duration(10 * time.Minute),
 		},
 		Faults: faultsDefault(),
+		Async:  asyncDefault(),
 		Output: Output{
 			Dir: "results",
 		},
@@ -117,6 +118,22 @@ var keyDocs = map[string]keyDoc{
 	"faults.stragglers.min":    {"", "uniform compute time lower bound"},
 	"faults.stragglers.max":    {"", "uniform compute time upper bound"},
 	"faults.stragglers.agents": {"[]", "slowed agents [i, ...]; empty = all"},
+
+	"async.mode":                {"", "run without rounds (docs/async.md): " + strings.Join(AsyncModes(), "|") + "; simulated = event engine in simulated time, realtime = a goroutine per agent on runtime.transport"},
+	"async.horizon":             {"required", "simulated time the run lasts, > 0 (replaces rounds)"},
+	"async.every":               {"", "period of the measures in simulated time, > 0 (replaces metrics.every)"},
+	"async.clock.dist":          {"", "agent clock intervals (Poisson ticks: exponential; or a compute time per tick): " + strings.Join(Dists(), "|")[len(DistNone)+1:]},
+	"async.clock.mean":          {"", "fixed interval, or mean of the exponential, > 0"},
+	"async.clock.min":           {"", "uniform interval lower bound"},
+	"async.clock.max":           {"", "uniform interval upper bound"},
+	"async.stragglers.agents":   {"[]", "agents whose clock intervals are slowdown times longer"},
+	"async.stragglers.slowdown": {"", "factor of the stragglers' intervals, >= 1"},
+	"async.latency.dist":        {"", "message latency: " + strings.Join(Dists(), "|")},
+	"async.latency.mean":        {"", "fixed latency, or mean of the exponential, >= 0"},
+	"async.latency.min":         {"", "uniform latency lower bound"},
+	"async.latency.max":         {"", "uniform latency upper bound"},
+	"async.slot":                {"", "simulated time per round of the edge process (a message sent at time s draws its link in round floor(s/slot)), > 0"},
+	"async.time_scale":          {"", "realtime: wall time of one simulated unit"},
 
 	"output.dir": {"", "parent directory of results/<run-id>/"},
 

@@ -221,7 +221,7 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	gogc := gcPercent()
 	add("gc headroom", heap*gogc/100, "GOGC %s%% of %s", count(gogc), FormatBytes(heap))
 	base, baseWhat := float64(memBase), "Go runtime and coordinator"
-	if s.Runtime.Transport == TransportNATS || s.Runtime.Transport == TransportNATSTCP {
+	if (s.Runtime.Transport == TransportNATS || s.Runtime.Transport == TransportNATSTCP) && s.Async.Mode != AsyncSimulated {
 		if s.Runtime.NATSURL == "" {
 			base += memBaseNATS
 			baseWhat += " and embedded NATS server"
@@ -236,6 +236,9 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 
 // agentCost is the per-agent cost of the transport beyond its vectors.
 func (s *Scenario) agentCost() (bytes float64, what string) {
+	if s.Async.Mode == AsyncSimulated {
+		return memSteppedAgent, "state on the event engine"
+	}
 	switch s.Runtime.Transport {
 	case TransportStepped:
 		return memSteppedAgent, "state on the stepped engine"
@@ -247,7 +250,7 @@ func (s *Scenario) agentCost() (bytes float64, what string) {
 
 // queuedRounds is Q of EstimateMemory.
 func (s *Scenario) queuedRounds() int {
-	if s.Runtime.Transport == TransportStepped {
+	if s.Runtime.Transport == TransportStepped || s.Async.Mode == AsyncSimulated {
 		return 1
 	}
 	p := s.Graph.P

@@ -151,7 +151,7 @@ func TestAgentsMatchReference(t *testing.T) {
 func TestConverges(t *testing.T) {
 	g := testGraph(t, 8, 1)
 	prob := lsProblem(t, g.N, 3, 20, 5)
-	eng, agents := newEngine(t, g, prob, 1, startPoints(g.N, 3, 1), options(g, 2, async.Dist{Kind: async.DistConstant}, nil))
+	eng, agents := newEngine(t, g, prob, 1, startPoints(g.N, 3, 1), options(g, 2, async.Dist{Kind: async.DistNone}, nil))
 	if err := eng.Run(3000); err != nil {
 		t.Fatal(err)
 	}

@@ -95,7 +95,7 @@ func observedPerTick(t *testing.T, g *graph.Graph, seeds, ticks int) metrics.Flo
 			batch[s%batches][k] += sq
 			k++
 		}
-		eng, as := newEngine(t, g, seed, x0, netOptions(g, seed, async.Dist{Kind: async.DistConstant}, nil, observe))
+		eng, as := newEngine(t, g, seed, x0, netOptions(g, seed, async.Dist{Kind: async.DistNone}, nil, observe))
 		agents = as
 		// N ticks per unit time; run in steps until the curve is full.
 		for step := 1; k <= ticks; step++ {
