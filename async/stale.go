@@ -39,6 +39,9 @@ func (a *Ages) Merge(b *Ages) {
 	a.updates = append(a.updates, b.updates...)
 }
 
+// Reset discards the ages collected.
+func (a *Ages) Reset() { a.time, a.updates = a.time[:0], a.updates[:0] }
+
 // Take returns the staleness of the ages collected since the last Take
 // and starts a new collection.
 func (a *Ages) Take() Staleness {

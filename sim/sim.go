@@ -101,6 +101,9 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 	if err := CheckRunID(s, runID); err != nil {
 		return nil, err
 	}
+	if s.Async.On() {
+		return runAsync(ctx, st, runID, opts, logger)
+	}
 	if s.Runtime.Transport == scenarios.TransportStepped {
 		return runStepped(ctx, st, runID, opts, logger)
 	}

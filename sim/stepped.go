@@ -273,9 +273,18 @@ func (b *steppedBundle) append(r coordinator.Row) error {
 
 // final writes every agent's last iterate as final.json.
 func (b *steppedBundle) final(runID string, agents []consensus.Agent) error {
-	f := coordinator.FinalIterates{RunID: runID, Agents: make([]coordinator.FinalIterate, len(agents))}
+	reps := make([]consensus.Report, len(agents))
 	for i, a := range agents {
-		r := a.Report()
+		reps[i] = a.Report()
+	}
+	return b.finalReports(runID, reps)
+}
+
+// finalReports writes the iterates of the agents' last reports as
+// final.json.
+func (b *steppedBundle) finalReports(runID string, reps []consensus.Report) error {
+	f := coordinator.FinalIterates{RunID: runID, Agents: make([]coordinator.FinalIterate, len(reps))}
+	for i, r := range reps {
 		f.Agents[i] = coordinator.FinalIterate{ID: i, Round: r.Round, Final: true, X: r.X}
 	}
 	data, err := json.Marshal(f)
