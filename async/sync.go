@@ -51,6 +51,11 @@ func (s *Synchronous) Agent() consensus.Agent { return s.a }
 // ID implements consensus.AsyncAgent.
 func (s *Synchronous) ID() int { return s.a.ID() }
 
+// InRound reports whether a round has started (its computation is done
+// and a phase waits for messages): the wrapped agent may then be part
+// way through it.
+func (s *Synchronous) InRound() bool { return s.wait }
+
 // Start implements consensus.AsyncAgent: round 0's computation starts.
 func (s *Synchronous) Start() consensus.AsyncOut { return consensus.AsyncOut{Arm: true} }
 

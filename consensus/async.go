@@ -49,8 +49,9 @@ type AsyncMsg struct {
 	// valid during the call only.
 	Data []float64
 	// Sent and Version are stamped by the runtime: the time the message
-	// was sent and the sender's update count then (its AsyncOut.Updated
-	// calls before the one that sent it). The agent leaves them zero.
+	// was sent and the sender's update count then, the update of the call
+	// that sent it included (its calls with AsyncOut.Updated so far). The
+	// agent leaves them zero.
 	Sent    float64
 	Version int64
 }
