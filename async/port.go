@@ -2,6 +2,7 @@ package async
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/consim/consim/consensus"
 )
@@ -130,7 +131,7 @@ func (p *Port) effects(now float64, out consensus.AsyncOut) (*Effects, error) {
 			return nil, fmt.Errorf("async: agent %d sent a message of kind %d: must be in [0, %d]", p.id, m.Kind, consensus.MaxAsyncKind)
 		}
 		if !m.Drawn {
-			if _, ok := p.link.Graph.EdgeIndex(p.id, m.To); !ok {
+			if _, ok := slices.BinarySearch(p.link.Graph.Neighbors(p.id), m.To); !ok {
 				return nil, fmt.Errorf("async: agent %d sent a message that needs a link draw to agent %d, which is not a neighbour", p.id, m.To)
 			}
 		}
