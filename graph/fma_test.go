@@ -28,6 +28,11 @@ var fmaKernels = []string{
 	"./consensus/metrics",
 	"./consensus/lockstep",
 	"./consensus/null",
+	"./async",
+	"./consensus/exchange",
+	"./consensus/pairwise",
+	"./consensus/adpsgd",
+	"./consensus/asyncadmm",
 }
 
 // offBitPath are files inside fmaKernels whose arithmetic is not on a
