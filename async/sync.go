@@ -31,8 +31,7 @@ type Synchronous struct {
 	expect []int
 	got    []consensus.Msg // messages of the current phase, any order
 	early  []consensus.Msg // messages of later phases
-	data   [][]float64     // storage of got and early, reused
-	free   [][]float64
+	free   [][]float64     // storage of received data, reused
 	outbuf []float64
 	msgs   []consensus.AsyncMsg
 	used   []consensus.AsyncUse

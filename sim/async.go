@@ -15,7 +15,6 @@ import (
 	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/coordinator"
-	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -44,20 +43,7 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 		return nil, err
 	}
 	up.step("central problem solved")
-	var decls []consensus.Measure
-	if m, ok := st.Run.(registry.Measurer); ok {
-		decls = m.Measures()
-	}
-	names := make([]string, 0, len(decls)+len(async.SampleColumns))
-	for _, d := range decls {
-		names = append(names, d.Name)
-	}
-	names = append(names, async.SampleColumns...)
-	resolved, err := s.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	b, err := newSteppedBundle(s.Output.Dir, runID, resolved, names)
+	b, decls, err := openBundle(st, runID, async.SampleColumns...)
 	if err != nil {
 		return nil, err
 	}
@@ -152,15 +138,7 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 	sum.WallSeconds = wall.Seconds()
 	sum.RoundsPerSec = float64(sum.Rounds) / max(wall.Seconds(), 1e-9)
 	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = traffic.msgs, 8*traffic.values
-	sum.Status, sum.StopCause = coordinator.StatusOK, cause
-	switch {
-	case errors.Is(runErr, coordinator.ErrDiverged):
-		sum.Status, sum.StopCause, sum.Reason = coordinator.StatusDiverged, coordinator.StopDiverged, runErr.Error()
-	case runErr != nil && cause == coordinator.StopInterrupted:
-		sum.Status, sum.Reason = coordinator.StatusFailed, runErr.Error()
-	case runErr != nil:
-		sum.Status, sum.StopCause, sum.Reason = coordinator.StatusFailed, coordinator.StopError, runErr.Error()
-	}
+	endStatus(sum, runErr, cause)
 	if last != nil {
 		if err := b.finalReports(runID, last); err != nil && runErr == nil {
 			runErr = err
@@ -204,15 +182,9 @@ func simulate(ctx context.Context, st *scenarios.Setup, agents []consensus.Async
 // liveRun runs the agents in real time on the scenario's transport.
 func liveRun(ctx context.Context, st *scenarios.Setup, runID string, agents []consensus.AsyncAgent, measure func([]consensus.Report, async.Sample) error, logger hclog.Logger) error {
 	s := st.Scenario
-	tr, err := node.NewTransport(node.TransportConfig{
-		Kind:   node.TransportKind(s.Runtime.Transport),
-		N:      s.Agents,
-		RunID:  runID,
-		URL:    s.Runtime.NATSURL,
-		Logger: logger.Named("transport"),
-	})
+	tr, err := newTransport(s, runID, logger)
 	if err != nil {
-		return inputError{err}
+		return err
 	}
 	defer tr.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(s.Runtime.Timeout))

@@ -115,18 +115,8 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 			return nil, err
 		}
 	}
-	tr, err := node.NewTransport(node.TransportConfig{
-		Kind:   node.TransportKind(s.Runtime.Transport),
-		N:      s.Agents,
-		RunID:  runID,
-		URL:    s.Runtime.NATSURL,
-		Logger: logger.Named("transport"),
-	})
+	tr, err := newTransport(s, runID, logger)
 	if err != nil {
-		err = fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)
-		if s.Runtime.NATSURL != "" {
-			err = inputError{err} // the URL given cannot be reached
-		}
 		return nil, err
 	}
 	defer tr.Close()
@@ -360,4 +350,23 @@ func NewRunID(name string) string {
 	var b [2]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("%s-%s-%s", name, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b[:]))
+}
+
+// newTransport connects the transport of s for run runID.
+func newTransport(s *scenarios.Scenario, runID string, logger hclog.Logger) (node.Transport, error) {
+	tr, err := node.NewTransport(node.TransportConfig{
+		Kind:   node.TransportKind(s.Runtime.Transport),
+		N:      s.Agents,
+		RunID:  runID,
+		URL:    s.Runtime.NATSURL,
+		Logger: logger.Named("transport"),
+	})
+	if err != nil {
+		err = fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)
+		if s.Runtime.NATSURL != "" {
+			err = inputError{err} // the URL given cannot be reached
+		}
+		return nil, err
+	}
+	return tr, nil
 }

@@ -58,22 +58,12 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 	if l, ok := st.Env.Problem.(registry.Locals); ok {
 		ms.Local = l.Local
 	}
-	if m, ok := st.Run.(registry.Measurer); ok {
-		ms.Decls = m.Measures()
-	}
-	names := make([]string, len(ms.Decls))
-	for k, d := range ms.Decls {
-		names[k] = d.Name
-	}
-	resolved, err := s.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	b, err := newSteppedBundle(s.Output.Dir, runID, resolved, names)
+	b, decls, err := openBundle(st, runID)
 	if err != nil {
 		return nil, err
 	}
 	defer b.close()
+	ms.Decls = decls
 
 	sum := &coordinator.Summary{
 		RunID:         runID,
@@ -154,15 +144,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 	sum.RoundsPerSec = float64(t) / max(wall.Seconds(), 1e-9)
 	tr := eng.Traffic()
 	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = tr.Msgs, 8*tr.Values
-	sum.Status, sum.StopCause = coordinator.StatusOK, cause
-	switch {
-	case errors.Is(runErr, coordinator.ErrDiverged):
-		sum.Status, sum.StopCause, sum.Reason = coordinator.StatusDiverged, coordinator.StopDiverged, runErr.Error()
-	case runErr != nil && cause == coordinator.StopInterrupted:
-		sum.Status, sum.Reason = coordinator.StatusFailed, runErr.Error()
-	case runErr != nil:
-		sum.Status, sum.StopCause, sum.Reason = coordinator.StatusFailed, coordinator.StopError, runErr.Error()
-	}
+	endStatus(sum, runErr, cause)
 	if err := b.final(runID, eng.Agents()); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -190,6 +172,43 @@ func divergence(consensusErr, feasibility, obj float64) string {
 		}
 	}
 	return ""
+}
+
+// endStatus sets the summary's status, stop cause and reason from the
+// run's error and the cause it stopped for.
+func endStatus(sum *coordinator.Summary, runErr error, cause string) {
+	sum.Status, sum.StopCause = coordinator.StatusOK, cause
+	switch {
+	case errors.Is(runErr, coordinator.ErrDiverged):
+		sum.Status, sum.StopCause, sum.Reason = coordinator.StatusDiverged, coordinator.StopDiverged, runErr.Error()
+	case runErr != nil && cause == coordinator.StopInterrupted:
+		sum.Status, sum.Reason = coordinator.StatusFailed, runErr.Error()
+	case runErr != nil:
+		sum.Status, sum.StopCause, sum.Reason = coordinator.StatusFailed, coordinator.StopError, runErr.Error()
+	}
+}
+
+// openBundle creates the results bundle of a run the coordinator does not
+// observe (the stepped engine, asynchronous runs): its columns are the
+// fixed ones, the algorithm's declared measures (returned) and extra.
+func openBundle(st *scenarios.Setup, runID string, extra ...string) (*steppedBundle, []consensus.Measure, error) {
+	var decls []consensus.Measure
+	if m, ok := st.Run.(registry.Measurer); ok {
+		decls = m.Measures()
+	}
+	names := make([]string, 0, len(decls)+len(extra))
+	for _, d := range decls {
+		names = append(names, d.Name)
+	}
+	resolved, err := st.Scenario.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := newSteppedBundle(st.Scenario.Output.Dir, runID, resolved, append(names, extra...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, decls, nil
 }
 
 // params converts the resolved values to the summary's form.

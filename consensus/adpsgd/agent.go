@@ -98,14 +98,14 @@ func (a *Agent) OnTick(float64) (consensus.AsyncOut, error) {
 // (x_i + x_j)/2 - alpha_u g_i; a refusal x_i <- x_i - alpha_u g_i. After
 // either the next computation starts.
 func (a *Agent) OnMessage(_ float64, m consensus.AsyncMsg) (consensus.AsyncOut, error) {
-	if err := exchange.CheckLen(m, len(a.x)); err != nil {
+	arr, err := a.pair.Arrive(m, len(a.x))
+	switch {
+	case err != nil:
 		return consensus.AsyncOut{}, err
-	}
-	if m.Kind == exchange.KindRequest {
-		if a.pair.IsOpen() {
-			a.msgs[0] = a.pair.Refuse(m)
-			return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
-		}
+	case arr == exchange.Busy:
+		a.msgs[0] = a.pair.Refuse(m)
+		return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
+	case arr == exchange.Request:
 		copy(a.old, a.x)
 		for l, v := range m.Data {
 			a.x[l] = 0.5 * (a.x[l] + v)
@@ -113,15 +113,11 @@ func (a *Agent) OnMessage(_ float64, m consensus.AsyncMsg) (consensus.AsyncOut, 
 		a.updates++
 		a.msgs[0], a.used[0] = a.pair.Reply(m, a.old), consensus.UseOf(m)
 		return consensus.AsyncOut{Msgs: a.msgs[:], Updated: true, Used: a.used[:]}, nil
+	case arr == exchange.Replied:
+		a.used[0] = consensus.UseOf(m)
+		return a.step(m.Data, a.used[:]), nil
 	}
-	if err := a.pair.Close(m); err != nil {
-		return consensus.AsyncOut{}, err
-	}
-	if m.Kind == exchange.KindRefuse {
-		return a.step(nil, nil), nil
-	}
-	a.used[0] = consensus.UseOf(m)
-	return a.step(m.Data, a.used[:]), nil
+	return a.step(nil, nil), nil
 }
 
 // OnLost implements consensus.AsyncAgent: the request's link was absent;

@@ -45,6 +45,7 @@
 // exchange.Measures.
 //
 // adpsgd imports consensus, consensus/exchange, consensus/registry,
-// consensus/dgd (its step rules), objective, graph and gonum; it must
-// not import node, coordinator, scenarios or cmd.
+// consensus/dgd (its step rules), consensus/pairwise (the averages of its
+// reference), objective, graph and gonum; it must not import node,
+// coordinator, scenarios or cmd.
 package adpsgd

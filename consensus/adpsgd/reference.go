@@ -7,19 +7,21 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/consensus/dgd"
+	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
 
 // Reference is the matrix form of AD-PSGD over a given sequence of
 // events (see the package documentation): X in R^{N x n} stacks the x_i
-// and Xhat the iterates the agents' computations read, with per-agent
-// step counts u_i. It builds dense matrices: a test oracle for small N.
+// (a pairwise.Reference, whose exchanges are the averages) and Xhat the
+// iterates the agents' computations read, with per-agent step counts
+// u_i. It builds dense matrices: a test oracle for small N.
 type Reference struct {
 	p      Params
 	locals []objective.Local
-	x, xh  *mat.Dense
-	w      *mat.Dense // scratch for W(k)
+	avg    *pairwise.Reference
+	xh     *mat.Dense
 	steps  []int64
 	g      []float64
 	pcg    *rand.PCG
@@ -37,40 +39,24 @@ func NewReference(p Params, locals []objective.Local, x0 [][]float64) (*Referenc
 	if N == 0 || len(x0) != N {
 		return nil, fmt.Errorf("adpsgd: reference: %d objectives and %d initial points", N, len(x0))
 	}
-	n := locals[0].Dim()
-	x := mat.NewDense(N, n, nil)
-	for i, xi := range x0 {
-		if len(xi) != n || locals[i].Dim() != n {
-			return nil, fmt.Errorf("adpsgd: reference: agent %d: x0 has %d values, its objective dimension %d, agent 0's %d", i, len(xi), locals[i].Dim(), n)
+	for i, f := range locals {
+		if f.Dim() != len(x0[i]) {
+			return nil, fmt.Errorf("adpsgd: reference: agent %d: x0 has %d values, its objective dimension is %d", i, len(x0[i]), f.Dim())
 		}
-		x.SetRow(i, xi)
 	}
-	r := &Reference{p: p, locals: locals, x: x, xh: mat.DenseCopyOf(x), w: mat.NewDense(N, N, nil),
-		steps: make([]int64, N), g: make([]float64, n), pcg: rand.NewPCG(0, 0)}
+	avg, err := pairwise.NewReference(x0)
+	if err != nil {
+		return nil, fmt.Errorf("adpsgd: reference: %w", err)
+	}
+	r := &Reference{p: p, locals: locals, avg: avg, xh: mat.DenseCopyOf(avg.Matrix()),
+		steps: make([]int64, N), g: make([]float64, len(x0[0])), pcg: rand.NewPCG(0, 0)}
 	r.rng = rand.New(r.pcg)
 	return r, nil
 }
 
 // Average applies an exchange of agents i and j: X <- W_ij X with
 // W_ij = I - (1/2)(e_i - e_j)(e_i - e_j)^T.
-func (r *Reference) Average(i, j int) error {
-	N, _ := r.x.Dims()
-	if i == j || i < 0 || j < 0 || i >= N || j >= N {
-		return fmt.Errorf("adpsgd: reference: exchange of agents %d and %d: need two agents in [0, %d)", i, j, N)
-	}
-	r.w.Zero()
-	for l := range N {
-		r.w.Set(l, l, 1)
-	}
-	r.w.Set(i, i, 0.5)
-	r.w.Set(j, j, 0.5)
-	r.w.Set(i, j, 0.5)
-	r.w.Set(j, i, 0.5)
-	var next mat.Dense
-	next.Mul(r.w, r.x)
-	r.x.Copy(&next)
-	return nil
-}
+func (r *Reference) Average(i, j int) error { return r.avg.Average(i, j) }
 
 // Step applies agent i's gradient step: X <- X - alpha_u e_i g_i^T with
 // g_i the gradient of f_i at row i of Xhat on the samples of its u-th
@@ -84,21 +70,22 @@ func (r *Reference) Step(i int) {
 		graph.SeedSample(r.pcg, r.p.Seed, int(r.steps[i]), i)
 		r.evals += int64(r.locals[i].StochGrad(xh, r.g, r.rng))
 	}
-	N, n := r.x.Dims()
+	x := r.avg.Matrix()
+	N, n := x.Dims()
 	d := mat.NewDense(N, n, nil)
 	alpha := r.p.stepAt(r.steps[i])
 	for l, v := range r.g {
 		d.Set(i, l, float64(alpha*v))
 	}
-	r.x.Sub(r.x, d)
+	x.Sub(x, d)
 	r.steps[i]++
 }
 
 // Read records that agent i starts a computation: Xhat_i <- X_i.
-func (r *Reference) Read(i int) { r.xh.SetRow(i, r.x.RawRowView(i)) }
+func (r *Reference) Read(i int) { r.xh.SetRow(i, r.avg.Matrix().RawRowView(i)) }
 
 // X returns a copy of row i of X.
-func (r *Reference) X(i int) []float64 { return mat.Row(nil, i, r.x) }
+func (r *Reference) X(i int) []float64 { return r.avg.X(i) }
 
 // GradEvals returns the samples (or full gradients) drawn.
 func (r *Reference) GradEvals() int64 { return r.evals }

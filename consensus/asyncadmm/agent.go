@@ -113,32 +113,28 @@ func (a *Agent) OnTick(float64) (consensus.AsyncOut, error) {
 // reply with x_j+: x_i <- x_i+ and the same edge step. A refusal
 // discards x_i+.
 func (a *Agent) OnMessage(_ float64, m consensus.AsyncMsg) (consensus.AsyncOut, error) {
-	if err := exchange.CheckLen(m, len(a.x)); err != nil {
+	arr, err := a.pair.Arrive(m, len(a.x))
+	switch {
+	case err != nil:
 		return consensus.AsyncOut{}, err
-	}
-	if m.Kind == exchange.KindRequest {
-		if a.pair.IsOpen() {
-			a.msgs[0] = a.pair.Refuse(m)
-			return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
-		}
+	case arr == exchange.Busy:
+		a.msgs[0] = a.pair.Refuse(m)
+		return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
+	case arr == exchange.Request:
 		a.xStep(a.x)
 		if err := a.edgeStep(m.From, m.Data); err != nil {
 			return consensus.AsyncOut{}, err
 		}
 		a.msgs[0] = a.pair.Reply(m, a.x)
 		return a.updated(m, a.msgs[:]), nil
+	case arr == exchange.Replied:
+		copy(a.x, a.xp)
+		if err := a.edgeStep(m.From, m.Data); err != nil {
+			return consensus.AsyncOut{}, err
+		}
+		return a.updated(m, nil), nil
 	}
-	if err := a.pair.Close(m); err != nil {
-		return consensus.AsyncOut{}, err
-	}
-	if m.Kind == exchange.KindRefuse {
-		return consensus.AsyncOut{}, nil
-	}
-	copy(a.x, a.xp)
-	if err := a.edgeStep(m.From, m.Data); err != nil {
-		return consensus.AsyncOut{}, err
-	}
-	return a.updated(m, nil), nil
+	return consensus.AsyncOut{}, nil
 }
 
 // edgeStep applies the step of edge {i, j} with j's new x_j.

@@ -100,10 +100,52 @@ func (p *Pair) Refuse(m consensus.AsyncMsg) consensus.AsyncMsg {
 	return consensus.AsyncMsg{From: p.id, To: m.From, Kind: KindRefuse, Drawn: true}
 }
 
-// Close ends the open exchange on the answer m (a reply or a refusal),
+// Arrival is what a message means to the agent it reaches.
+type Arrival int
+
+// Arrivals of Arrive.
+const (
+	// Request is a neighbour's request the agent takes: it combines at
+	// once and answers with Reply.
+	Request Arrival = iota
+	// Busy is a request that reaches the agent while its own exchange is
+	// open: it answers with Refuse and changes nothing.
+	Busy
+	// Replied is the answer to the agent's open request with the
+	// neighbour's values: it combines; the exchange is closed.
+	Replied
+	// Refused is the answer of a busy neighbour: the exchange is closed
+	// with no values.
+	Refused
+)
+
+// Arrive classifies message m for the agent, checks that a message with
+// values carries n of them, and closes the open exchange (counting it) on
+// an answer. It fails on a message of the wrong length or kind, or an
+// answer to no open exchange.
+func (p *Pair) Arrive(m consensus.AsyncMsg, n int) (Arrival, error) {
+	if err := checkLen(m, n); err != nil {
+		return 0, err
+	}
+	if m.Kind == KindRequest {
+		if p.open {
+			return Busy, nil
+		}
+		return Request, nil
+	}
+	if err := p.close(m); err != nil {
+		return 0, err
+	}
+	if m.Kind == KindRefuse {
+		return Refused, nil
+	}
+	return Replied, nil
+}
+
+// close ends the open exchange on the answer m (a reply or a refusal),
 // counting it. It fails if no exchange is open with m's sender or m is a
 // request.
-func (p *Pair) Close(m consensus.AsyncMsg) error {
+func (p *Pair) close(m consensus.AsyncMsg) error {
 	if !p.open || m.From != p.peer {
 		return fmt.Errorf("exchange: %s from agent %d, but no exchange with it is open", kindName(m.Kind), m.From)
 	}
@@ -129,9 +171,9 @@ func (p *Pair) Return(m consensus.AsyncMsg) error {
 	return nil
 }
 
-// CheckLen fails unless the message of a kind that carries values has n
+// checkLen fails unless the message of a kind that carries values has n
 // of them.
-func CheckLen(m consensus.AsyncMsg, n int) error {
+func checkLen(m consensus.AsyncMsg, n int) error {
 	if m.Kind != KindRefuse && len(m.Data) != n {
 		return fmt.Errorf("%s from agent %d has %d values, want %d", kindName(m.Kind), m.From, len(m.Data), n)
 	}

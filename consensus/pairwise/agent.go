@@ -64,28 +64,23 @@ func (a *Agent) OnTick(float64) (consensus.AsyncOut, error) {
 // (x_j + x_i)/2 and answers with the x_j before; a reply sets x_i <-
 // (x_i + x_j)/2; a refusal ends the exchange with no step.
 func (a *Agent) OnMessage(_ float64, m consensus.AsyncMsg) (consensus.AsyncOut, error) {
-	if err := exchange.CheckLen(m, len(a.x)); err != nil {
+	arr, err := a.pair.Arrive(m, len(a.x))
+	switch {
+	case err != nil:
 		return consensus.AsyncOut{}, err
-	}
-	switch m.Kind {
-	case exchange.KindRequest:
-		if a.pair.IsOpen() {
-			a.msgs[0] = a.pair.Refuse(m)
-			return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
-		}
+	case arr == exchange.Busy:
+		a.msgs[0] = a.pair.Refuse(m)
+		return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
+	case arr == exchange.Request:
 		copy(a.old, a.x)
 		a.average(m.Data)
 		a.msgs[0] = a.pair.Reply(m, a.old)
 		return a.step(m, a.msgs[:]), nil
+	case arr == exchange.Replied:
+		a.average(m.Data)
+		return a.step(m, nil), nil
 	}
-	if err := a.pair.Close(m); err != nil {
-		return consensus.AsyncOut{}, err
-	}
-	if m.Kind == exchange.KindRefuse {
-		return consensus.AsyncOut{}, nil
-	}
-	a.average(m.Data)
-	return a.step(m, nil), nil
+	return consensus.AsyncOut{}, nil
 }
 
 // OnLost implements consensus.AsyncAgent: the request's link was absent;

@@ -56,5 +56,9 @@ func (r *Reference) Average(i, j int) error {
 // Exchanges returns the number of exchanges applied.
 func (r *Reference) Exchanges() int { return r.k }
 
+// Matrix returns X_k itself (shared): a method built on gossip (AD-PSGD's
+// reference) applies its own steps to it between exchanges.
+func (r *Reference) Matrix() *mat.Dense { return r.x }
+
 // X returns a copy of row i of X_k.
 func (r *Reference) X(i int) []float64 { return mat.Row(nil, i, r.x) }
