@@ -7,8 +7,8 @@ STATICCHECK ?= staticcheck
 # numeric packages and the command run without it (same code paths, 5-10x
 # faster; the command's race build links the whole NATS server). make
 # test-long runs the command under the race detector too.
-RACE_PKGS = ./node/... ./coordinator ./sim/...
-PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /sim)
+RACE_PKGS = ./node/... ./coordinator ./sim/... ./async/realtime
+PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /sim -e /async/realtime)
 
 .PHONY: all build run test test-long fuzz faults deploy-check check vet lint tidy bench clean
 

@@ -4,7 +4,10 @@
 // An Agent is pure: it does no I/O, starts no goroutines, reads no clocks
 // and uses no global random source. The runtime (package node) drives it
 // round by round, moves its messages and tells it what arrived; every
-// random choice comes from the common randomness of package graph.
+// random choice comes from the common randomness of package graph. An
+// AsyncAgent (async.go) is the same kind of state machine without
+// rounds: each agent acts on its own clock, driven by the event engine of
+// package async or its real-time driver.
 //
 // consensus may import graph and gonum; it must not import node,
 // coordinator, scenarios or cmd.
