@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/report"
 	"github.com/consim/consim/node"
@@ -304,9 +305,11 @@ func (sw *sweeper) run(ctx context.Context, s *scenarios.Scenario, runID string,
 			sw.logger.Info("no rate prediction", "run", runID, "reason", err)
 		}
 	}
-	agents, err := st.Agents()
-	if err != nil {
-		return nil, err
+	var agents []consensus.Agent // an asynchronous run builds its own
+	if !s.Async.On() {
+		if agents, err = st.Agents(); err != nil {
+			return nil, err
+		}
 	}
 	return runAgents(ctx, st, agents, runID, sw.logger.Named(runID), nil)
 }
