@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"time"
@@ -126,9 +127,23 @@ func (v *validator) async() {
 	}
 	v.positive("async.every", a.Every)
 	v.positive("async.slot", a.Slot)
+	before := len(v.errs.list)
+	v.agentIDs("async.stragglers.agents", a.Stragglers.Agents, s.Agents)
+	if sd := a.Stragglers.Slowdown; !(sd >= 1) || math.IsInf(sd, 0) {
+		v.fail("async.stragglers.slowdown", "must be a finite number >= 1, got %s", formatFloat(sd))
+	}
+	stragglersOK := len(v.errs.list) == before
 	clock := s.AsyncClock()
-	if err := clock.Validate(s.Agents); err != nil {
-		v.fail("async.clock", "%s", strings.TrimPrefix(err.Error(), "async: clock: "))
+	switch err := clock.Dist.Validate(); {
+	case err != nil:
+		v.fail("async.clock", "%v", err)
+	case !(clock.Dist.Expected() > 0):
+		v.fail("async.clock", "the mean interval must be > 0, got %s", formatFloat(clock.Dist.Expected()))
+	case stragglersOK:
+		// What is left to fail is a straggler listed twice.
+		if err := clock.Validate(s.Agents); err != nil {
+			v.fail("async.stragglers.agents", "%s", strings.TrimPrefix(err.Error(), "async: clock: "))
+		}
 	}
 	if err := a.Latency.dist().Validate(); err != nil {
 		v.fail("async.latency", "%v", err)
