@@ -14,9 +14,9 @@
 //	D_i(k) = s_i Q(U(seed, k, graph.StreamTick, i, 0)),
 //
 // with Q the quantile function of Clock.Dist (exponential: Poisson ticks
-// of rate 1/Mean; constant; uniform) and s_i the slowdown of a straggler
-// (1 for the others). An armed clock fires once, D_i(k) after the call
-// that armed it (see consensus.AsyncAgent).
+// of rate 1/Mean; fixed; uniform on [Min, Max]) and s_i the slowdown of a
+// straggler (1 for the others). An armed clock fires once, D_i(k) after
+// the call that armed it (see consensus.AsyncAgent).
 //
 // # Links
 //
@@ -52,7 +52,16 @@
 // deliveries and returns (class 0) by their message's sender and number,
 // then ticks (class 1) by agent and tick index. The order is total, so a
 // run is a pure function of the agents, the options and the seed:
-// replaying it gives the same iterates bit for bit.
+// replaying it gives the same iterates bit for bit (on one architecture:
+// the exponential quantile goes through math.Log1p, which package
+// graph's floating-point rule does not cover).
+//
+// # Observation
+//
+// Options.Observe sees a Record of every event: what happened at which
+// agent, and what the agent answered. The asynchronous algorithms'
+// matrix-form references replay these records; the drivers measure with
+// Report, Sample and Staleness between calls of Run.
 //
 // async imports consensus and graph; it must not import node,
 // coordinator, scenarios or cmd, and it starts no goroutines.
