@@ -39,8 +39,8 @@
 // for the two directions of a link and for the sender's messages, so that
 // under a Bernoulli process every message finds its link present with
 // probability p_ij independently of every other message (two messages
-// share a draw only if one sender sends 2^19 messages over one link in
-// one slot). A message whose link is absent comes back to its sender
+// share a draw only if they are 2^19 messages of one sender apart and go
+// over the same link in the same slot). A message whose link is absent comes back to its sender
 // (OnLost) at s + L. The draws depend on nothing but the seed, the
 // sender, its message number, the addressee and the send time, so the
 // real-time driver draws them the same way.
