@@ -10,6 +10,7 @@ import (
 
 	"github.com/consim/consim/async"
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
@@ -124,74 +125,96 @@ func (c matchCase) realtimeAgents(t testing.TB, g *graph.Graph, seed uint64, tr 
 }
 
 // checkMatch runs 10 seeds on the event engine and one real-time run
-// (seed 10, not among them) over tr, and checks that at every sample
-// time the real-time run's log10 consensus error lies within the
-// simulated runs' range [min, max], widened by tol decades.
-func checkMatch(t *testing.T, c matchCase, tr node.Transport, scale time.Duration, tol float64) {
-	g := c.graph(t)
+// (seed 10, not among them) over tr. At every sample time the real-time
+// run's log10 consensus error must lie within the simulated runs' 99%
+// prediction interval for one more run, mean -+ t_{0.995, 9}
+// sqrt(1 + 1/10) sd = mean -+ 3.41 sd of their log10 errors, widened by
+// tol decades; the log also gives the excursion outside their range
+// [min, max]. A real-time run whose timers were late by more than
+// maxLate simulated units on average did not keep the time scale: it is
+// void, logged and run again, up to 3 times; the first that kept it must
+// match, and if none did the test is skipped (the machine is too loaded
+// to tell).
+func checkMatch(t *testing.T, c matchCase, tr func() node.Transport, scale time.Duration, tol float64) {
+	const maxLate = 0.05
 	const seeds = 10
-	var lo, hi []float64
+	const band = 3.250 * 1.0488 // t_{0.995, 9} sqrt(1 + 1/10)
+	g := c.graph(t)
+	var curves [][]float64
 	for s := range seeds {
-		curve := c.simulated(t, g, uint64(s))
-		if lo == nil {
-			lo, hi = append([]float64(nil), curve...), append([]float64(nil), curve...)
-		}
-		for k, v := range curve {
-			lo[k], hi[k] = math.Min(lo[k], v), math.Max(hi[k], v)
-		}
+		curves = append(curves, c.simulated(t, g, uint64(s)))
 	}
-	live, res := c.realtime(t, g, seeds, tr, scale)
-	if len(live) != len(lo) {
-		t.Fatalf("%d real-time samples, %d simulated", len(live), len(lo))
-	}
-	var worst float64
-	var b []byte
-	for k, v := range live {
-		out := math.Max(lo[k]-v, v-hi[k])
-		worst = math.Max(worst, out)
-		b = fmt.Appendf(b, "\n  t=%5.1f  simulated [%7.3f, %7.3f]  real time %7.3f", float64(k)*c.every, lo[k], hi[k], v)
-		if out > tol {
-			t.Errorf("t = %v: real-time log10 consensus error %.3f outside the simulated range [%.3f, %.3f] widened by %v", float64(k)*c.every, v, lo[k], hi[k], tol)
+	n := len(curves[0])
+	lo, hi, plo, phi := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for k := range n {
+		col := make([]float64, seeds)
+		for s := range seeds {
+			col[s] = curves[s][k]
 		}
+		st := metrics.Summarize(col)
+		lo[k], hi[k] = st.Min, st.Max
+		plo[k], phi[k] = st.Mean-band*st.Std, st.Mean+band*st.Std
 	}
-	t.Logf("%d agents, scale %v: largest excursion outside the simulated range %.3f decades (tolerance %v); %d messages, %d lost, %d malformed, timers late by up to %.3f units%s",
-		c.n, scale, math.Max(worst, 0), tol, res.Sent, res.Lost, res.Malformed, res.Late, b)
+	for attempt := 1; ; attempt++ {
+		live, res := c.realtime(t, g, seeds, tr(), scale)
+		if len(live) != n {
+			t.Fatalf("%d real-time samples, %d simulated", len(live), n)
+		}
+		var outRange, outBand float64
+		var b []byte
+		for k, v := range live {
+			outRange = math.Max(outRange, math.Max(lo[k]-v, v-hi[k]))
+			outBand = math.Max(outBand, math.Max(plo[k]-v, v-phi[k]))
+			b = fmt.Appendf(b, "\n  t=%5.1f  simulated range [%7.3f, %7.3f], 99%% prediction [%7.3f, %7.3f]  real time %7.3f", float64(k)*c.every, lo[k], hi[k], plo[k], phi[k], v)
+		}
+		t.Logf("attempt %d: %d agents, scale %v: largest excursion outside the 99%% prediction interval %.3f decades (tolerance %v), outside the range %.3f; %d messages, %d lost, %d malformed; timers late by %.4f units on average, %.3f at most%s",
+			attempt, c.n, scale, math.Max(outBand, 0), tol, math.Max(outRange, 0), res.Sent, res.Lost, res.Malformed, res.MeanLate, res.Late, b)
+		if res.MeanLate > maxLate {
+			if attempt < 3 {
+				t.Logf("attempt %d is void: the timers were late by %.4f units on average (more than %v); running again", attempt, res.MeanLate, maxLate)
+				continue
+			}
+			t.Skipf("the machine did not keep %v per unit in 3 attempts (timers late by %.4f units on average): no comparison", scale, res.MeanLate)
+		}
+		if outBand > tol {
+			t.Errorf("real-time curve leaves the simulated 99%% prediction interval by %.3f decades > %v", outBand, tol)
+		}
+		return
+	}
 }
 
 // TestRealtimeMatchesSimulated is the must-show comparison: randomized
 // pairwise gossip of 256 agents in real time on NATS (in-process, and
-// over TCP), and of 64 agents on the channel transport, at 50 ms of wall
-// time per simulated unit, against 10 seeds of the event engine; the
-// real-time curve of log10 of the consensus error must stay within the
-// simulated runs' range widened by 0.1 decades (a factor 1.26) at every
-// sample. It depends on the machine keeping the time scale (the log
-// reports how late the timers were), so it runs with CONSIM_LONG=1 only.
+// over TCP) and on the channel transport, at 50 ms of wall time per
+// simulated unit, against 10 seeds of the event engine: the real-time
+// curve of log10 of the consensus error must stay within the simulated
+// runs' 99% prediction interval widened by 0.05 decades at every sample
+// (see checkMatch). It depends on the machine keeping the time scale, so
+// it runs with CONSIM_LONG=1 only.
 func TestRealtimeMatchesSimulated(t *testing.T) {
 	if os.Getenv("CONSIM_LONG") != "1" {
 		t.Skip("long: set CONSIM_LONG=1")
 	}
-	t.Run("chan", func(t *testing.T) {
-		c := matchCase{n: 64, p: 0.9, latency: 0.1, horizon: 20, every: 2}
-		tr, err := node.NewChanTransport(c.n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tr.Close()
-		checkMatch(t, c, tr, 50*time.Millisecond, 0.1)
-	})
 	c := matchCase{n: 256, p: 0.9, latency: 0.1, horizon: 30, every: 2}
-	for _, inProcess := range []bool{true, false} {
-		name := "nats"
-		if !inProcess {
-			name = "nats-tcp"
-		}
+	for _, name := range []string{"nats", "nats-tcp", "chan"} {
 		t.Run(name, func(t *testing.T) {
-			tr, err := node.NewNATSTransport(node.NATSOptions{RunID: "match-" + name, InProcess: inProcess})
-			if err != nil {
-				t.Fatal(err)
+			attempt := 0
+			connect := func() node.Transport {
+				attempt++
+				var tr node.Transport
+				var err error
+				if name == "chan" {
+					tr, err = node.NewChanTransport(c.n)
+				} else {
+					tr, err = node.NewNATSTransport(node.NATSOptions{RunID: fmt.Sprintf("match-%s-%d", name, attempt), InProcess: name == "nats"})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { tr.Close() })
+				return tr
 			}
-			defer tr.Close()
-			checkMatch(t, c, tr, 50*time.Millisecond, 0.1)
+			checkMatch(t, c, connect, 50*time.Millisecond, 0.05)
 		})
 	}
 }

@@ -87,8 +87,9 @@ type Result struct {
 	// Samples is the number of samples observed.
 	Samples int
 	// Late is the largest lateness of a timer, in simulated units: how
-	// long after its time an event was handled.
-	Late float64
+	// long after its time an event was handled; MeanLate is the mean over
+	// the timers. They say how well the machine kept the time scale.
+	Late, MeanLate float64
 }
 
 // Run runs agents (agents[i].ID() == i) over tr until Config.Horizon and
@@ -143,6 +144,7 @@ func Run(ctx context.Context, agents []consensus.AsyncAgent, tr node.Transport, 
 		g.Go(func() error { return a.loop(gctx) })
 	}
 	var res Result
+	var timers int64
 	g.Go(func() error { return r.observe(gctx, &res) })
 	err := g.Wait()
 	if errors.Is(err, ErrStop) {
@@ -157,7 +159,10 @@ func Run(ctx context.Context, agents []consensus.AsyncAgent, tr node.Transport, 
 		res.Malformed += a.malformed
 		res.Updates += a.port.Updates()
 		res.Late = math.Max(res.Late, a.late)
+		res.MeanLate += a.lateSum
+		timers += a.timers
 	}
+	res.MeanLate /= math.Max(float64(timers), 1)
 	return res, err
 }
 
@@ -253,7 +258,8 @@ type agent struct {
 	next int // the next sample to record
 
 	sent, delivered, lost, values, bytes, malformed int64
-	late                                            float64
+	late, lateSum                                   float64
+	timers                                          int64
 }
 
 // loop runs the agent until its last sample.
@@ -301,6 +307,8 @@ func (a *agent) due() error {
 		}
 		ev := a.q.pop()
 		a.late = math.Max(a.late, now-ev.at)
+		a.lateSum += now - ev.at
+		a.timers++
 		var fx *async.Effects
 		var err error
 		switch ev.kind {
