@@ -229,7 +229,7 @@ func TestSynchronousEqualsLockstep(t *testing.T) {
 	build := map[string]func(i int) (consensus.Agent, error){
 		"dgd": func(i int) (consensus.Agent, error) {
 			p := dgd.DefaultParams()
-			p.Alpha, p.Seed = 0.05, 9
+			p.Step, p.Seed = 0.05, 9
 			return dgd.NewAgent(p, i, g, proc, prob.Locals[i], []float64{float64(i), 1, -1})
 		},
 		"radmm": func(i int) (consensus.Agent, error) {

@@ -18,6 +18,8 @@ import (
 	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/penaltycons"
+	"github.com/consim/consim/consensus/pushpull"
+	"github.com/consim/consim/consensus/pushsum"
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
@@ -46,6 +48,9 @@ func Algorithms() []registry.Algorithm {
 		zosplm.Algorithm(),
 		tsp.Algorithm(),
 		penalty.Algorithm(),
+		pushsum.PushSum(),
+		pushsum.SubgradientPush(),
+		pushpull.Algorithm(),
 		pairwise.Algorithm(),
 		adpsgd.Algorithm(),
 		asyncadmm.Algorithm(),

@@ -475,12 +475,41 @@ func (r *run) measure(t int, pr *pendingRound) {
 		return
 	}
 	if r.cfg.Progress != nil {
-		r.cfg.Progress(Progress{Metrics: m, Rounds: r.cfg.Rounds, Elapsed: row.Elapsed, RoundsPerSec: perSecond(t, row.Elapsed)})
+		r.cfg.Progress(r.progress(row))
 	}
 	if !r.stopSent && r.cfg.tolerancesMet(m) {
 		r.cause = StopTolerance
 		r.log.Info("tolerance reached", "round", t, "consensus_err", m.ConsensusErr, "opt_gap", m.OptGap)
 		r.stop(fmt.Sprintf("tolerance reached at round %d", t))
+	}
+}
+
+// progress describes the run after row was written.
+func (r *run) progress(row Row) Progress {
+	p := Progress{Metrics: row.Metrics, Rounds: r.cfg.Rounds, Elapsed: row.Elapsed,
+		RoundsPerSec: perSecond(row.Round, row.Elapsed), Msgs: row.Msgs, Bytes: row.Bytes}
+	if len(r.agents) <= ProgressAgentsMax {
+		p.Agents = make([]AgentProgress, len(r.agents))
+	}
+	for id := range r.agents {
+		a := &r.agents[id]
+		p.Traffic.addCounters(a.traffic)
+		if p.Agents != nil {
+			p.Agents[id] = AgentProgress{Round: a.lastRound, Traffic: a.traffic}
+		}
+	}
+	r.addOwnDrops(&p.Traffic)
+	p.Traffic.RefusedBySubject = nil
+	return p
+}
+
+// addOwnDrops adds the status frames the coordinator dropped and those
+// its observer refused to t.
+func (r *run) addOwnDrops(t *TrafficTotals) {
+	t.StatusMalformed = r.statusMalformed
+	if sr, ok := r.obs.(node.StatsReporter); ok {
+		st := sr.Stats()
+		t.addDrops(st.Refused, st.Malformed, st.Overflow, st.SlowConsumer)
 	}
 }
 
@@ -667,11 +696,7 @@ func (r *run) summary(end time.Time) *Summary {
 		}
 	}
 	s.Rounds = max(rounds, 0)
-	s.Traffic.StatusMalformed = r.statusMalformed
-	if sr, ok := r.obs.(node.StatsReporter); ok {
-		st := sr.Stats()
-		s.Traffic.addDrops(st.Refused, st.Malformed, st.Overflow, st.SlowConsumer)
-	}
+	r.addOwnDrops(&s.Traffic)
 	if r.startSent {
 		s.ReadySeconds = r.started.Sub(r.begin).Seconds()
 		wall := end.Sub(r.started)

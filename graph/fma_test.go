@@ -28,6 +28,8 @@ var fmaKernels = []string{
 	"./consensus/metrics",
 	"./consensus/lockstep",
 	"./consensus/null",
+	"./consensus/pushsum",
+	"./consensus/pushpull",
 	"./async",
 	"./consensus/exchange",
 	"./consensus/pairwise",

@@ -112,6 +112,12 @@ func (v *validator) async() {
 	if !v.oneOf("async.mode", a.Mode, AsyncModes()) {
 		return
 	}
+	if e, ok := s.registry().Algorithm(s.Algorithm.Name); ok && e.Async && !a.On() {
+		v.fail("algorithm.name", "algorithm %s is asynchronous: set async.mode to %s or %s (see docs/async.md)", s.Algorithm.Name, AsyncSimulated, AsyncRealtime)
+	}
+	if a.On() && Directed(s.Graph.Topology) {
+		v.fail("graph.topology", "async.mode %s runs over undirected links; topology %s is directed", a.Mode, s.Graph.Topology)
+	}
 	if !a.On() {
 		def := reflect.ValueOf(asyncDefault())
 		got := reflect.ValueOf(a)
@@ -130,7 +136,7 @@ func (v *validator) async() {
 	before := len(v.errs.list)
 	v.agentIDs("async.stragglers.agents", a.Stragglers.Agents, s.Agents)
 	if sd := a.Stragglers.Slowdown; !(sd >= 1) || math.IsInf(sd, 0) {
-		v.fail("async.stragglers.slowdown", "must be a finite number >= 1, got %s", formatFloat(sd))
+		v.fail("async.stragglers.slowdown", "must be a finite number >= 1, got %s", registry.Num(sd))
 	}
 	stragglersOK := len(v.errs.list) == before
 	clock := s.AsyncClock()
@@ -138,7 +144,7 @@ func (v *validator) async() {
 	case err != nil:
 		v.fail("async.clock", "%v", err)
 	case !(clock.Dist.Expected() > 0):
-		v.fail("async.clock", "the mean interval must be > 0, got %s", formatFloat(clock.Dist.Expected()))
+		v.fail("async.clock", "the mean interval must be > 0, got %s", registry.Num(clock.Dist.Expected()))
 	case stragglersOK:
 		// What is left to fail is a straggler listed twice.
 		if err := clock.Validate(s.Agents); err != nil {
@@ -174,16 +180,6 @@ func (v *validator) async() {
 			v.fail("async.time_scale", "must be a duration > 0, got %s", a.TimeScale)
 		}
 	}
-}
-
-// checkAsyncRun checks the algorithm against the async mode once built:
-// an asynchronous algorithm needs the async section.
-func (st *Setup) checkAsyncRun() error {
-	s := st.Scenario
-	if _, ok := st.Run.(registry.AsyncRunner); ok && !s.Async.On() {
-		return s.errorAt("algorithm.name", fmt.Errorf("algorithm %s is asynchronous: set async.mode to %s or %s (see docs/async.md)", s.Algorithm.Name, AsyncSimulated, AsyncRealtime))
-	}
-	return nil
 }
 
 // AsyncAgents builds the agents of an asynchronous scenario: the

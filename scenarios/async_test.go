@@ -37,7 +37,7 @@ func TestAsyncErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Build(); err == nil || !strings.Contains(err.Error(), "algorithm pairwise_gossip is asynchronous: set async.mode") {
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "algorithm.name: algorithm pairwise_gossip is asynchronous: set async.mode") {
 		t.Errorf("asynchronous algorithm without async.mode: %v", err)
 	}
 }

@@ -38,17 +38,29 @@ func (s *Scenario) Build() (*Setup, error) {
 		return nil, err
 	}
 	reg := s.registry()
-	g, err := s.buildGraph()
-	if err != nil {
-		return nil, err
-	}
 	st := &Setup{Scenario: s}
-	if g, st.Process, err = s.buildProcess(g); err != nil {
-		return nil, err
+	var (
+		g    *graph.Graph
+		dg   *graph.Digraph
+		arcs graph.ArcProcess
+		err  error
+	)
+	if Directed(s.Graph.Topology) {
+		if dg, arcs, err = s.buildDirected(); err != nil {
+			return nil, err
+		}
+		g, st.Process = dg.Underlying(), graph.EitherArc{Arcs: arcs}
+	} else {
+		if g, err = s.buildGraph(); err != nil {
+			return nil, err
+		}
+		if g, st.Process, err = s.buildProcess(g); err != nil {
+			return nil, err
+		}
 	}
 	st.Graph = g
 	pe, _ := reg.Problem(s.Problem.Kind)
-	inst, err := pe.Build(s.Problem.Settings, registry.ProblemEnv{N: s.Agents, Seed: s.Seed})
+	inst, err := pe.Build(s.Problem.Params, registry.ProblemEnv{N: s.Agents, Seed: s.Seed})
 	if err != nil {
 		return nil, s.blockError("problem", err)
 	}
@@ -58,25 +70,19 @@ func (s *Scenario) Build() (*Setup, error) {
 		Rounds:   s.Rounds,
 		Graph:    g,
 		Process:  st.Process,
+		Digraph:  dg,
+		Arcs:     arcs,
 		SameDraw: s.Edges.SameDraw,
 		Faulty:   s.Faults.Active(),
 		Problem:  inst,
 		Init:     st.InitialPoint,
 	}
-	ae, _ := reg.Algorithm(s.Algorithm.Name)
-	if st.Run, err = ae.Build(s.Algorithm.Settings, st.Env); err != nil {
+	if st.Run, err = reg.Build(s.Algorithm.Name, s.Problem.Kind, s.Algorithm.Params, st.Env); err != nil {
 		var mm *registry.ProblemMismatch
 		if errors.As(err, &mm) {
-			mm.Problem = s.Problem.Kind
-			if len(mm.Accepts) == 0 && mm.Capability != "" {
-				mm.Accepts = reg.Accepting(mm.Capability)
-			}
 			return nil, s.errorAt("algorithm.name", err)
 		}
 		return nil, s.blockError("algorithm", err)
-	}
-	if err := st.checkAsyncRun(); err != nil {
-		return nil, err
 	}
 	return st, nil
 }
@@ -97,13 +103,33 @@ func (s *Scenario) blockError(block string, err error) error {
 }
 
 // blockKey is the scenario key of key inside block: key itself when it
-// names a top-level section of the scenario, block.key otherwise.
+// starts with a top-level key of the scenario that the block does not
+// have (agents, rounds, problem.box), block.key otherwise.
 func (s *Scenario) blockKey(block, key string) string {
 	top, _, _ := strings.Cut(key, ".")
-	if _, ok := lookupField(reflect.TypeFor[Scenario](), top); ok && strings.Contains(key, ".") {
+	if _, ok := lookupField(reflect.TypeFor[Scenario](), top); ok && !s.blockHas(block, top) {
 		return key
 	}
 	return joinKey(block, key)
+}
+
+// blockHas reports whether the registered block (algorithm or problem)
+// has the key name.
+func (s *Scenario) blockHas(block, name string) bool {
+	for _, r := range []registered{&s.Algorithm, &s.Problem} {
+		if r.section() != block {
+			continue
+		}
+		own := reflect.ValueOf(r).Elem().Type()
+		if _, ok := lookupField(own, name); ok {
+			return true
+		}
+		if sv := settingsValue(r); sv.IsValid() {
+			_, ok := lookupField(sv.Type(), name)
+			return ok
+		}
+	}
+	return false
 }
 
 // Problem builds the full problem with its central optimum: what the
@@ -218,21 +244,41 @@ func (s *Scenario) buildGraph() (*graph.Graph, error) {
 		}
 		return nil, s.errorAt(key, fmt.Errorf("the edge list %s gives each edge its own p: leave %s out, or drop the p column", gs.File, key))
 	}
-	if gs.PRange != nil {
-		g, err = g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
-		if err != nil {
-			return nil, s.errorAt("graph.p_range", err)
-		}
-	} else if gs.P != 1 {
-		if g, err = g.WithUniformP(gs.P); err != nil {
-			return nil, s.errorAt("graph.p", err)
-		}
+	if g, err = withP(s, g); err != nil {
+		return nil, err
 	}
 	if !g.Connected() {
 		return nil, s.errorAt("graph.topology", fmt.Errorf(
 			"the expected graph (%s on %d agents, %d edges) is disconnected: consensus needs a connected graph", gs.Topology, n, g.NumEdges()))
 	}
 	return g, nil
+}
+
+// presence is a graph or digraph whose presence probabilities can be set.
+type presence[G any] interface {
+	WithRandomP(lo, hi float64, seed uint64) (G, error)
+	WithUniformP(p float64) (G, error)
+}
+
+// withP returns g with the presence probabilities of graph.p_range (drawn
+// from round 1 of graph.StreamGraph) or graph.p, g itself for p = 1.
+func withP[G presence[G]](s *Scenario, g G) (G, error) {
+	gs := s.Graph
+	if gs.PRange != nil {
+		p, err := g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
+		if err != nil {
+			return p, s.errorAt("graph.p_range", err)
+		}
+		return p, nil
+	}
+	if gs.P == 1 {
+		return g, nil
+	}
+	p, err := g.WithUniformP(gs.P)
+	if err != nil {
+		return p, s.errorAt("graph.p", err)
+	}
+	return p, nil
 }
 
 // hasEdgeP reports whether some edge of g has p_ij < 1: an edge list

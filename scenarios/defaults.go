@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -68,11 +67,13 @@ var keyDocs = map[string]keyDoc{
 	"graph.topology": {"required", "one of " + strings.Join(Topologies(), "|")},
 	"graph.rows":     {"-", "grid/torus rows; rows*cols = agents (torus: >= 3)"},
 	"graph.cols":     {"-", "grid/torus columns (torus: >= 3)"},
-	"graph.q":        {"-", "erdos_renyi pair probability, in (0, 1]; required there"},
+	"graph.q":        {"-", "erdos_renyi pair probability, in (0, 1]; required there. digraph (required, (0, 1]) and directed_sequence ([0, 1], default 0): probability of each arc beyond a random Hamiltonian cycle"},
+	"graph.k":        {"-", "k_out: out-neighbours each agent picks at random, 1 <= k <= agents-1; required there"},
+	"graph.period":   {"-", "directed_sequence: number P of digraphs the arcs are split over, round t using digraph t mod P; >= 1, required there"},
 	"graph.radius":   {"-", "geometric connection radius in the unit square, > 0; required there"},
 	"graph.file":     {"-", "edge list path, relative to the scenario file; required for topology file"},
-	"graph.p":        {"1", "edge presence probability p_ij, in (0, 1]; exclusive with p_range"},
-	"graph.p_range":  {"-", "[lo, hi]: each p_ij uniform in [lo, hi], 0 < lo <= hi <= 1"},
+	"graph.p":        {"1", "edge presence probability p_ij (arc i->j for a directed topology, independent of j->i), in (0, 1]; exclusive with p_range"},
+	"graph.p_range":  {"-", "[lo, hi]: each p_ij uniform in [lo, hi], 0 < lo <= hi <= 1 (p_ij and p_ji drawn apart on a directed topology)"},
 
 	"edges.model":                  {"", "edge process: " + strings.Join(EdgeModels(), "|")},
 	"edges.same_draw":              {"", "use one draw for zeta1 and zeta2 (not the analysed algorithm)"},
@@ -194,7 +195,7 @@ func registeredDocs(reg *registry.Registry, r registered, names []string) []stru
 	var groups []*group
 	index := make(map[[3]string]*group)
 	for _, name := range names {
-		p, _, _ := r.lookup(reg, name)
+		p, _, _ := lookup(r, reg, name)
 		v := reflect.ValueOf(p).Elem()
 		for _, k := range leafKeys(v.Type(), "") {
 			f := structFieldAt(v.Type(), k)
@@ -225,7 +226,7 @@ func structFieldAt(t reflect.Type, key string) reflect.StructField {
 	var sf reflect.StructField
 	for _, name := range strings.Split(key, ".") {
 		f, _ := lookupField(t, name)
-		sf = t.Field(f.index)
+		sf = t.FieldByIndex(f.index)
 		t = sf.Type
 	}
 	return sf
@@ -235,7 +236,7 @@ func structFieldAt(t reflect.Type, key string) reflect.StructField {
 func valueAt(v reflect.Value, key string) reflect.Value {
 	for _, name := range strings.Split(key, ".") {
 		f, _ := lookupField(v.Type(), name)
-		v = v.Field(f.index)
+		v = v.FieldByIndex(f.index)
 	}
 	return v
 }
@@ -251,14 +252,14 @@ func formatValue(v reflect.Value) string {
 		if x == nil {
 			return "-"
 		}
-		return formatFloat(*x)
+		return registry.Num(*x)
 	case *int:
 		if x == nil {
 			return "-"
 		}
 		return strconv.Itoa(*x)
 	case float64:
-		return formatFloat(x)
+		return registry.Num(x)
 	case string:
 		if x == "" {
 			return `""`
@@ -266,14 +267,4 @@ func formatValue(v reflect.Value) string {
 		return x
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return ".inf"
-	case math.IsInf(f, -1):
-		return "-.inf"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }

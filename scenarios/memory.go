@@ -173,7 +173,7 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	if s.Agents < 1 {
 		return Estimate{}, fmt.Errorf("memory estimate: agents = %d: need at least 1", s.Agents)
 	}
-	if s.Problem.Settings == nil {
+	if s.Problem.Params == nil {
 		return Estimate{}, fmt.Errorf("memory estimate: the keys of problem %q were not decoded", s.Problem.Kind)
 	}
 	n := float64(s.Agents)
@@ -181,9 +181,9 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	if err != nil {
 		return Estimate{}, fmt.Errorf("memory estimate: %w", err)
 	}
-	size := problemSize(s.Problem.Settings, s.Agents)
+	size := problemSize(s.Problem.Params, s.Agents)
 	v, vn := registry.DefaultVectorsPerAgent, registry.DefaultVectorsPerNeighbor
-	if fp, ok := s.Algorithm.Settings.(registry.VectorFootprint); ok {
+	if fp, ok := s.Algorithm.Params.(registry.VectorFootprint); ok {
 		v, vn = max(fp.VectorsPerAgent(), 0), max(fp.VectorsPerNeighbor(), 0)
 	}
 	local, coordinator := n, true
@@ -312,6 +312,8 @@ func (s *Scenario) expectedDegree() (mean, maxd, edges float64, err error) {
 		m := math.Min(n-1, (n-1)*math.Pi*g.Radius*g.Radius)
 		edges = n * m / 2
 		maxd = math.Min(n-1, math.Ceil(m+4*math.Sqrt(m)+1))
+	case TopologyDirectedRing, TopologyDigraph, TopologyKOut, TopologyDirectedSequence:
+		edges, maxd = s.directedDegree()
 	case TopologyFile:
 		lines, err := countEdgeLines(g.File)
 		if err != nil {

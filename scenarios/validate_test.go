@@ -1,9 +1,10 @@
 package scenarios
 
 import (
-	"github.com/consim/consim/catalog"
 	"strings"
 	"testing"
+
+	"github.com/consim/consim/catalog"
 )
 
 // algorithmList is the registered algorithms as messages list them.
@@ -47,14 +48,14 @@ func TestValidateErrors(t *testing.T) {
 				`x.yaml:1:1: agents: missing (required: an integer >= 1)`,
 				`x.yaml:1:1: rounds: missing (required: an integer >= 1)`,
 				`x.yaml:1:1: algorithm.name: missing (required: an algorithm: one of ` + algorithmList + `)`,
-				`x.yaml:1:8: graph.topology: missing (required: one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file)`,
+				`x.yaml:1:8: graph.topology: missing (required: one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file, directed_ring, digraph, k_out, directed_sequence)`,
 				`x.yaml:3:3: problem.dim: required: an integer >= 1, got 0`,
 			},
 		},
 		{
 			name: "bad topology",
 			yaml: strings.Replace(minimal, "{topology: ring}", "{topology: rign}", 1),
-			want: []string{`x.yaml:2:19: graph.topology: "rign" is not one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file (did you mean "ring"?)`},
+			want: []string{`x.yaml:2:19: graph.topology: "rign" is not one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file, directed_ring, digraph, k_out, directed_sequence (did you mean "ring"?)`},
 		},
 		{
 			name: "bad algorithm",
@@ -103,7 +104,7 @@ func TestValidateErrors(t *testing.T) {
 			name: "key of another topology",
 			yaml: strings.Replace(minimal, "{topology: ring}", "{topology: ring, q: 0.5, rows: 2}", 1),
 			want: []string{
-				`x.yaml:2:28: graph.q: only used with topology erdos_renyi, not ring`,
+				`x.yaml:2:28: graph.q: only used with topology erdos_renyi, digraph or directed_sequence, not ring`,
 				`x.yaml:2:39: graph.rows: only used with topology grid or torus, not ring`,
 			},
 		},
@@ -151,13 +152,13 @@ func TestValidateErrors(t *testing.T) {
 		},
 		{
 			name: "param ranges",
-			yaml: strings.Replace(minimal, "{name: alm}", "{name: alm, params: {eta: 0, beta: 1.5, rho: -1, m_y: .inf, c_tau: .nan}, safeguard_every: 0}", 1),
+			yaml: strings.Replace(minimal, "{name: alm}", "{name: alm, dual_step: 0, smoothing: 1.5, penalty: -1, m_y: .inf, c_step: .nan, safeguard_every: 0}", 1),
 			want: []string{
-				`x.yaml:4:38: algorithm.params.eta: must be a finite number > 0, got 0`,
-				`x.yaml:4:47: algorithm.params.beta: must be in (0, 1], got 1.5`,
-				`x.yaml:4:57: algorithm.params.rho: must be a finite number >= 0, got -1`,
-				`x.yaml:4:79: algorithm.params.c_tau: must be a finite number > 0, got NaN`,
-				`x.yaml:4:103: algorithm.safeguard_every: must be an integer >= 1, got 0`,
+				`x.yaml:4:35: algorithm.dual_step: must be a finite number > 0, got 0`,
+				`x.yaml:4:49: algorithm.smoothing: must be in (0, 1], got 1.5`,
+				`x.yaml:4:63: algorithm.penalty: must be a finite number >= 0, got -1`,
+				`x.yaml:4:86: algorithm.c_step: must be a finite number > 0, got NaN`,
+				`x.yaml:4:109: algorithm.safeguard_every: must be an integer >= 1, got 0`,
 			},
 		},
 		{

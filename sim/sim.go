@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -176,16 +175,13 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 	if err != nil {
 		return coordinator.Config{}, nil, err
 	}
-	var decls []consensus.Measure
-	if m, ok := st.Run.(registry.Measurer); ok {
-		decls = m.Measures()
-	}
-	all := slices.Concat(decls, meas.columns)
-	if err := metrics.CheckMeasures(all, coordinator.Columns()); err != nil {
+	decls := registry.MeasuresOf(st.Run)
+	if err := metrics.CheckMeasures(decls, coordinator.Columns()); err != nil {
 		return coordinator.Config{}, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
 	}
-	names := make([]string, 0, len(all))
-	for _, d := range all {
+	reported := registry.Reported(decls)
+	names := make([]string, 0, len(decls))
+	for _, d := range decls {
 		names = append(names, d.Name)
 	}
 	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
@@ -193,8 +189,8 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 		if err != nil {
 			return m, err
 		}
-		extra, err := metrics.ReduceMeasures(decls, reps)
-		m.Extra = append(extra, m.Extra...)
+		extra, err := metrics.ReduceMeasures(reported, reps)
+		m.Extra = inOrder(decls, extra, m.Extra)
 		return m, err
 	})
 	cfg := coordinator.Config{
@@ -231,6 +227,24 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 	return cfg, ev, nil
 }
 
+// inOrder returns the values of the run's declared measures decls in
+// declaration order: those the agents report from reported, the
+// Evaluated ones from evaluated, each in its own order.
+func inOrder(decls []consensus.Measure, reported, evaluated []metrics.Named) []metrics.Named {
+	out := make([]metrics.Named, 0, len(reported)+len(evaluated))
+	for _, d := range decls {
+		src := &reported
+		if d.Evaluated {
+			src = &evaluated
+		}
+		if len(*src) > 0 {
+			out = append(out, (*src)[0])
+			*src = (*src)[1:]
+		}
+	}
+	return out
+}
+
 // measurer is how the coordinator measures a run: through the instance's
 // Central problem (the consensus measures of metrics.Measure), or through
 // the run's registry.Evaluator when its agents hold different blocks or
@@ -238,7 +252,6 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 type measurer struct {
 	fstar   float64
 	convex  bool
-	columns []consensus.Measure // the Evaluator's own columns
 	measure func(reps []consensus.Report) (metrics.Metrics, error)
 }
 
@@ -246,8 +259,8 @@ type measurer struct {
 // registry.Evaluator gets its Evaluation in the metric columns of the
 // same names (GradEvals summed over the agents, DualDrift NaN, the
 // consensus error NaN when a report holds a non-finite value, which the
-// coordinator counts as divergence) and its own Values after the agents'
-// declared measures; the instance's Central is not called. Any other run
+// coordinator counts as divergence) and its Values in the columns of its
+// Evaluated measures; the instance's Central is not called. Any other run
 // is measured by metrics.Measure against Central.
 func measurement(st *scenarios.Setup) (measurer, error) {
 	ev, ok := st.Run.(registry.Evaluator)
@@ -264,8 +277,8 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 	if err != nil {
 		return measurer{}, fmt.Errorf("algorithm %s: optimum of problem %s: %w", st.Scenario.Algorithm.Name, st.Scenario.Problem.Kind, err)
 	}
-	cols := ev.Columns()
-	return measurer{fstar: fstar, convex: convex, columns: cols, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
+	cols := registry.Evaluated(registry.MeasuresOf(st.Run))
+	return measurer{fstar: fstar, convex: convex, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
 		e, err := ev.Evaluate(reps)
 		if err != nil {
 			return metrics.Metrics{}, err

@@ -104,8 +104,8 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 		sum.Final = &row
 		sum.MeasuredRounds++
 		if opts.Observe != nil {
-			el := time.Since(start)
-			opts.Observe(coordinator.Progress{Metrics: m, Rounds: s.Rounds, Elapsed: el, RoundsPerSec: float64(t) / max(el.Seconds(), 1e-9)})
+			el := row.Elapsed
+			opts.Observe(coordinator.Progress{Metrics: m, Rounds: s.Rounds, Elapsed: el, RoundsPerSec: float64(t) / max(el.Seconds(), 1e-9), Msgs: row.Msgs, Bytes: row.Bytes})
 		}
 		if bad := divergence(m.ConsensusErr, m.Feasibility, m.ObjValue); bad != "" {
 			return false, fmt.Errorf("%w at round %d: %s", coordinator.ErrDiverged, t, bad)

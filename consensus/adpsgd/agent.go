@@ -2,11 +2,10 @@ package adpsgd
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/exchange"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -18,12 +17,10 @@ type Agent struct {
 	f       objective.Local
 	x, xhat []float64 // x_i; the iterate the running computation read
 	g, old  []float64 // the computed gradient; x_i before an average
+	oracle  *gossip.Oracle
 	pair    exchange.Pair
 	steps   int64 // u: the agent's gradient steps
 	updates int64
-	evals   int64
-	pcg     *rand.PCG
-	rng     *rand.Rand
 	msgs    [1]consensus.AsyncMsg
 	used    [1]consensus.AsyncUse
 }
@@ -45,10 +42,9 @@ func NewAgent(p Params, id int, g *graph.Graph, f objective.Local, x0 []float64)
 		return nil, fmt.Errorf("adpsgd: agent %d: %w", id, err)
 	}
 	n := len(x0)
-	a := &Agent{id: id, p: p, f: f, x: append([]float64(nil), x0...), xhat: make([]float64, n),
-		g: make([]float64, n), old: make([]float64, n), pair: exchange.New(id, g.Neighbors(id), p.Seed), pcg: rand.NewPCG(0, 0)}
-	a.rng = rand.New(a.pcg)
-	return a, nil
+	return &Agent{id: id, p: p, f: f, x: append([]float64(nil), x0...), xhat: make([]float64, n),
+		g: make([]float64, n), old: make([]float64, n), oracle: gossip.NewOracle(p.Gradient, p.Seed, f),
+		pair: exchange.New(id, g.Neighbors(id), p.Seed)}, nil
 }
 
 // ID implements consensus.AsyncAgent.
@@ -72,19 +68,14 @@ func (a *Agent) compute(out consensus.AsyncOut) consensus.AsyncOut {
 	return out
 }
 
-// OnTick implements consensus.AsyncAgent: the gradient at xhat_i is
-// done; the agent opens an exchange, or steps alone without neighbours.
+// OnTick implements consensus.AsyncAgent: the gradient at xhat_i, on the
+// samples of the agent's u-th step (gossip.Oracle with t = u), is done;
+// the agent opens an exchange, or steps alone without neighbours.
 func (a *Agent) OnTick(float64) (consensus.AsyncOut, error) {
 	if a.pair.IsOpen() {
 		return consensus.AsyncOut{}, fmt.Errorf("computation done while an exchange is open")
 	}
-	if a.p.Gradient == dgd.GradientFull {
-		a.f.Grad(a.xhat, a.g)
-		a.evals++
-	} else {
-		graph.SeedSample(a.pcg, a.p.Seed, int(a.steps), a.id)
-		a.evals += int64(a.f.StochGrad(a.xhat, a.g, a.rng))
-	}
+	a.oracle.Grad(int(a.steps), a.id, a.xhat, a.g)
 	if _, ok := a.pair.Open(); ok {
 		a.msgs[0] = a.pair.Request(a.x)
 		return consensus.AsyncOut{Msgs: a.msgs[:]}, nil
@@ -148,5 +139,5 @@ func (a *Agent) step(xj []float64, used []consensus.AsyncUse) consensus.AsyncOut
 // Report implements consensus.AsyncAgent: x_i, its updates, the samples
 // drawn and the exchange measures.
 func (a *Agent) Report() consensus.Report {
-	return consensus.Report{ID: a.id, Round: int(a.updates), X: append([]float64(nil), a.x...), GradEvals: a.evals, Measures: a.pair.Measures()}
+	return consensus.Report{ID: a.id, Round: int(a.updates), X: append([]float64(nil), a.x...), GradEvals: a.oracle.Evals, Measures: a.pair.Measures()}
 }

@@ -102,8 +102,8 @@ func TestAgentsMatchReference(t *testing.T) {
 		name string
 		p    Params
 	}{
-		{"stochastic constant", Params{Alpha: 0.05, Schedule: dgd.ScheduleConstant, Gradient: dgd.GradientStochastic, Seed: 5}},
-		{"full sqrt", Params{Alpha: 0.2, Schedule: dgd.ScheduleSqrt, Gradient: dgd.GradientFull, Seed: 5}},
+		{"stochastic constant", Params{Step: 0.05, Schedule: dgd.ScheduleConstant, Gradient: dgd.GradientStochastic, Seed: 5}},
+		{"full sqrt", Params{Step: 0.2, Schedule: dgd.ScheduleSqrt, Gradient: dgd.GradientFull, Seed: 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x0 := startPoints(g.N, 3, 9)
@@ -170,7 +170,7 @@ func TestReplayBitIdentical(t *testing.T) {
 	g := testGraph(t, 16, 0.7)
 	prob := lsProblem(t, g.N, 4, 20, 4, 3)
 	p := DefaultParams()
-	p.Alpha, p.Seed = 0.05, 11
+	p.Step, p.Seed = 0.05, 11
 	run := func(seed uint64) (uint64, [][]float64, async.Counters) {
 		h := fnv.New64a()
 		var buf [8]byte

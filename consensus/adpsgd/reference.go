@@ -2,13 +2,11 @@ package adpsgd
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/consim/consim/consensus/dgd"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/consensus/pairwise"
-	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
 
@@ -18,15 +16,12 @@ import (
 // iterates the agents' computations read, with per-agent step counts
 // u_i. It builds dense matrices: a test oracle for small N.
 type Reference struct {
-	p      Params
-	locals []objective.Local
-	avg    *pairwise.Reference
-	xh     *mat.Dense
-	steps  []int64
-	g      []float64
-	pcg    *rand.PCG
-	rng    *rand.Rand
-	evals  int64
+	p       Params
+	oracles []*gossip.Oracle
+	avg     *pairwise.Reference
+	xh      *mat.Dense
+	steps   []int64
+	g       []float64
 }
 
 // NewReference returns the reference with parameters p, agent i's
@@ -48,9 +43,10 @@ func NewReference(p Params, locals []objective.Local, x0 [][]float64) (*Referenc
 	if err != nil {
 		return nil, fmt.Errorf("adpsgd: reference: %w", err)
 	}
-	r := &Reference{p: p, locals: locals, avg: avg, xh: mat.DenseCopyOf(avg.Matrix()),
-		steps: make([]int64, N), g: make([]float64, len(x0[0])), pcg: rand.NewPCG(0, 0)}
-	r.rng = rand.New(r.pcg)
+	r := &Reference{p: p, avg: avg, xh: mat.DenseCopyOf(avg.Matrix()), steps: make([]int64, N), g: make([]float64, len(x0[0]))}
+	for _, f := range locals {
+		r.oracles = append(r.oracles, gossip.NewOracle(p.Gradient, p.Seed, f))
+	}
 	return r, nil
 }
 
@@ -62,14 +58,7 @@ func (r *Reference) Average(i, j int) error { return r.avg.Average(i, j) }
 // g_i the gradient of f_i at row i of Xhat on the samples of its u-th
 // step, u = u_i, then u_i++.
 func (r *Reference) Step(i int) {
-	xh := r.xh.RawRowView(i)
-	if r.p.Gradient == dgd.GradientFull {
-		r.locals[i].Grad(xh, r.g)
-		r.evals++
-	} else {
-		graph.SeedSample(r.pcg, r.p.Seed, int(r.steps[i]), i)
-		r.evals += int64(r.locals[i].StochGrad(xh, r.g, r.rng))
-	}
+	r.oracles[i].Grad(int(r.steps[i]), i, r.xh.RawRowView(i), r.g)
 	x := r.avg.Matrix()
 	N, n := x.Dims()
 	d := mat.NewDense(N, n, nil)
@@ -88,4 +77,10 @@ func (r *Reference) Read(i int) { r.xh.SetRow(i, r.avg.Matrix().RawRowView(i)) }
 func (r *Reference) X(i int) []float64 { return r.avg.X(i) }
 
 // GradEvals returns the samples (or full gradients) drawn.
-func (r *Reference) GradEvals() int64 { return r.evals }
+func (r *Reference) GradEvals() int64 {
+	var n int64
+	for _, o := range r.oracles {
+		n += o.Evals
+	}
+	return n
+}

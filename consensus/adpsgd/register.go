@@ -11,21 +11,20 @@ import (
 // Algorithm describes AD-PSGD to the registry.
 func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
-		Name:    "adpsgd",
-		Summary: "asynchronous decentralized parallel SGD (Lian et al. 2018): gradient at a stale iterate, pairwise average with a random neighbour",
-		New:     func() registry.Params { p := DefaultParams(); return &p },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(registry.Locals)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "adpsgd", Needs: "local objectives f_i", Capability: registry.CapLocals}
-			}
+		Name:     "adpsgd",
+		Summary:  "asynchronous decentralized parallel SGD (Lian et al. 2018): gradient at a stale iterate, pairwise average with a random neighbour",
+		New:      func() registry.Params { p := DefaultParams(); return &p },
+		Needs:    []string{registry.CapLocals},
+		NeedsDoc: "local objectives f_i",
+		Async:    true,
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 			if err := registry.Unconstrained("adpsgd", inst.Box()); err != nil {
 				return nil, err
 			}
 			params := *p.(*Params)
 			params.Seed = env.Seed
 			return &run{p: params, env: env, inst: inst}, nil
-		},
+		}),
 	}
 }
 
@@ -47,7 +46,7 @@ func (r *run) AsyncAgent(i int) (consensus.AsyncAgent, error) {
 }
 
 func (r *run) Resolved() []registry.Value {
-	return []registry.Value{{Name: "alpha", Value: r.p.Alpha, Note: "step (alpha_0 under schedule sqrt)"}}
+	return []registry.Value{{Name: "alpha", Value: r.p.Step, Note: "step (alpha_0 under schedule sqrt)"}}
 }
 
 func (r *run) Measures() []consensus.Measure { return exchange.Measures() }

@@ -25,6 +25,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "pairwise_gossip",
 		Summary: "asynchronous randomized pairwise gossip (Boyd et al. 2006): on a tick, average with a random neighbour",
 		New:     func() registry.Params { p := DefaultParams(); return &p },
+		Async:   true,
 		Build: func(_ registry.Params, env *registry.Env) (registry.Run, error) {
 			if env.Problem.Dim() < 1 {
 				return nil, &registry.ProblemMismatch{Algorithm: "pairwise_gossip", Needs: "a common dimension n of the agents' blocks"}

@@ -41,8 +41,8 @@ type Config struct {
 	// Agents is N; Slowdown the straggler's factor.
 	Agents   int
 	Slowdown float64
-	// Alpha is the common step of both methods.
-	Alpha float64
+	// Step is the common step alpha of both methods.
+	Step float64
 	// Target is the optimality gap to reach.
 	Target float64
 	// Horizon is the simulated time each run lasts.
@@ -54,7 +54,7 @@ type Config struct {
 // rows per agent, minibatches of 8), alpha = 0.2, a target gap of 0.05
 // (about 4% of the gap at x = 0), a 10x straggler and a latency of 0.05.
 func DefaultConfig() Config {
-	return Config{Seeds: 10, Agents: 16, Slowdown: 10, Alpha: 0.2, Target: 0.05, Horizon: 1000}
+	return Config{Seeds: 10, Agents: 16, Slowdown: 10, Step: 0.2, Target: 0.05, Horizon: 1000}
 }
 
 // scenario returns the run of algorithm name (adpsgd or dgd) for seed.
@@ -64,7 +64,7 @@ seed: %d
 agents: %d
 graph: {topology: erdos_renyi, q: 0.3}
 problem: {kind: least_squares, dim: 10, samples_per_agent: 50, batch: 8}
-algorithm: {name: %s, alpha: %v}
+algorithm: {name: %s, step: %v}
 async:
   mode: simulated
   horizon: %v
@@ -72,7 +72,7 @@ async:
   clock: {dist: exponential, mean: 1}
   stragglers: {agents: [0], slowdown: %v}
   latency: {dist: fixed, mean: 0.05}
-`, name, seed, c.Agents, name, c.Alpha, c.Horizon, c.Slowdown)
+`, name, seed, c.Agents, name, c.Step, c.Horizon, c.Slowdown)
 }
 
 // Methods are the two methods compared, asynchronous first.
@@ -173,7 +173,7 @@ func (r *Result) Ratios() []float64 {
 func (r *Result) Markdown() string {
 	c := r.Config
 	var b strings.Builder
-	fmt.Fprintf(&b, "Simulated time to reach f(xbar) - f* <= %v, %d agents, agent 0 %vx slower, alpha = %v, %d seeds; updates are the agents' updates summed (D-PSGD: rounds times agents), the gap at the horizon is at time %v:\n\n", c.Target, c.Agents, c.Slowdown, c.Alpha, c.Seeds, c.Horizon)
+	fmt.Fprintf(&b, "Simulated time to reach f(xbar) - f* <= %v, %d agents, agent 0 %vx slower, step alpha = %v, %d seeds; updates are the agents' updates summed (D-PSGD: rounds times agents), the gap at the horizon is at time %v:\n\n", c.Target, c.Agents, c.Slowdown, c.Step, c.Seeds, c.Horizon)
 	b.WriteString("| seed | AD-PSGD time | AD-PSGD updates | D-PSGD time | D-PSGD updates | D-PSGD / AD-PSGD time | AD-PSGD gap at the horizon | D-PSGD gap at the horizon |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for s, run := range r.Runs {
