@@ -12,6 +12,7 @@ import (
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/almstorm"
 	"github.com/consim/consim/consensus/asyncadmm"
+	"github.com/consim/consim/consensus/choco"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/null"
@@ -41,6 +42,8 @@ func Algorithms() []registry.Algorithm {
 		dadmm.Composition(),
 		null.Algorithm(),
 		dgd.Algorithm(),
+		choco.Gossip(),
+		choco.Algorithm(),
 		tracking.Algorithm(),
 		radmm.Exact(),
 		radmm.Linearized(),

@@ -79,6 +79,18 @@ problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
 algorithm: {name: dgd, step: 0.1, schedule: sqrt}
 rounds: 60
 `,
+	"choco_gossip": `agents: 8
+graph: {topology: erdos_renyi, q: 0.4, p: 0.6}
+problem: {kind: least_squares, dim: 20, init: {kind: random, scale: 1}}
+algorithm: {name: choco_gossip, gamma: 0.2, compression: {operator: top_k, fraction: 0.1}}
+rounds: 60
+`,
+	"choco_sgd": `agents: 8
+graph: {topology: erdos_renyi, q: 0.4, p: 0.6}
+problem: {kind: logistic, dim: 20, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: choco_sgd, step: 0.1, gamma: 0.5, compression: {operator: qsgd, bits: 4}}
+rounds: 60
+`,
 	"tracking": `agents: 5
 graph: {topology: complete, p: 0.5}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 20}

@@ -118,6 +118,10 @@ const (
 	StreamSlicingLoss Stream = 1 << 20
 	// StreamPenaltyData generates the synthetic data of package penalty.
 	StreamPenaltyData Stream = 0x70656e616c7479 // "penalty"
+	// StreamCompress draws the randomness of agent i's compression
+	// operator in round t (rand_k's entries, qsgd's dithers; package
+	// choco): key i.
+	StreamCompress Stream = 0x636f6d7072657373 // "compress"
 )
 
 // SlicingPhases bounds the phases of StreamSlicingLoss, which steps by 1.
@@ -172,6 +176,7 @@ var registry = [...]StreamInfo{
 	{StreamGraph, "graph", false},
 	{StreamPenaltyData, "penalty-data", false},
 	{StreamProblem, "problem", false},
+	{StreamCompress, "compress", false},
 }
 
 // Streams returns the registered streams in ascending value. The slice is

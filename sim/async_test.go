@@ -19,7 +19,8 @@ import (
 // time and, shortened, in real time on the channel transport, and checks
 // the bundle: a row per async.every with round = the agents' updates,
 // the time and staleness columns after the algorithm's measures, a
-// falling consensus error, and the final iterates.
+// falling consensus error (tenfold in simulated time), and the final
+// iterates.
 func TestAsyncBundle(t *testing.T) {
 	for _, mode := range []string{scenarios.AsyncSimulated, scenarios.AsyncRealtime} {
 		t.Run(mode, func(t *testing.T) {
@@ -69,7 +70,13 @@ func TestAsyncBundle(t *testing.T) {
 			if *last["time"] != s.Async.Horizon || *last["round"] <= 0 || *last["stale_n"] <= 0 || last["stale_time_max"] == nil {
 				t.Errorf("last row %v", show(last))
 			}
-			if !(*last["consensus_err"] < *rows[0]["consensus_err"]/10) {
+			// In real time how far it falls depends on the machine's load;
+			// that it falls does not.
+			fall := 10.0
+			if mode == scenarios.AsyncRealtime {
+				fall = 1
+			}
+			if !(*last["consensus_err"] < *rows[0]["consensus_err"]/fall) {
 				t.Errorf("consensus error %v -> %v", *rows[0]["consensus_err"], *last["consensus_err"])
 			}
 			if _, err := os.Stat(filepath.Join(out, mode, coordinator.FinalFile)); err != nil {

@@ -94,7 +94,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 			return false, err
 		}
 		tr := eng.Traffic()
-		row := coordinator.Row{Metrics: m, Elapsed: time.Since(start), Msgs: tr.Msgs, Bytes: 8 * tr.Values}
+		row := coordinator.Row{Metrics: m, Elapsed: time.Since(start), Msgs: tr.Msgs, Bytes: tr.Bytes}
 		if err := b.append(row); err != nil {
 			return false, err
 		}
@@ -143,7 +143,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 	sum.WallSeconds = wall.Seconds()
 	sum.RoundsPerSec = float64(t) / max(wall.Seconds(), 1e-9)
 	tr := eng.Traffic()
-	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = tr.Msgs, 8*tr.Values
+	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = tr.Msgs, tr.Bytes
 	endStatus(sum, runErr, cause)
 	if err := b.final(runID, eng.Agents()); err != nil && runErr == nil {
 		runErr = err

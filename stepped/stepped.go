@@ -57,8 +57,10 @@ type Options struct {
 // Traffic counts what an Engine has moved so far.
 type Traffic struct {
 	// Msgs is the number of messages delivered, Values the number of
-	// float64 values they carried.
-	Msgs, Values int64
+	// float64 values they carried, Bytes the bytes those values take on
+	// the wire (consensus.Msg.PayloadLen: 8 per value, or the compact
+	// payload), without the transports' frame headers and MACs.
+	Msgs, Values, Bytes int64
 }
 
 // Engine steps agents 0..N-1 in lockstep on its workers. Its methods must
@@ -85,6 +87,7 @@ type workerState struct {
 	sent      int64
 	delivered int64
 	values    int64
+	bytes     int64
 	reduces   bool
 	evals     bool
 }
@@ -272,7 +275,7 @@ func (e *Engine) phase(t, ph int) error {
 	}
 	err = e.parallel(func(w, lo, hi int) error {
 		ws := &e.work[w]
-		ws.delivered, ws.values = 0, 0
+		ws.delivered, ws.values, ws.bytes = 0, 0, 0
 		for i := lo; i < hi; i++ {
 			if err := e.deliver(w, i); err != nil {
 				return err
@@ -283,16 +286,18 @@ func (e *Engine) phase(t, ph int) error {
 	if err != nil {
 		return err
 	}
-	var delivered, values int64
+	var delivered, values, size int64
 	for w := range e.work {
 		delivered += e.work[w].delivered
 		values += e.work[w].values
+		size += e.work[w].bytes
 	}
 	if delivered != sent {
 		return e.misrouted()
 	}
 	e.traffic.Msgs += delivered
 	e.traffic.Values += values
+	e.traffic.Bytes += size
 	return e.parallel(func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if err := e.agents[i].Receive(t, ph, e.ins[i]); err != nil {
@@ -331,6 +336,11 @@ func (e *Engine) deliver(w, i int) error {
 			in.Missing = append(in.Missing, j)
 			continue
 		}
+		size, err := m.PayloadLen()
+		if err != nil {
+			return fmt.Errorf("agent %d's message to agent %d: %w", j, i, err)
+		}
+		ws.bytes += int64(size)
 		d := buf[off : off+len(m.Data) : off+len(m.Data)]
 		copy(d, m.Data)
 		off += len(m.Data)

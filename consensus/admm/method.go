@@ -38,6 +38,10 @@ type Params struct {
 	Batch int
 }
 
+// Validate checks every field as com-SVR-ADMM requires them: eta and rho
+// positive and finite, K and the mini-batch N positive.
+func (p Params) Validate() error { return p.validate(true, true) }
+
 // validate checks the fields a method uses; needRho and needBatch select
 // the method-specific ones.
 func (p Params) validate(needRho, needBatch bool) error {

@@ -27,7 +27,7 @@
 // shards. Reference solves the convex case independently.
 //
 // The package is pure: no I/O, no goroutines; dataset reads the Adult
-// files and cmd/consim runs the experiment.
+// files and experiments/fairness runs the experiment.
 package fair
 
 import (

@@ -5,7 +5,8 @@
 // for tests and centralized experiments: no goroutines, no I/O, no clocks,
 // and its only randomness is the caller's drop function.
 //
-// lockstep imports consensus only.
+// lockstep imports consensus (and, through consensus.Msg, its compress)
+// only.
 package lockstep
 
 import (
@@ -44,6 +45,10 @@ func Symmetric() Option { return func(d *Driver) { d.symmetric = true } }
 type Traffic struct {
 	// Sent is the number of messages the agents emitted.
 	Sent int64
+	// Bytes is the number of bytes their values take on the wire
+	// (consensus.Msg.PayloadLen: 8 per value, or the compact payload),
+	// without the transports' frame headers and MACs.
+	Bytes int64
 	// Dropped is the number of those the drop function discarded.
 	Dropped int64
 }
@@ -186,8 +191,13 @@ func (d *Driver) phase(t, ph int) error {
 			if d.symmetric && !d.expected[i][m.To] {
 				return fmt.Errorf("exchange %d->%d is not symmetric: %d does not expect %d", i, m.To, i, m.To)
 			}
+			size, err := m.PayloadLen()
+			if err != nil {
+				return fmt.Errorf("agent %d's message to agent %d: %w", i, m.To, err)
+			}
 			got[m.To][i] = true
 			d.traffic.Sent++
+			d.traffic.Bytes += int64(size)
 			if d.drop != nil && d.drop(t, ph, i, m.To) {
 				d.traffic.Dropped++
 				continue

@@ -109,8 +109,8 @@ func TestRoundRoutesMessages(t *testing.T) {
 			}
 		}
 	}
-	if tr := d.Traffic(); tr != (Traffic{Sent: 32, Dropped: 1}) {
-		t.Errorf("Traffic = %+v, want 4 agents x 2 messages x 2 phases x 2 rounds = 32 sent, 1 dropped", tr)
+	if tr := d.Traffic(); tr != (Traffic{Sent: 32, Bytes: 32 * 3 * 8, Dropped: 1}) {
+		t.Errorf("Traffic = %+v, want 4 agents x 2 messages x 2 phases x 2 rounds = 32 sent of 3 values (768 bytes), 1 dropped", tr)
 	}
 	// Each inbox has its own copy of the reduce.
 	es[0].ins[0].Reduce[0] = 99

@@ -31,10 +31,6 @@ type Provider interface {
 	Optimum() (Optimum, error)
 }
 
-// Presets of the scenario key preset of penalty_vrasg: the rules of
-// Theorems 3 and 4, as `consim reproduce penalty --rules` spells them.
-var presets = map[string]Rule2{"3i": Thm3i, "3ii": Thm3ii, "4i": Thm4i, "4ii": Thm4ii}
-
 // Params is the algorithm block of penalty_vrasg.
 type Params struct {
 	Preset string  `yaml:"preset" doc:"parameter rule of Algorithm 2: 3i|3ii (Theorem 3, constant rho)|4i|4ii (Theorem 4, dynamic rho)"`
@@ -69,7 +65,7 @@ func Algorithm() registry.Algorithm {
 			if env.N > s {
 				return nil, fmt.Errorf("penalty_vrasg: %d agents for %d samples: every agent needs a shard", env.N, s)
 			}
-			rule := presets[st.Preset]
+			rule, _ := ParseRule2(st.Preset)
 			if !rule.Dynamic() && env.Rounds < MinK(rule, s) {
 				return nil, registry.FieldErrors{{Key: "rounds", Msg: fmt.Sprintf("preset %s with s = %d samples needs K = rounds >= %d", st.Preset, s, MinK(rule, s))}}
 			}

@@ -238,6 +238,12 @@ type Algorithm struct {
 	// (e.g. "dual_step"), so that a scenario using an old key gets an
 	// error naming the new one.
 	Renamed map[string]string
+
+	// SendsDeltas is set when the agents' messages carry changes to state
+	// the receiver keeps (CHOCO's q = xhat^{t+1} - xhat^t): an earlier
+	// round's message cannot stand in for a missing one, so the scenario
+	// key faults.staleness is refused.
+	SendsDeltas bool
 }
 
 // Run is an algorithm resolved against one instance: it builds the

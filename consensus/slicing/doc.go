@@ -33,8 +33,8 @@
 // The package owns: the instance model (Instance, Validate, DecodeInstance,
 // Generate), the exact references (SolveLP, SolveFixed, BinaryOptimum, on
 // gonum's simplex), the matrix-form ALM (Reference), the per-node agents
-// (Agent, a consensus.Agent), the measures (Evaluate, Round), the slice
-// picture (WriteDOT) and the table experiment (Table).
+// (Agent, a consensus.Agent), the measures (Evaluate, Round) and the
+// slice picture (WriteDOT). The table experiment is experiments/slicing.
 //
 // slicing is pure: no file I/O, no goroutines, no clocks, no global random
 // source. It imports consensus, consensus/lockstep, graph and gonum only;

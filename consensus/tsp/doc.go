@@ -12,21 +12,22 @@
 // metrics (test accuracy of y, F1 of the clean-sample detection x_i >= 0),
 // the distributed form as consensus.Agent state machines (an upper-level
 // agent holding y and task agents holding blocks of x and of the training
-// set, in a star), and the experiment that reproduces the paper's table.
+// set, in a star). The experiment that reproduces the paper's table is
+// experiments/tsp.
 //
 // Every method works on a Bilevel given by first-order oracles (Objective):
 // f and g are never differentiated through, and no Hessian is formed.
 //
 // The hyper-cleaning lower level is a sum over the training samples (the
 // paper's l_tr); MeanUnits states the constants for the mean-normalized
-// lower level of the authors' code and Experiment.Convert turns them into
-// the equivalent constants of the sum. The oracles keep the samples both
+// lower level of the authors' code, which the scenario key units: mean and
+// the experiment turn into the equivalent constants of the sum. The oracles keep the samples both
 // as gonum matrices (the dense reference) and in compressed sparse rows,
 // which a full-batch gradient over 5,000 MNIST samples uses (about 5x
 // faster than the dense products; see BenchmarkWeightedLoss).
 //
-// The package is pure: no I/O, no goroutines of its own, no clocks (the
-// experiment takes the caller's clock), no global random source. Every
+// The package is pure: no I/O, no goroutines of its own, no clocks, no
+// global random source. Every
 // random choice (the train/validation split, the corrupted labels) comes
 // from PCG generators of the named common-randomness stream
 // graph.NamedStream("consensus/tsp.hyper-cleaning"). tsp imports consensus, graph

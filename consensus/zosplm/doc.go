@@ -39,8 +39,8 @@
 //   - Driver, the in-line driver that evaluates the requests itself, and
 //     Reference, Algorithm 1 written directly from the paper's equations
 //     in matrix form on the same directions;
-//   - Experiment, the Table 2 comparison (iterations to eps, traces of the
-//     three measures), timed by a clock the caller passes in.
+//   - TrialSeeds, the seeds of the instance and the directions of a trial
+//     of the Table 2 comparison (experiments/zosplm).
 //
 // The package is pure: no I/O, no goroutines, no clocks, no global random
 // source. Every random choice comes from graph.Hash keys. zosplm imports

@@ -309,15 +309,15 @@ func TestWorkersBitIdentical(t *testing.T) {
 			err error
 		)
 		switch name {
-		case MethodSPLM:
+		case "zo-splm":
 			p := DefaultSPLMParams(n)
 			p.Estimator = est
 			a, err = NewServer(0, q.Box, 1, x0, p, 8)
-		case MethodALM:
+		case "zo-alm":
 			p := DefaultALMParams(n)
 			p.Estimator, p.Inner = est, 3
 			a, err = NewALM(0, q.Box, 1, x0, p, 8)
-		case MethodConEx:
+		case "zo-conex":
 			p := DefaultConExParams(n)
 			p.Estimator, p.Inner = est, 4
 			a, err = NewConEx(0, q.Box, 1, x0, p, 8)
@@ -327,7 +327,7 @@ func TestWorkersBitIdentical(t *testing.T) {
 		}
 		return a
 	}
-	for _, name := range Methods {
+	for _, name := range []string{"zo-splm", "zo-conex", "zo-alm"} {
 		t.Run(name, func(t *testing.T) {
 			base := mk(name)
 			if _, err := NewDriver(base, NewOracle(q)).Run(rounds, nil); err != nil {
