@@ -9,7 +9,6 @@ import (
 	"github.com/consim/consim/problems/constrlogistic"
 )
 
-
 // Params is the algorithm block of penalty_vrasg.
 type Params struct {
 	Preset string  `yaml:"preset" doc:"parameter rule of Algorithm 2: 3i|3ii (Theorem 3, constant rho)|4i|4ii (Theorem 4, dynamic rho)"`
