@@ -63,8 +63,9 @@ type Inbox struct {
 	// Reduce is sum_i Outbox.Reduce of agent i over the agents i of the
 	// phase's group (all agents without Outbox.Group), summed in ascending
 	// agent order; nil when the agent had no reduce in the phase. Agents
-	// whose term did not arrive contribute zero and are counted by the
-	// runtime.
+	// whose term did not arrive (or who gave none to the phase's
+	// all-reduce) contribute zero and are counted by the runtime. Package
+	// engine holds these rules for every runtime.
 	Reduce []float64
 	// Evals holds the values of Outbox.Evals of the same phase, one slice
 	// per request, in request order; nil when the phase asked for none.
