@@ -111,7 +111,7 @@ type Report struct {
 	// a dual with one writer: the writer's value or the reader's copy,
 	// with its Version); the drift ||y_ij^(i) - y_ij^(j)||^2 between the
 	// two replicas of an edge at one version measures a fork that message
-	// loss made (metrics.DualDrift).
+	// loss made (observe.DualDrift).
 	EdgeDuals []EdgeDual `json:"edge_duals,omitempty"`
 }
 
@@ -123,6 +123,6 @@ type EdgeDual struct {
 	// round after whose update the writer last wrote it (t+1 for a write
 	// in round t; 0 before any write, and always 0 for duals updated at
 	// both endpoints). A reader's copy at an older Version is a delayed
-	// copy, not a fork; metrics.DualDrift compares equal Versions only.
+	// copy, not a fork; observe.DualDrift compares equal Versions only.
 	Version int64 `json:"version,omitempty"`
 }

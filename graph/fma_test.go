@@ -25,7 +25,8 @@ var fmaKernels = []string{
 	"./consensus/dadmm",
 	"./consensus/admm",
 	"./objective",
-	"./consensus/metrics",
+	"./observe",
+	"./engine",
 	"./consensus/lockstep",
 	"./consensus/null",
 }

@@ -26,10 +26,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -173,7 +173,7 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 // for a run of st: the central problem (with its optimum) is solved here,
 // or the run's registry.Evaluator gives f* (see measurement), and the
 // algorithm's resolved parameters go into the summary.
-func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, observe func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
+func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
 	s := st.Scenario
 	meas, err := measurement(st)
 	if err != nil {
@@ -188,19 +188,19 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 		decls = m.Measures()
 	}
 	all := slices.Concat(decls, meas.columns)
-	if err := metrics.CheckMeasures(all, coordinator.Columns()); err != nil {
+	if err := observe.CheckMeasures(all, coordinator.Columns()); err != nil {
 		return coordinator.Config{}, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
 	}
 	names := make([]string, 0, len(all))
 	for _, d := range all {
 		names = append(names, d.Name)
 	}
-	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
+	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (observe.Metrics, error) {
 		m, err := meas.measure(reps)
 		if err != nil {
 			return m, err
 		}
-		extra, err := metrics.ReduceMeasures(decls, reps)
+		extra, err := observe.ReduceMeasures(decls, reps)
 		m.Extra = append(extra, m.Extra...)
 		return m, err
 	})
@@ -227,7 +227,7 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 			"convex":    meas.convex,
 		},
 		Logger:   logger.Named("coordinator"),
-		Progress: observe,
+		Progress: progress,
 	}
 	cfg.ContinueOnDeparture = s.Faults.ContinueOnDeparture()
 	// Liveness, both ways, within runtime.agent_timeout (see NodeOptions).
@@ -239,23 +239,21 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 }
 
 // measurer is how the coordinator measures a run: through the instance's
-// Central problem (the consensus measures of metrics.Measure), or through
+// Central problem (the consensus measures of observe.Measure), or through
 // the run's registry.Evaluator when its agents hold different blocks or
 // roles.
 type measurer struct {
 	fstar   float64
 	convex  bool
 	columns []consensus.Measure // the Evaluator's own columns
-	measure func(reps []consensus.Report) (metrics.Metrics, error)
+	measure func(reps []consensus.Report) (observe.Metrics, error)
 }
 
 // measurement returns the measurer of st. A run that implements
-// registry.Evaluator gets its Evaluation in the metric columns of the
-// same names (GradEvals summed over the agents, DualDrift NaN, the
-// consensus error NaN when a report holds a non-finite value, which the
-// coordinator counts as divergence) and its own Values after the agents'
-// declared measures; the instance's Central is not called. Any other run
-// is measured by metrics.Measure against Central.
+// registry.Evaluator is measured by its Evaluation (observe.Evaluated),
+// its own Values after the agents' declared measures; the instance's
+// Central is not called. Any other run is measured by observe.Measure
+// against Central.
 func measurement(st *scenarios.Setup) (measurer, error) {
 	ev, ok := st.Run.(registry.Evaluator)
 	if !ok {
@@ -263,8 +261,8 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 		if err != nil {
 			return measurer{}, err
 		}
-		return measurer{fstar: prob.FStar, convex: prob.Convex, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
-			return metrics.Measure(prob, st.Graph, reps)
+		return measurer{fstar: prob.FStar, convex: prob.Convex, measure: func(reps []consensus.Report) (observe.Metrics, error) {
+			return observe.Measure(prob, st.Graph, reps)
 		}}, nil
 	}
 	fstar, convex, err := ev.Optimum()
@@ -272,27 +270,14 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 		return measurer{}, fmt.Errorf("algorithm %s: optimum of problem %s: %w", st.Scenario.Algorithm.Name, st.Scenario.Problem.Kind, err)
 	}
 	cols := ev.Columns()
-	return measurer{fstar: fstar, convex: convex, columns: cols, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
+	return measurer{fstar: fstar, convex: convex, columns: cols, measure: func(reps []consensus.Report) (observe.Metrics, error) {
 		e, err := ev.Evaluate(reps)
 		if err != nil {
-			return metrics.Metrics{}, err
+			return observe.Metrics{}, err
 		}
-		if len(e.Values) != len(cols) {
-			return metrics.Metrics{}, fmt.Errorf("algorithm %s: evaluation has %d values, its columns %d", st.Scenario.Algorithm.Name, len(e.Values), len(cols))
-		}
-		m := metrics.Metrics{ConsensusErr: e.ConsensusErr, ObjValue: e.ObjValue, OptGap: e.OptGap,
-			DistToOpt: e.DistToOpt, Feasibility: e.Feasibility, DualDrift: math.NaN()}
-		if !registry.Finite(reps) {
-			m.ConsensusErr = math.NaN()
-		}
-		for _, r := range reps {
-			if r.X != nil {
-				m.Round = r.Round
-			}
-			m.GradEvals += r.GradEvals
-		}
-		for k, c := range cols {
-			m.Extra = append(m.Extra, metrics.Named{Name: c.Name, Value: e.Values[k]})
+		m, err := observe.Evaluated(e, cols, reps)
+		if err != nil {
+			return m, fmt.Errorf("algorithm %s: %w", st.Scenario.Algorithm.Name, err)
 		}
 		return m, nil
 	}}, nil

@@ -19,9 +19,9 @@ import (
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/sim"
 )
 
@@ -53,7 +53,7 @@ mean-square factor of the disagreement (graph.GossipRates), beside
 lambda_max(E[W^T P W]) (the worst single round) and rho(E[W] - 11^T/N)^2.
 Observed: the per-round factor of the mean over seeds of
 sum_i ||x_i - xbar||^2, fitted on the window before its noise floor
-(detected: metrics.FitBeforeFloor), with a 95% confidence interval from
+(detected: observe.FitBeforeFloor), with a 95% confidence interval from
 --batches batches of the seeds; about --budget rounds per row.
 
 ALM: Algorithm 2 per agent (the practical preset at its largest step,
@@ -115,7 +115,7 @@ type rateRow struct {
 	predSE              float64
 	// obs is the observed factor of the mean square (gossip) or of the
 	// mean (ALM); obs2 that of the ALM's mean square.
-	obs, obs2 metrics.FloorFit
+	obs, obs2 observe.FloorFit
 	obsErr    string
 	obs2Err   string
 	obs2Start float64 // m2[0], the ALM's mean square at the start
@@ -298,7 +298,7 @@ func (f *ratesFlags) gossipRow(name string, g *graph.Graph, p float64) (rateRow,
 		if err != nil {
 			return err
 		}
-		acc[0] += dgd.Disagreement(xs)
+		acc[0] += observe.Disagreement(xs)
 		for t := range rounds {
 			if err := drv.Round(t); err != nil {
 				return err
@@ -306,7 +306,7 @@ func (f *ratesFlags) gossipRow(name string, g *graph.Graph, p float64) (rateRow,
 			for i, a := range ds {
 				xs[i] = a.Report().X
 			}
-			acc[t+1] += dgd.Disagreement(xs)
+			acc[t+1] += observe.Disagreement(xs)
 		}
 		return nil
 	})
@@ -314,7 +314,7 @@ func (f *ratesFlags) gossipRow(name string, g *graph.Graph, p float64) (rateRow,
 		return row, err
 	}
 	pooled, batches := poolBatches(sums, seeds)
-	row.obs, err = metrics.FitBeforeFloor(pooled, batches, metrics.FloorOptions{Start: gossipStart})
+	row.obs, err = observe.FitBeforeFloor(pooled, batches, observe.FloorOptions{Start: gossipStart})
 	if err != nil {
 		row.obsErr = err.Error()
 	}
@@ -451,11 +451,11 @@ func (f *ratesFlags) almRow(name string, g *graph.Graph, p float64) (rateRow, er
 		ceil[t] = m2[t] / float64(seeds)
 	}
 	row.obs2Start = m2[0]
-	row.obs, err = metrics.FitBeforeFloor(m1, b1, metrics.FloorOptions{Start: almStart, Margin: 10, Ceiling: ceil})
+	row.obs, err = observe.FitBeforeFloor(m1, b1, observe.FloorOptions{Start: almStart, Margin: 10, Ceiling: ceil})
 	if err != nil {
 		row.obsErr = err.Error()
 	}
-	row.obs2, err = metrics.FitBeforeFloor(m2, b2, metrics.FloorOptions{Start: almStart})
+	row.obs2, err = observe.FitBeforeFloor(m2, b2, observe.FloorOptions{Start: almStart})
 	if err != nil {
 		row.obs2Err = err.Error()
 	}
@@ -484,10 +484,10 @@ func (f *ratesFlags) almRow(name string, g *graph.Graph, p float64) (rateRow, er
 	pm, pms := model.Curves(d0, s0, rounds)
 	row.winMean, row.winMS = math.NaN(), math.NaN()
 	if row.obsErr == "" {
-		row.winMean, _ = metrics.WindowRate(pm, row.obs.From, row.obs.To)
+		row.winMean, _ = observe.WindowRate(pm, row.obs.From, row.obs.To)
 	}
 	if row.obs2Err == "" {
-		row.winMS, _ = metrics.WindowRate(pms, row.obs2.From, row.obs2.To)
+		row.winMS, _ = observe.WindowRate(pms, row.obs2.From, row.obs2.To)
 	}
 	return row, nil
 }
@@ -510,7 +510,7 @@ func almRateConfig(g *graph.Graph, locals []objective.Local) (alm.Config, error)
 
 // obsString renders an observed factor with its interval, or why there
 // is none.
-func obsString(f metrics.FloorFit, errText string) string {
+func obsString(f observe.FloorFit, errText string) string {
 	if errText != "" {
 		return "none: " + errText
 	}
@@ -518,7 +518,7 @@ func obsString(f metrics.FloorFit, errText string) string {
 }
 
 // floorString says where the floor starts.
-func floorString(f metrics.FloorFit) string {
+func floorString(f observe.FloorFit) string {
 	if !f.Floor {
 		return "none by the end"
 	}
