@@ -507,7 +507,7 @@ func TestFaultDrawsGolden(t *testing.T) {
 			for i := 0; i < 3; i++ {
 				for j := 0; j < 3; j++ {
 					u := graph.Uniform(2024, uint64(tr), 1<<35+1+16*uint64(ph), uint64(i), uint64(j))
-					if got, want := f.lost(tr, ph, i, j), u < 0.5; got != want {
+					if got, want := f.Lost(tr, ph, i, j), u < 0.5; got != want {
 						t.Fatalf("lost(%d, %d, %d, %d) = %v, want %v", tr, ph, i, j, got, want)
 					}
 					if u < 0.5 {

@@ -50,10 +50,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 		return nil, err
 	}
 	up.step("central problem solved")
-	ms := stepped.Measures{Graph: st.Graph, FStar: prob.FStar, XStar: prob.XStar}
-	if l, ok := st.Env.Problem.(registry.Locals); ok {
-		ms.Local = l.Local
-	}
+	ms := stepped.Measures{Graph: st.Graph, Problem: prob}
 	if m, ok := st.Run.(registry.Measurer); ok {
 		ms.Decls = m.Measures()
 	}

@@ -9,17 +9,14 @@ import (
 	"github.com/consim/consim/observe"
 )
 
-// Measures describes what Measure computes besides the agents' reports.
+// Measures describes what Measure computes besides the agents' reports:
+// the arguments of observe.Measure and observe.ReduceMeasures.
 type Measures struct {
 	// Graph is the run's graph (for the feasibility); required.
 	Graph *graph.Graph
-	// Local returns agent i's objective f_i; nil leaves ObjValue, OptGap
-	// and DistToOpt NaN.
-	Local func(i int) objective.Local
-	// FStar is the optimal value f* (NaN if unknown) and XStar the
-	// minimiser x* (nil if unknown).
-	FStar float64
-	XStar []float64
+	// Problem is the run's central problem: its local objectives, f* and
+	// x*; nil leaves ObjValue, OptGap and DistToOpt NaN.
+	Problem *objective.Problem
 	// Decls are the algorithm's declared measures, reduced as declared.
 	Decls []consensus.Measure
 }
@@ -34,11 +31,7 @@ func (e *Engine) Measure(m Measures) (observe.Metrics, error) {
 	if m.Graph == nil || m.Graph.N != len(e.agents) {
 		return observe.Metrics{}, fmt.Errorf("stepped: measure: the graph must have the engine's %d agents", len(e.agents))
 	}
-	var obj *observe.Objective
-	if m.Local != nil {
-		obj = &observe.Objective{L: len(e.agents), Local: m.Local, FStar: m.FStar, XStar: m.XStar}
-	}
-	ms, err := observe.NewMeasurement(m.Graph, obj, m.Decls)
+	ms, err := observe.NewMeasurement(m.Graph, observe.ProblemObjective(m.Problem), m.Decls)
 	if err != nil {
 		return observe.Metrics{}, fmt.Errorf("stepped: measure: %w", err)
 	}

@@ -8,8 +8,6 @@ import (
 	_ "github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/objective"
 	"github.com/consim/consim/observe"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/stepped"
@@ -99,7 +97,7 @@ func TestMeasureMatchesMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	decls := st.Run.(interface{ Measures() []consensus.Measure }).Measures()
-	got, err := e.Measure(stepped.Measures{Graph: st.Graph, Local: localsOf(st), FStar: prob.FStar, XStar: prob.XStar, Decls: decls})
+	got, err := e.Measure(stepped.Measures{Graph: st.Graph, Problem: prob, Decls: decls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +164,4 @@ func (r *rogue) Send(t, ph int) consensus.Outbox {
 		return consensus.Outbox{}
 	}
 	return consensus.Outbox{Msgs: []consensus.Msg{{From: r.id, To: r.to, Round: t, Phase: ph, Data: []float64{1}}}}
-}
-
-func localsOf(st *scenarios.Setup) func(int) objective.Local {
-	return st.Env.Problem.(registry.Locals).Local
 }
