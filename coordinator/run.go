@@ -622,7 +622,7 @@ func (r *run) summary(end time.Time) *Summary {
 		ReportEvery:   r.cfg.ReportEvery,
 		Faults:        r.faults,
 		StartedAt:     r.begin,
-		Params:        params(r.cfg.Params),
+		Params:        ParamsOf(r.cfg.Params),
 		Meta:          r.cfg.Meta,
 		Bundle:        r.b.Dir(),
 		Resumed:       r.cfg.Resume,

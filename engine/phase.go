@@ -326,3 +326,20 @@ func (p *Phase) misrouted() error {
 
 // Inbox returns agent i's inbox of the phase, valid until the next Begin.
 func (p *Phase) Inbox(i int) consensus.Inbox { return p.ins[i] }
+
+// CheckAgents returns an error unless agents, the agents of a driver that
+// holds them all, are non-nil and indexed by id: agents[i].ID() == i.
+func CheckAgents(agents []consensus.Agent) error {
+	if len(agents) == 0 {
+		return errors.New("no agents")
+	}
+	for i, a := range agents {
+		if a == nil {
+			return fmt.Errorf("agent %d is nil", i)
+		}
+		if a.ID() != i {
+			return fmt.Errorf("agent at index %d has ID %d: agents must be indexed by id", i, a.ID())
+		}
+	}
+	return nil
+}

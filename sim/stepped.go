@@ -75,7 +75,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 		RoundsPlanned: s.Rounds,
 		ReportEvery:   s.Metrics.Every,
 		StartedAt:     started.UTC(),
-		Params:        params(st.Resolved()),
+		Params:        coordinator.ParamsOf(st.Resolved()),
 		Meta: map[string]any{
 			"scenario":  s.Name,
 			"source":    s.Source(),
@@ -152,15 +152,6 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 		runErr = err
 	}
 	return sum, runErr
-}
-
-// params converts the resolved values to the summary's form.
-func params(vs []registry.Value) []coordinator.Param {
-	ps := make([]coordinator.Param, len(vs))
-	for i, v := range vs {
-		ps[i] = coordinator.Param{Name: v.Name, Value: v.Value, Note: v.Note}
-	}
-	return ps
 }
 
 // finalIterates is final.json of agents at the end of a stepped run.

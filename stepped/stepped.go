@@ -78,16 +78,8 @@ type Engine struct {
 // New returns an engine of agents, which must be non-nil with
 // agents[i].ID() == i.
 func New(agents []consensus.Agent, opts Options) (*Engine, error) {
-	if len(agents) == 0 {
-		return nil, errors.New("stepped: no agents")
-	}
-	for i, a := range agents {
-		if a == nil {
-			return nil, fmt.Errorf("stepped: agent %d is nil", i)
-		}
-		if a.ID() != i {
-			return nil, fmt.Errorf("stepped: agent at index %d has ID %d: agents must be indexed by id", i, a.ID())
-		}
+	if err := engine.CheckAgents(agents); err != nil {
+		return nil, fmt.Errorf("stepped: %w", err)
 	}
 	if opts.Workers < 0 {
 		return nil, fmt.Errorf("stepped: %d workers: must be >= 0 (0 means GOMAXPROCS)", opts.Workers)

@@ -63,16 +63,8 @@ type Driver struct {
 // New returns a driver of agents, which must be non-nil and satisfy
 // agents[i].ID() == i.
 func New(agents []consensus.Agent, opts ...Option) (*Driver, error) {
-	if len(agents) == 0 {
-		return nil, fmt.Errorf("lockstep: no agents")
-	}
-	for i, a := range agents {
-		if a == nil {
-			return nil, fmt.Errorf("lockstep: agent %d is nil", i)
-		}
-		if a.ID() != i {
-			return nil, fmt.Errorf("lockstep: agent at index %d has ID %d", i, a.ID())
-		}
+	if err := engine.CheckAgents(agents); err != nil {
+		return nil, fmt.Errorf("lockstep: %w", err)
 	}
 	d := &Driver{agents: append([]consensus.Agent(nil), agents...)}
 	for _, o := range opts {

@@ -161,11 +161,7 @@ func (w *Writer) writeCSV(rec []string) error {
 
 // WriteFinal writes f as final.json.
 func (w *Writer) WriteFinal(f FinalIterates) error {
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode final iterates: %w", err)
-	}
-	return writeNew(filepath.Join(w.dir, FinalFile), append(data, '\n'))
+	return w.writeJSON(FinalFile, "final iterates", f)
 }
 
 // WriteFiles writes the run's own files (a picture of the final state,
@@ -187,13 +183,16 @@ func (w *Writer) WriteFiles(files []registry.File) error {
 	return nil
 }
 
-// WriteSummary writes s, the run's summary, as summary.json, indented.
-func (w *Writer) WriteSummary(s any) error {
-	data, err := json.MarshalIndent(s, "", "  ")
+// WriteSummary writes s, the run's summary, as summary.json.
+func (w *Writer) WriteSummary(s any) error { return w.writeJSON(SummaryFile, "summary", s) }
+
+// writeJSON writes v, indented, as the new file name of the bundle.
+func (w *Writer) writeJSON(name, what string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode summary: %w", err)
+		return fmt.Errorf("encode %s: %w", what, err)
 	}
-	return writeNew(filepath.Join(w.dir, SummaryFile), append(data, '\n'))
+	return writeNew(filepath.Join(w.dir, name), append(data, '\n'))
 }
 
 // Close closes the metric files; it may be called more than once.
