@@ -76,8 +76,7 @@ type Phase struct {
 	leader map[int]int // groups[leader[j]] is the group whose first member is j
 
 	ins   []consensus.Inbox
-	bufs  [][]float64   // bufs[i]: the values of agent i's messages
-	sums  [][]float64   // sums[i]: agent i's copy of its reduce
+	bufs  [][]float64   // bufs[i]: the values of agent i's messages, then its copy of its reduce
 	evals [][][]float64 // evals[i]: agent i's evaluation results
 	acct  []account
 	// reduceMissing is the phase's count of missing reduce terms.
@@ -90,9 +89,10 @@ type groupSum struct {
 	sum     Sum
 }
 
-// account is what Deliver counted for one recipient.
+// account is what Deliver counted for one recipient in a phase.
 type account struct {
-	routed, delivered, values, dropped, missing int64
+	routed, delivered, dropped, missing int32
+	values                              int64
 }
 
 // NewPhase returns the core of a run of n >= 1 agents.
@@ -104,7 +104,6 @@ func NewPhase(n int, opts Options) *Phase {
 		sortedTo: make([]bool, n),
 		ins:      make([]consensus.Inbox, n),
 		bufs:     make([][]float64, n),
-		sums:     make([][]float64, n),
 		evals:    make([][][]float64, n),
 		acct:     make([]account, n),
 	}
@@ -214,10 +213,11 @@ func (p *Phase) reduceOf(i int) []float64 {
 
 // Deliver builds agent i's inbox (see the package documentation): the
 // messages addressed to it by its expected senders that Options.Drop
-// does not discard, their values copied into the Phase's buffer of agent
-// i, ascending by sender; the other expected senders as Missing; its own
-// copy of its reduce's sum; and the values of its Outbox.Evals computed by
-// o, in request order (o may be nil when the agent asks for none).
+// does not discard, ascending by sender, and its own copy of its reduce's
+// sum, their values copied into the Phase's buffer of agent i; the other
+// expected senders as Missing; and the values of its Outbox.Evals
+// computed by o, in request order (o may be nil when the agent asks for
+// none).
 func (p *Phase) Deliver(i int, o consensus.Oracle) error {
 	in := &p.ins[i]
 	a := account{}
@@ -235,12 +235,13 @@ func (p *Phase) Deliver(i int, o consensus.Oracle) error {
 		size += len(m.Data)
 		return m.Data, true
 	})
+	a.delivered, a.values, a.missing = int32(len(in.Msgs)), int64(size), int32(len(in.Missing))
+	sum := p.reduceOf(i)
 	buf := p.bufs[i]
-	if cap(buf) < size {
-		buf = make([]float64, size)
+	if n := size + len(sum); cap(buf) < n {
+		buf = make([]float64, n)
 		p.bufs[i] = buf
 	}
-	buf = buf[:size]
 	off := 0
 	for k := range in.Msgs {
 		d := buf[off : off+len(in.Msgs[k].Data) : off+len(in.Msgs[k].Data)]
@@ -248,14 +249,13 @@ func (p *Phase) Deliver(i int, o consensus.Oracle) error {
 		in.Msgs[k].Data = d
 		off += len(d)
 	}
-	a.delivered, a.values, a.missing = int64(len(in.Msgs)), int64(size), int64(len(in.Missing))
 	in.Msgs, in.Missing = nonEmpty(in.Msgs), nonEmpty(in.Missing)
 	p.acct[i] = a
 
 	in.Reduce = nil
-	if s := p.reduceOf(i); s != nil {
-		p.sums[i] = append(p.sums[i][:0], s...)
-		in.Reduce = p.sums[i]
+	if sum != nil {
+		in.Reduce = buf[off : off+len(sum) : off+len(sum)]
+		copy(in.Reduce, sum)
 	}
 
 	in.Evals = nil
@@ -299,11 +299,11 @@ func (p *Phase) End() (Counts, error) {
 	for i := range p.acct {
 		a := &p.acct[i]
 		c.Sent += int64(len(p.outs[i].Msgs))
-		routed += a.routed
-		c.Delivered += a.delivered
+		routed += int64(a.routed)
+		c.Delivered += int64(a.delivered)
 		c.Values += a.values
-		c.Dropped += a.dropped
-		c.Missing += a.missing
+		c.Dropped += int64(a.dropped)
+		c.Missing += int64(a.missing)
 	}
 	if routed != c.Sent {
 		return c, p.misrouted()

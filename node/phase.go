@@ -81,11 +81,10 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 
 // send encodes and sends the phase's messages and reduce term of out, an
 // outbox engine.CheckOutbox accepted; the agent's own term is kept
-// locally. Messages with the same values (the
-// same slice, or equal bits) leave as one frame addressed to all their
-// destinations, so the common "x_i to every neighbour" is one publish;
-// under injected loss or delay every message is a frame of its own, since
-// the faults act per edge.
+// locally. Messages with the same values (the same slice, or equal bits)
+// leave as one frame addressed to all their destinations, so the common
+// "x_i to every neighbour" is one publish; under injected loss or delay
+// every message is a frame of its own, since the faults act per edge.
 func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	if r.faults != nil {
 		for i := range out.Msgs {
