@@ -21,11 +21,11 @@
 // of consensus/lockstep. There are no deadlines or faults; Options.Drop
 // injects message loss as lockstep's WithDrop does.
 //
-// Measure computes the run's global measures in the workers with
-// observe's block accumulators: each worker reduces its chunks of agents
-// to partial sums, and the calling goroutine combines the chunks' partial
-// sums in order, so its work per measured round grows with N/chunk, not N,
-// and the values are the bits observe.Measure computes.
+// Measure computes the run's global measures in the workers: each worker
+// computes the chunks of an observe.Measurement for its run of chunks of
+// agents, and the calling goroutine combines the chunks' partial sums in
+// order, so its work per measured round grows with N/observe.Chunk, not
+// N, and the values are the bits observe.Measure computes.
 //
 // stepped may import consensus, engine, observe, objective and graph; it
 // must not import node, coordinator, scenarios or cmd.
