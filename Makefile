@@ -7,10 +7,10 @@ STATICCHECK ?= staticcheck
 # numeric packages and the command run without it (same code paths, 5-10x
 # faster; the command's race build links the whole NATS server). make
 # test-long runs the command under the race detector too.
-RACE_PKGS = ./node/... ./coordinator ./sim/...
-PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /sim)
+RACE_PKGS = ./node/... ./coordinator ./coordinator/live ./sim/...
+PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /coordinator/live -e /sim)
 
-.PHONY: all build run test test-long fuzz faults deploy-check check vet lint tidy bench clean
+.PHONY: all build run test test-long fuzz faults deploy-check browser-test check vet lint tidy bench clean
 
 all: build
 
@@ -39,6 +39,26 @@ test-long:
 ## (root only, skipped otherwise): prints a table and fails if any row fails.
 faults: build
 	$(GO) run ./drills -consim bin/consim
+
+## browser-test: report.html and the live view (--ui) opened in headless
+## Chromium (internal/browsercheck): no console errors, every plot with the
+## bundle's series and points, the live page advancing while the run runs.
+## Installs Debian's chromium when it is missing and this is root; skips,
+## saying why, when it cannot. Screenshots go to BROWSER_OUT (default: a new
+## temporary directory), printed at the end.
+CHROMIUM ?= /usr/bin/chromium
+BROWSER_OUT ?=
+browser-test: build
+	@if [ ! -x "$(CHROMIUM)" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "browser-test: installing Debian's chromium"; \
+	  apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	    { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || true; \
+	fi; \
+	if [ ! -x "$(CHROMIUM)" ]; then \
+	  echo "browser-test: SKIPPED: no Chromium at $(CHROMIUM), and it could not be installed (apt-get install chromium needs root and Debian's archive)"; \
+	  exit 0; \
+	fi; \
+	$(GO) run ./internal/browsercheck -consim bin/consim -chromium $(CHROMIUM) $(if $(BROWSER_OUT),-out $(BROWSER_OUT))
 
 ## deploy-check: the Kubernetes manifests (deploy/kubernetes) decoded strictly
 ## into the typed API objects and checked against consim's invariants, offline.

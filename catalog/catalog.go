@@ -15,6 +15,8 @@ import (
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/penaltycons"
+	"github.com/consim/consim/consensus/pushpull"
+	"github.com/consim/consim/consensus/pushsum"
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/consensus/slicing"
@@ -43,6 +45,9 @@ func Algorithms() []registry.Algorithm {
 		zosplm.Algorithm(),
 		tsp.Algorithm(),
 		penalty.Algorithm(),
+		pushsum.PushSum(),
+		pushsum.SubgradientPush(),
+		pushpull.Algorithm(),
 	}
 }
 

@@ -120,6 +120,24 @@ problem: {kind: constrained_logistic, dim: 5, samples: 60, core: 4}
 algorithm: {name: penalty_vrasg, rule: 4ii}
 rounds: 12
 `,
+	"push_sum": `agents: 6
+graph: {topology: digraph, q: 0.3, p: 0.5}
+problem: {kind: least_squares, dim: 3, init: {kind: random}}
+algorithm: {name: push_sum}
+rounds: 60
+`,
+	"subgradient_push": `agents: 6
+graph: {topology: k_out, k: 2, p_range: [0.4, 0.9]}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: subgradient_push, alpha: 0.5}
+rounds: 60
+`,
+	"push_pull": `agents: 6
+graph: {topology: directed_sequence, period: 2, q: 0.3, p: 0.7}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 20}
+algorithm: {name: push_pull, alpha: 0.2}
+rounds: 60
+`,
 	"exchange": `agents: 5
 graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}

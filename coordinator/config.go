@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/node"
 	"github.com/consim/consim/observe"
 )
 
@@ -116,7 +117,8 @@ type Config struct {
 	Progress func(Progress)
 }
 
-// Progress describes the run after a measured round.
+// Progress describes the run after a measured round. Metrics, Elapsed,
+// Msgs and Bytes are the Row just written to the bundle.
 type Progress struct {
 	Metrics observe.Metrics
 	// Rounds is Config.Rounds, the planned number of rounds.
@@ -125,6 +127,38 @@ type Progress struct {
 	Elapsed time.Duration
 	// RoundsPerSec is Metrics.Round / Elapsed.
 	RoundsPerSec float64
+	// Msgs and Bytes are the row's msgs and bytes columns (Row.Msgs,
+	// Row.Bytes).
+	Msgs, Bytes int64
+	// Traffic sums every agent's latest traffic counters and the drops
+	// the coordinator counted so far, as summary.json's traffic does but
+	// without its per-edge and per-subject maps (DropoutsByEdge and
+	// RefusedBySubject are nil). Agents may have reported rounds past
+	// this one, so its counters can run ahead of Msgs and Bytes.
+	Traffic TrafficTotals
+	// Agents holds each agent's latest round and counters, by id, for
+	// runs of at most ProgressAgentsMax agents; nil for larger runs. The
+	// slice is the callee's; the maps in its Traffic are shared and must
+	// not be modified.
+	Agents []AgentProgress
+}
+
+// ProgressAgentsMax bounds the runs whose Progress carries per-agent
+// entries: beyond it, copying N entries per measured round would cost
+// more than the per-agent view is worth.
+const ProgressAgentsMax = 64
+
+// AgentProgress is one agent's state in Progress.
+type AgentProgress struct {
+	// Round is the last round the agent reported, -1 if none.
+	Round int
+	// Traffic is the agent's latest cumulative counters.
+	Traffic node.Traffic
+}
+
+// Row returns the bundle row p describes.
+func (p Progress) Row() Row {
+	return Row{Metrics: p.Metrics, Elapsed: p.Elapsed, Msgs: p.Msgs, Bytes: p.Bytes}
 }
 
 // withDefaults fills the zero values that have defaults.

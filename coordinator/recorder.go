@@ -21,11 +21,24 @@ type Recorder struct {
 	initial  *Row
 	final    *Row
 	peak     *Peak // largest finite consensus error measured, nil before one
+	// describe makes the Progress of a row; the coordinator's adds the
+	// agents' counters.
+	describe func(Row) Progress
 }
 
 // NewRecorder returns the recorder of a run writing to w, with cfg's
-// DivergeBound, ConsensusTol, OptGapTol, Rounds and Progress.
-func NewRecorder(w *bundle.Writer, cfg Config) *Recorder { return &Recorder{w: w, cfg: cfg} }
+// DivergeBound, ConsensusTol, OptGapTol, Rounds and Progress. Its
+// Progress holds the row (a run without agents' statuses, the stepped
+// engine's, has no Traffic or Agents).
+func NewRecorder(w *bundle.Writer, cfg Config) *Recorder {
+	return &Recorder{w: w, cfg: cfg, describe: cfg.progressOf}
+}
+
+// progressOf is the Progress of row, from the row alone.
+func (c Config) progressOf(row Row) Progress {
+	return Progress{Metrics: row.Metrics, Rounds: c.Rounds, Elapsed: row.Elapsed,
+		RoundsPerSec: perSecond(row.Round, row.Elapsed), Msgs: row.Msgs, Bytes: row.Bytes}
+}
 
 // Record records row, the measured round row.Round. It returns an error
 // when the row cannot be written, or one wrapping ErrDiverged, naming the
@@ -46,7 +59,7 @@ func (r *Recorder) Record(row Row) (done bool, err error) {
 		return false, fmt.Errorf("%w at round %d: %v", ErrDiverged, row.Round, err)
 	}
 	if r.cfg.Progress != nil {
-		r.cfg.Progress(Progress{Metrics: row.Metrics, Rounds: r.cfg.Rounds, Elapsed: row.Elapsed, RoundsPerSec: perSecond(row.Round, row.Elapsed)})
+		r.cfg.Progress(r.describe(row))
 	}
 	return r.cfg.tolerancesMet(row.Metrics), nil
 }

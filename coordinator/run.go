@@ -162,6 +162,7 @@ func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle.Writer) *run 
 		r.agents[i].lastRound = -1
 		r.agents[i].at = -1
 	}
+	r.rec.describe = r.progress
 	return r
 }
 
@@ -471,6 +472,35 @@ func (r *run) measure(t int, pr *pendingRound) {
 	}
 }
 
+// progress describes the run after row was written: the row and the
+// agents' latest counters.
+func (r *run) progress(row Row) Progress {
+	p := r.cfg.progressOf(row)
+	if len(r.agents) <= ProgressAgentsMax {
+		p.Agents = make([]AgentProgress, len(r.agents))
+	}
+	for id := range r.agents {
+		a := &r.agents[id]
+		p.Traffic.addCounters(a.traffic)
+		if p.Agents != nil {
+			p.Agents[id] = AgentProgress{Round: a.lastRound, Traffic: a.traffic}
+		}
+	}
+	r.addOwnDrops(&p.Traffic)
+	p.Traffic.RefusedBySubject = nil
+	return p
+}
+
+// addOwnDrops adds the status frames the coordinator dropped and those
+// its observer refused to t.
+func (r *run) addOwnDrops(t *TrafficTotals) {
+	t.StatusMalformed = r.statusMalformed
+	if sr, ok := r.obs.(node.StatsReporter); ok {
+		st := sr.Stats()
+		t.addDrops(st.Refused, st.Malformed, st.Overflow, st.SlowConsumer)
+	}
+}
+
 // checkSilence names every live agent silent for longer than AgentTimeout.
 func (r *run) checkSilence(now time.Time) {
 	for id := range r.agents {
@@ -651,11 +681,7 @@ func (r *run) summary(end time.Time) *Summary {
 		}
 	}
 	s.Rounds = max(rounds, 0)
-	s.Traffic.StatusMalformed = r.statusMalformed
-	if sr, ok := r.obs.(node.StatsReporter); ok {
-		st := sr.Stats()
-		s.Traffic.addDrops(st.Refused, st.Malformed, st.Overflow, st.SlowConsumer)
-	}
+	r.addOwnDrops(&s.Traffic)
 	if r.startSent {
 		s.ReadySeconds = r.started.Sub(r.begin).Seconds()
 		wall := end.Sub(r.started)

@@ -264,8 +264,22 @@ type Fault struct {
 	Message string `json:"message"`
 }
 
-// addTraffic adds the counters of one agent id to t.
+// addTraffic adds the counters of one agent id to t, its dropouts per
+// edge included.
 func (t *TrafficTotals) addTraffic(id int, a node.Traffic) {
+	t.addCounters(a)
+	for peer, n := range a.DropoutsByPeer {
+		i, j := min(id, peer), max(id, peer)
+		if t.DropoutsByEdge == nil {
+			t.DropoutsByEdge = make(map[string]int64)
+		}
+		t.DropoutsByEdge[fmt.Sprintf("%d-%d", i, j)] += n
+	}
+}
+
+// addCounters adds the counters of one agent to t, all but the dropouts
+// per edge.
+func (t *TrafficTotals) addCounters(a node.Traffic) {
 	t.MsgsSent += a.MsgsSent
 	t.BytesSent += a.BytesSent
 	t.MsgsRecv += a.MsgsRecv
@@ -282,13 +296,6 @@ func (t *TrafficTotals) addTraffic(id int, a node.Traffic) {
 	t.Ahead += a.Ahead
 	t.Overflow += a.Overflow
 	t.addDrops(a.RefusedBySubject, a.BusMalformed, a.InboxOverflow, a.SlowConsumer)
-	for peer, n := range a.DropoutsByPeer {
-		i, j := min(id, peer), max(id, peer)
-		if t.DropoutsByEdge == nil {
-			t.DropoutsByEdge = make(map[string]int64)
-		}
-		t.DropoutsByEdge[fmt.Sprintf("%d-%d", i, j)] += n
-	}
 }
 
 // reduction returns the Reduction from initial to final, with the fall

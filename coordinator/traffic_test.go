@@ -62,6 +62,8 @@ func TestRunTrafficPerRound(t *testing.T) {
 			cfg := testConfig(t, tc.n)
 			cfg.Rounds, cfg.ReportEvery = s.rounds, s.every
 			cfg.ContinueOnDeparture = tc.departed
+			var progress []Progress
+			cfg.Progress = func(p Progress) { progress = append(progress, p) }
 			ev := EvaluatorFunc(func([]consensus.Report) (observe.Metrics, error) { return observe.Metrics{}, nil })
 			sum, err := Run(context.Background(), cfg, obs, ev)
 			if err != nil {
@@ -81,10 +83,41 @@ func TestRunTrafficPerRound(t *testing.T) {
 			if !reflect.DeepEqual(msgs, tc.msgs) || !reflect.DeepEqual(bytesSent, tc.bytesSent) {
 				t.Errorf("msgs %v bytes %v, want %v %v", msgs, bytesSent, tc.msgs, tc.bytesSent)
 			}
+			checkProgress(t, progress, rows, sum, tc.n)
 			got := readSummary(t, cfg)
 			if got.Final == nil || got.Final.Msgs != tc.msgs[2] || got.Final.Bytes != tc.bytesSent[2] || sum.Final.Msgs != tc.msgs[2] {
 				t.Errorf("summary final row %+v, want msgs %d bytes %d", got.Final, tc.msgs[2], tc.bytesSent[2])
 			}
 		})
+	}
+}
+
+// checkProgress checks that each Progress describes the row written with
+// it, and that the last one's traffic and agents are the summary's.
+func checkProgress(t *testing.T, progress []Progress, rows []Row, sum *Summary, n int) {
+	t.Helper()
+	if len(progress) != len(rows) {
+		t.Fatalf("%d progress calls for %d rows", len(progress), len(rows))
+	}
+	for k, p := range progress {
+		if got, want := p.Row(), rows[k]; got.Round != want.Round || got.Msgs != want.Msgs || got.Bytes != want.Bytes {
+			t.Errorf("progress %d: row round %d msgs %d bytes %d, want %d %d %d", k, got.Round, got.Msgs, got.Bytes, want.Round, want.Msgs, want.Bytes)
+		}
+	}
+	last := progress[len(progress)-1]
+	want := sum.Traffic
+	want.DropoutsByEdge, want.RefusedBySubject = nil, nil
+	if !reflect.DeepEqual(last.Traffic, want) {
+		t.Errorf("last progress traffic %+v, want the summary's %+v", last.Traffic, want)
+	}
+	if len(last.Agents) != n {
+		t.Fatalf("last progress has %d agents, want %d", len(last.Agents), n)
+	}
+	var msgs int64
+	for _, a := range last.Agents {
+		msgs += a.Traffic.MsgsSent
+	}
+	if msgs != sum.Traffic.MsgsSent {
+		t.Errorf("agents' messages sum to %d, summary has %d", msgs, sum.Traffic.MsgsSent)
 	}
 }

@@ -29,6 +29,8 @@ var fmaKernels = []string{
 	"./engine",
 	"./consensus/lockstep",
 	"./consensus/null",
+	"./consensus/pushsum",
+	"./consensus/pushpull",
 }
 
 // offBitPath are files inside fmaKernels whose arithmetic is not on a

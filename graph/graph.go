@@ -1,7 +1,11 @@
 // Package graph owns the communication topology of a consim run: static
 // topologies, the per-pair presence probabilities p_ij, the random
 // time-varying edge process driven by common randomness, and matrix views
-// (incidence W(zeta), E[W], weighted Laplacians, spectra) built with gonum.
+// (incidence W(zeta), E[W], weighted Laplacians, spectra) built with gonum;
+// and the same for directed graphs: digraphs whose arcs i -> j carry their
+// own p_ij, the arc process, periodic sequences of digraphs, and the
+// column- and row-stochastic weights of push-sum and push-pull with their
+// mean spectra (digraph*.go, arcs.go, sequence.go, stochastic.go).
 //
 // # Common randomness
 //

@@ -15,8 +15,9 @@ import (
 //
 // The values are the draw indices the code used before the registry
 // existed, so every run keeps its bits. They are pairwise distinct, and the
-// phased streams (Loss, Delay) stay distinct from everything else for every
-// phase below MaxPhase (see Stream.Phase); TestStreamsDistinct checks both.
+// phased streams (Loss, Delay, Arc) stay distinct from everything else for
+// every phase below MaxPhase (see Stream.Phase); TestStreamsDistinct
+// checks both.
 // A package outside this registry (a user's algorithm or problem) takes a
 // stream from NamedStream, whose values lie in a half of the space no
 // registered stream uses.
@@ -56,13 +57,27 @@ const (
 // sample (ErdosRenyi, RandomGeometric) and 0 for WithRandomP.
 const (
 	// StreamGraph derives the topology seed from the run seed: round 0 for
-	// the topology, round 1 for the random presence probabilities.
+	// the topology, round 1 for the random presence probabilities, round 2
+	// for the split of a directed sequence.
 	StreamGraph      Stream = 0x6772617068 // "graph"
 	StreamErdosRenyi Stream = 1<<32 + 0    // pair {i, j} of G(n, q)
 	StreamGeometric  Stream = 1<<32 + 1    // coordinates (i, 0), (i, 1)
 	StreamRandomP    Stream = 1<<32 + 2    // p_ij of WithRandomP
 	// StreamChain drives the Gilbert-Elliott chains: U(seed, t, chain, i, j).
 	StreamChain Stream = 1<<33 + 1
+)
+
+// Directed-graph streams (digraph*.go, arcs.go, sequence.go). The
+// topology streams take the round argument as RandomDigraph's part (0
+// for the permutation, 1 for the extra arcs), KOut's attempt and 0 for
+// SplitSequence. StreamArc is phased: draw d of the arc process in round
+// t is U(seed, t, StreamArc.Phase(d), i, j) for the arc i -> j, taken in
+// the arc's order, so i -> j and j -> i are drawn independently.
+const (
+	StreamDigraph  Stream = 1<<32 + 3 // RandomDigraph's cycle and arcs
+	StreamKOut     Stream = 1<<32 + 4 // KOut's choices (i, r)
+	StreamSequence Stream = 1<<32 + 5 // SplitSequence's phase of arc (i, j)
+	StreamArc      Stream = 1<<35 + 4 // arc i -> j present in round t, draw d
 )
 
 // Fault streams of the runtime (package node). Loss and Delay are phased:
@@ -126,10 +141,14 @@ var registry = [...]StreamInfo{
 	{StreamErdosRenyi, "erdos-renyi", false},
 	{StreamGeometric, "geometric", false},
 	{StreamRandomP, "random-p", false},
+	{StreamDigraph, "digraph", false},
+	{StreamKOut, "k-out", false},
+	{StreamSequence, "sequence", false},
 	{StreamChain, "chain", false},
 	{StreamLoss, "loss", true},
 	{StreamDelay, "delay", true},
 	{StreamStraggle, "straggle", false},
+	{StreamArc, "arc", true},
 	{StreamGraph, "graph", false},
 	{StreamPenaltyData, "penalty-data", false},
 	{StreamProblem, "problem", false},

@@ -38,13 +38,25 @@ func (s *Scenario) Build() (*Setup, error) {
 		return nil, err
 	}
 	reg := s.registry()
-	g, err := s.buildGraph()
-	if err != nil {
-		return nil, err
-	}
 	st := &Setup{Scenario: s}
-	if g, st.Process, err = s.buildProcess(g); err != nil {
-		return nil, err
+	var (
+		g    *graph.Graph
+		dg   *graph.Digraph
+		arcs graph.ArcProcess
+		err  error
+	)
+	if Directed(s.Graph.Topology) {
+		if dg, arcs, err = s.buildDirected(); err != nil {
+			return nil, err
+		}
+		g, st.Process = dg.Underlying(), graph.EitherArc{Arcs: arcs}
+	} else {
+		if g, err = s.buildGraph(); err != nil {
+			return nil, err
+		}
+		if g, st.Process, err = s.buildProcess(g); err != nil {
+			return nil, err
+		}
 	}
 	st.Graph = g
 	pe, _ := reg.Problem(s.Problem.Kind)
@@ -58,6 +70,8 @@ func (s *Scenario) Build() (*Setup, error) {
 		Rounds:   s.Rounds,
 		Graph:    g,
 		Process:  st.Process,
+		Digraph:  dg,
+		Arcs:     arcs,
 		SameDraw: s.Edges.SameDraw,
 		Faulty:   s.Faults.Active(),
 		Problem:  inst,
@@ -215,21 +229,41 @@ func (s *Scenario) buildGraph() (*graph.Graph, error) {
 		}
 		return nil, s.errorAt(key, fmt.Errorf("the edge list %s gives each edge its own p: leave %s out, or drop the p column", gs.File, key))
 	}
-	if gs.PRange != nil {
-		g, err = g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
-		if err != nil {
-			return nil, s.errorAt("graph.p_range", err)
-		}
-	} else if gs.P != 1 {
-		if g, err = g.WithUniformP(gs.P); err != nil {
-			return nil, s.errorAt("graph.p", err)
-		}
+	if g, err = withP(s, g); err != nil {
+		return nil, err
 	}
 	if !g.Connected() {
 		return nil, s.errorAt("graph.topology", fmt.Errorf(
 			"the expected graph (%s on %d agents, %d edges) is disconnected: consensus needs a connected graph", gs.Topology, n, g.NumEdges()))
 	}
 	return g, nil
+}
+
+// presence is a graph or digraph whose presence probabilities can be set.
+type presence[G any] interface {
+	WithRandomP(lo, hi float64, seed uint64) (G, error)
+	WithUniformP(p float64) (G, error)
+}
+
+// withP returns g with the presence probabilities of graph.p_range (drawn
+// from round 1 of graph.StreamGraph) or graph.p, g itself for p = 1.
+func withP[G presence[G]](s *Scenario, g G) (G, error) {
+	gs := s.Graph
+	if gs.PRange != nil {
+		p, err := g.WithRandomP(gs.PRange.Lo(), gs.PRange.Hi(), graph.StreamGraph.Hash(s.Seed, 1, 0, 0))
+		if err != nil {
+			return p, s.errorAt("graph.p_range", err)
+		}
+		return p, nil
+	}
+	if gs.P == 1 {
+		return g, nil
+	}
+	p, err := g.WithUniformP(gs.P)
+	if err != nil {
+		return p, s.errorAt("graph.p", err)
+	}
+	return p, nil
 }
 
 // hasEdgeP reports whether some edge of g has p_ij < 1: an edge list

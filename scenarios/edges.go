@@ -129,6 +129,9 @@ func (s *Scenario) readReplay(g *graph.Graph) (*graph.Replay, error) {
 // 0..rounds-1 and the three draws zeta_0, zeta_1, zeta_2 of each, in the
 // format of graph.Record. Setting edges.replay to the file replays them.
 func (st *Setup) RecordEdges(w io.Writer) error {
+	if st.Env.Digraph != nil {
+		return fmt.Errorf("scenarios: %s: a recording holds undirected edges; topology %s draws arcs", st.Scenario.Name, st.Scenario.Graph.Topology)
+	}
 	if err := graph.Record(w, st.Graph, st.Process, st.Scenario.Rounds, recordDraws); err != nil {
 		return fmt.Errorf("scenarios: %s: %w", st.Scenario.Name, err)
 	}

@@ -13,6 +13,12 @@ const (
 	TopologyStar       = "star"
 	TopologyFile       = "file"
 
+	// The directed topologies (see Directed).
+	TopologyDirectedRing     = "directed_ring"
+	TopologyDigraph          = "digraph"
+	TopologyKOut             = "k_out"
+	TopologyDirectedSequence = "directed_sequence"
+
 	EdgeModelBernoulli      = "bernoulli"
 	EdgeModelGilbertElliott = "gilbert_elliott"
 
@@ -31,7 +37,8 @@ const (
 // Topologies lists the values of graph.topology.
 func Topologies() []string {
 	return []string{TopologyComplete, TopologyRing, TopologyPath, TopologyGrid, TopologyTorus,
-		TopologyErdosRenyi, TopologyGeometric, TopologyStar, TopologyFile}
+		TopologyErdosRenyi, TopologyGeometric, TopologyStar, TopologyFile,
+		TopologyDirectedRing, TopologyDigraph, TopologyKOut, TopologyDirectedSequence}
 }
 
 // EdgeModels lists the values of edges.model.

@@ -31,7 +31,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown key in a section",
 			yaml: "graph:\n  topolgy: ring\n",
-			want: []string{`x.yaml:2:3: unknown key "topolgy" in graph (did you mean "topology"? allowed: topology, rows, cols, q, radius, file, p, p_range)`},
+			want: []string{`x.yaml:2:3: unknown key "topolgy" in graph (did you mean "topology"? allowed: topology, rows, cols, q, radius, file, k, period, p, p_range)`},
 		},
 		{
 			name: "unknown key two levels down",
@@ -121,7 +121,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "scalar where a section is needed",
 			yaml: "graph: ring\n",
-			want: []string{`x.yaml:1:8: graph: expected a mapping with keys topology, rows, cols, q, radius, file, p, p_range, got string "ring"`},
+			want: []string{`x.yaml:1:8: graph: expected a mapping with keys topology, rows, cols, q, radius, file, k, period, p, p_range, got string "ring"`},
 		},
 		{
 			name: "repeated key",
@@ -138,7 +138,7 @@ func TestParseErrors(t *testing.T) {
 			yaml: "agents: x\ngraph:\n  bogus: 1\nrounds: []\n",
 			want: []string{
 				`x.yaml:1:9: agents: expected an integer, got string "x"`,
-				`x.yaml:3:3: unknown key "bogus" in graph (allowed: topology, rows, cols, q, radius, file, p, p_range)`,
+				`x.yaml:3:3: unknown key "bogus" in graph (allowed: topology, rows, cols, q, radius, file, k, period, p, p_range)`,
 				`x.yaml:4:9: rounds: expected an integer, got a sequence of 0`,
 			},
 		},

@@ -309,6 +309,8 @@ func (s *Scenario) expectedDegree() (mean, maxd, edges float64, err error) {
 		m := math.Min(n-1, (n-1)*math.Pi*g.Radius*g.Radius)
 		edges = n * m / 2
 		maxd = math.Min(n-1, math.Ceil(m+4*math.Sqrt(m)+1))
+	case TopologyDirectedRing, TopologyDigraph, TopologyKOut, TopologyDirectedSequence:
+		edges, maxd = s.directedDegree()
 	case TopologyFile:
 		lines, err := countEdgeLines(g.File)
 		if err != nil {

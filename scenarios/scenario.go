@@ -50,7 +50,9 @@ type Graph struct {
 	// Rows and Cols shape a grid or torus; Rows*Cols must equal Agents.
 	Rows int `yaml:"rows,omitempty"`
 	Cols int `yaml:"cols,omitempty"`
-	// Q is the pair probability of an Erdos-Renyi topology, in (0, 1].
+	// Q is the pair probability of an Erdos-Renyi topology, in (0, 1], or
+	// the probability of each arc of a digraph or directed_sequence beyond
+	// its Hamiltonian cycle.
 	Q float64 `yaml:"q,omitempty"`
 	// Radius is the connection radius of a random geometric topology in
 	// the unit square.
@@ -58,8 +60,12 @@ type Graph struct {
 	// File is an edge list ("i j" or "i j p" per line); Parse resolves a
 	// relative path against the scenario file's directory.
 	File string `yaml:"file,omitempty"`
-	// P is the presence probability of every edge, in (0, 1]. It is zero
-	// exactly when PRange is set.
+	// K is the out-degree of a k_out topology, in [1, Agents-1].
+	K int `yaml:"k,omitempty"`
+	// Period is the number of digraphs of a directed_sequence topology.
+	Period int `yaml:"period,omitempty"`
+	// P is the presence probability of every edge (of every arc, for a
+	// directed topology), in (0, 1]. It is zero exactly when PRange is set.
 	P float64 `yaml:"p,omitempty"`
 	// PRange, when set, draws each p_ij uniformly from [lo, hi] instead.
 	PRange *Interval `yaml:"p_range,flow,omitempty"`

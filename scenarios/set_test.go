@@ -60,7 +60,7 @@ func TestSetErrors(t *testing.T) {
 		set  string
 		want string
 	}{
-		{"graph.pp=0.3", `--set: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, p, p_range)`},
+		{"graph.pp=0.3", `--set: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, k, period, p, p_range)`},
 		{"grpah.p=0.3", `--set: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
 		{"algorithm.params.lr=0.1", `--set: unknown key "lr" in algorithm.params (allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale)`},
 		{"graph.p.lo=0.1", `--set: graph.p.lo: graph.p is a value, not a section with keys`},

@@ -111,7 +111,7 @@ func TestSweepErrors(t *testing.T) {
 		{
 			name: "unknown key lists the allowed ones",
 			yaml: "sweep:\n  grid:\n    graph.pp: [1]\n",
-			want: []string{`x.yaml:8:5: sweep.grid.graph.pp: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, p, p_range)`},
+			want: []string{`x.yaml:8:5: sweep.grid.graph.pp: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, k, period, p, p_range)`},
 		},
 		{
 			name: "unknown top-level key",

@@ -25,6 +25,7 @@ func (s *Scenario) Validate() error {
 	v := &validator{s: s}
 	v.top()
 	v.graph()
+	v.directed()
 	v.edges()
 	v.problem()
 	v.algorithm()
@@ -78,7 +79,8 @@ func (v *validator) graph() {
 	grid := t == TopologyGrid || t == TopologyTorus
 	v.onlyWith("graph.rows", g.Rows != 0, grid, "grid or torus")
 	v.onlyWith("graph.cols", g.Cols != 0, grid, "grid or torus")
-	v.onlyWith("graph.q", g.Q != 0, t == TopologyErdosRenyi, TopologyErdosRenyi)
+	v.onlyWith("graph.q", g.Q != 0, t == TopologyErdosRenyi || t == TopologyDigraph || t == TopologyDirectedSequence,
+		"erdos_renyi, digraph or directed_sequence")
 	v.onlyWith("graph.radius", g.Radius != 0, t == TopologyGeometric, TopologyGeometric)
 	v.onlyWith("graph.file", g.File != "", t == TopologyFile, TopologyFile)
 	switch t {

@@ -47,14 +47,14 @@ func TestValidateErrors(t *testing.T) {
 				`x.yaml:1:1: agents: missing (required: an integer >= 1)`,
 				`x.yaml:1:1: rounds: missing (required: an integer >= 1)`,
 				`x.yaml:1:1: algorithm.name: missing (required: an algorithm: one of ` + algorithmList + `)`,
-				`x.yaml:1:8: graph.topology: missing (required: one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file)`,
+				`x.yaml:1:8: graph.topology: missing (required: one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file, directed_ring, digraph, k_out, directed_sequence)`,
 				`x.yaml:3:3: problem.dim: required: an integer >= 1, got 0`,
 			},
 		},
 		{
 			name: "bad topology",
 			yaml: strings.Replace(minimal, "{topology: ring}", "{topology: rign}", 1),
-			want: []string{`x.yaml:2:19: graph.topology: "rign" is not one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file (did you mean "ring"?)`},
+			want: []string{`x.yaml:2:19: graph.topology: "rign" is not one of complete, ring, path, grid, torus, erdos_renyi, geometric, star, file, directed_ring, digraph, k_out, directed_sequence (did you mean "ring"?)`},
 		},
 		{
 			name: "bad algorithm",
@@ -103,7 +103,7 @@ func TestValidateErrors(t *testing.T) {
 			name: "key of another topology",
 			yaml: strings.Replace(minimal, "{topology: ring}", "{topology: ring, q: 0.5, rows: 2}", 1),
 			want: []string{
-				`x.yaml:2:28: graph.q: only used with topology erdos_renyi, not ring`,
+				`x.yaml:2:28: graph.q: only used with topology erdos_renyi, digraph or directed_sequence, not ring`,
 				`x.yaml:2:39: graph.rows: only used with topology grid or torus, not ring`,
 			},
 		},

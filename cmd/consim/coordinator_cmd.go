@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
@@ -30,6 +31,7 @@ type coordinatorFlags struct {
 	// jetstream and resume: statuses through the run's JetStream stream,
 	// and resuming the run of a coordinator that died.
 	jetstream, resume bool
+	ui                string
 }
 
 // coordinatorCmd observes a run whose agents are separate processes
@@ -71,6 +73,7 @@ run ends.`,
 	addSetFlag(cmd, &f.sets, ", as given to every agent")
 	addNATSSecurityFlags(cmd, &f.sec)
 	cmd.Flags().BoolVar(&f.jetstream, "jetstream", false, "read the statuses through the run's JetStream stream on the server, so that a coordinator restarted with --resume loses none")
+	addUIFlag(cmd, &f.ui)
 	cmd.Flags().BoolVar(&f.resume, "resume", false, "resume the run of a coordinator started with --jetstream that died: replay its statuses, replace its unfinished bundle and finish the run")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		if err := legacyRunFlag(cmd, a.stderr); err != nil {
@@ -103,6 +106,11 @@ run ends.`,
 		if err != nil {
 			return err
 		}
+		ui, err := startUI(a.stderr, f.ui, live.Info{RunID: f.runID, Scenario: s.Name, Agents: s.Agents, Rounds: s.Rounds})
+		if err != nil {
+			return err
+		}
+		defer ui.Stop()
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		configure := func(o *node.NATSOptions) error {
@@ -122,7 +130,8 @@ run ends.`,
 		} else {
 			fmt.Fprintf(a.stderr, "run %s: waiting for %d agents at %s\n", f.runID, s.Agents, f.natsURL)
 		}
-		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, nil, logger, newProgressPrinter(a.stderr), f.resume)
+		sum, err := coordinate(ctx, st, f.runID, tr, obs, f.readyTimeout, nil, logger, ui.Tee(newProgressPrinter(a.stderr)), f.resume)
+		ui.End(sum, err)
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/sim"
 )
@@ -41,6 +42,8 @@ type launchOptions struct {
 	// sec are the credentials and TLS files for the external server
 	// --nats, handed to the agent processes as paths.
 	sec natsSecurity
+	// ui is the address of the live view; empty serves nothing.
+	ui string
 
 	// exe is the consim binary the agents run; empty: this executable.
 	exe string
@@ -78,6 +81,7 @@ still running --grace later get SIGTERM, and SIGKILL after another
 	mustComplete(cmd, "grace", cobra.NoFileCompletions)
 	addSetFlag(cmd, &o.sets, " for this process and every agent, e.g. --set graph.p=0.3")
 	addNATSSecurityFlags(cmd, &o.sec)
+	addUIFlag(cmd, &o.ui)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
 		o.path = args[0]
 		if o.readyTimeout <= 0 || o.grace <= 0 {
@@ -154,6 +158,11 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	if err := sim.CheckRunID(s, runID); err != nil {
 		return nil, usageError{err}
 	}
+	ui, err := startUI(out, o.ui, live.Info{RunID: runID, Scenario: s.Name, Agents: s.Agents, Rounds: s.Rounds})
+	if err != nil {
+		return nil, err
+	}
+	defer ui.Stop()
 
 	if err := checkNATSURL(o.natsURL); err != nil {
 		return nil, err
@@ -267,7 +276,8 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 	}
 	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", redactURL(url))
 
-	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, lost, logger, newProgressPrinter(out), false)
+	sum, runErr := coordinate(coordCtx, st, runID, tr, obs, o.readyTimeout, lost, logger, ui.Tee(newProgressPrinter(out)), false)
+	ui.End(sum, runErr)
 	if ctx.Err() == nil {
 		// After the last round or the coordinator's stop, agents exit.
 		sup.wait(o.grace)

@@ -14,8 +14,8 @@ import (
 )
 
 // reportCmd draws the plots of a run bundle or a sweep directory into
-// RESULTS_DIR/plots/ and writes RESULTS_DIR/report.md. It writes nothing
-// else; running it again replaces its own earlier plots and report.md.
+// RESULTS_DIR/plots/ and writes RESULTS_DIR/report.md and report.html. It
+// writes nothing else; running it again replaces its own earlier files.
 //
 // For a run bundle, "rounds to tolerance" counts up to --tolerance, else
 // the metrics.tolerance of the bundle's scenario.yaml, else
@@ -26,11 +26,13 @@ func (a *app) reportCmd() *cobra.Command {
 	var abs float64
 	cmd := &cobra.Command{
 		Use:   "report RESULTS_DIR",
-		Short: "draw plots and write report.md for a run bundle or sweep directory",
+		Short: "draw plots and write report.md and report.html for a run bundle or sweep directory",
 		Long: `Report draws the plots (PNG and SVG) of a run bundle (a directory with
 summary.json) or a sweep directory (with sweep.csv) into RESULTS_DIR/plots/
-and writes RESULTS_DIR/report.md. It writes nothing else; running it
-again replaces its own earlier plots and report.md. For a run bundle,
+and writes RESULTS_DIR/report.md and RESULTS_DIR/report.html, a
+self-contained page of interactive plots (zoom, log/linear, values under
+the cursor; a sweep's runs with their mean and min-max band). It writes
+nothing else; running it again replaces its own earlier files. For a run bundle,
 "rounds to tolerance" counts up to --tolerance, else the bundle's
 metrics.tolerance, else 1e-3 of the first measured consensus error.
 

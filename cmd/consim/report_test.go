@@ -74,7 +74,7 @@ func TestReportCrashedRun(t *testing.T) {
 			if want := "warning: " + bundle + " is an incomplete run bundle: " + note; !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}
-			for _, f := range []string{"report.md", "plots/consensus.png", "plots/optgap_feasibility.svg", "plots/consensus_vs_msgs.png"} {
+			for _, f := range []string{"report.md", "report.html", "plots/consensus.png", "plots/optgap_feasibility.svg", "plots/consensus_vs_msgs.png"} {
 				path := filepath.Join(bundle, f)
 				if !strings.Contains(stdout, "wrote "+path+"\n") {
 					t.Errorf("stdout lacks wrote %s:\n%s", path, stdout)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -31,6 +32,7 @@ type runFlags struct {
 	sets      []string
 	memLimit  string
 	sec       natsSecurity
+	ui        string
 }
 
 // bind adds the flags of `consim run` to cmd.
@@ -43,6 +45,7 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 	addSetFlag(cmd, &f.sets, ", e.g. --set graph.p=0.3")
 	addMemoryLimitFlag(cmd, &f.memLimit)
 	addNATSSecurityFlags(cmd, &f.sec)
+	addUIFlag(cmd, &f.ui)
 }
 
 // scenario loads the scenario at path with the --set overrides and those
@@ -79,6 +82,7 @@ results bundle to DIR/<run-id> (--out, else the scenario's output.dir).
 A scenario's sweep block is ignored: see 'consim sweep'.`,
 		Example: `  consim run scenarios/quickstart.yaml
   consim run scenarios/quickstart.yaml --transport chan --set rounds=500 --set graph.p=0.3
+  consim run scenarios/quickstart.yaml --ui :8080   # live view at http://127.0.0.1:8080/
   CONSIM_NATS_URL=nats://10.0.0.5:4222 consim run scenarios/quickstart.yaml --run-id r1`,
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
@@ -93,9 +97,19 @@ A scenario's sweep block is ignored: see 'consim sweep'.`,
 		if err != nil {
 			return err
 		}
+		runID := f.runID
+		if runID == "" {
+			runID = sim.NewRunID(s.Name)
+		}
+		ui, err := startUI(a.stderr, f.ui, live.Info{RunID: runID, Scenario: s.Name, Agents: s.Agents, Rounds: s.Rounds})
+		if err != nil {
+			return err
+		}
+		defer ui.Stop()
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		sum, err := runScenario(ctx, s, f.runID, logger, newProgressPrinter(a.stderr))
+		sum, err := runScenario(ctx, s, runID, logger, ui.Tee(newProgressPrinter(a.stderr)))
+		ui.End(sum, err)
 		if sum != nil {
 			printSummary(a.stdout, sum)
 		}

@@ -163,9 +163,10 @@ func (a *app) graphCmd() *cobra.Command {
 		Use:   "graph SCENARIO",
 		Short: "print topology statistics and spectra of a scenario's graph",
 		Long: `Graph builds the scenario's graph and prints its topology statistics and
-spectra (lambda_2, ||E[W]||, sigma_min+). --record writes the realized
-edge set of every round and draw to a new file, which the scenario key
-edges.replay replays exactly.`,
+spectra (lambda_2, ||E[W]||, sigma_min+); for a directed topology, those of
+its underlying graph, then its arcs and the rates of E[C] and E[R].
+--record writes the realized edge set of every round and draw to a new
+file, which the scenario key edges.replay replays exactly.`,
 		Example: `  consim graph scenarios/quickstart.yaml
   consim graph scenarios/quickstart.yaml --set graph.p=0.3 --record edges.txt`,
 		Args:              scenarioArgs,
@@ -190,6 +191,11 @@ edges.replay replays exactly.`,
 		fmt.Fprintf(stdout, "%-28s %s (%s)\n", "scenario", s.Name, path)
 		fmt.Fprintf(stdout, "%-28s %s\n", "topology", s.Graph.Topology)
 		fmt.Fprint(stdout, stats.String())
+		if ds, directed, err := st.DirectedStats(); err != nil {
+			return err
+		} else if directed {
+			fmt.Fprint(stdout, ds.String())
+		}
 		if record != "" {
 			if err := recordEdges(st, record); err != nil {
 				return err

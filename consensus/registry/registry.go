@@ -156,6 +156,13 @@ type Env struct {
 	Graph *graph.Graph
 	// Process draws the edges present in each round and draw.
 	Process graph.EdgeProcess
+	// Digraph and Arcs, set for a directed topology and nil otherwise, are
+	// the run's digraph (its arcs with their presence probabilities) and
+	// the arc process that draws the arcs present in each round; Graph is
+	// then the digraph's underlying graph and Process its EitherArc view,
+	// for the measures. Algorithms on arcs read them through Env.Directed.
+	Digraph *graph.Digraph
+	Arcs    graph.ArcProcess
 	// SameDraw asks algorithms that draw the graph more than once per
 	// round to use one draw (scenario key edges.same_draw).
 	SameDraw bool
@@ -189,6 +196,11 @@ type Algorithm struct {
 	// CanRejoin is set when the agents can rejoin a later round after a
 	// crash that keeps their state (node's restart faults).
 	CanRejoin bool
+	// Directed is set when the algorithm exchanges along arcs (reading
+	// Env.Directed) and so runs on directed topologies as well as on
+	// undirected ones; an algorithm without it runs on undirected
+	// topologies only.
+	Directed bool
 }
 
 // Run is an algorithm resolved against one instance: it builds the

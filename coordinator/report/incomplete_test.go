@@ -130,7 +130,7 @@ func TestReportIncompleteRun(t *testing.T) {
 	}
 	checkFiles(t, dir, paths, []string{"plots/consensus.png", "plots/consensus.svg", "plots/optgap_feasibility.png", "plots/optgap_feasibility.svg",
 		"plots/consensus_vs_msgs.png", "plots/consensus_vs_msgs.svg", "plots/optgap_feasibility_vs_msgs.png", "plots/optgap_feasibility_vs_msgs.svg",
-		"report.md"})
+		"report.md", "report.html"})
 	md, err := os.ReadFile(filepath.Join(dir, ReportMD))
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,29 @@ import (
 // algorithm's parameter-free predicted rate.
 func SweepMarkdown(keys []string, aggs []PointAgg) string {
 	var b strings.Builder
-	cols := append(append([]string{}, keys...),
-		"ok/runs", "final consensus err mean ± std", "[min, max]", "rounds to tol (reached)",
-		"rate", "predicted rate", "final opt gap", "final feasibility", "msgs", "dropouts", "wall s")
+	cols, rows := sweepTable(keys, aggs)
 	b.WriteString("| " + strings.Join(cols, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat(" --- |", len(cols)) + "\n")
+	for _, cells := range rows {
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	b.WriteString("\n" + sweepTableNote + "\n")
+	return b.String()
+}
+
+// sweepTableNote explains the rate columns of sweepTable.
+const sweepTableNote = "rate: per-round factor r of the consensus error, fitted by least squares to log error vs round " +
+	"from its peak to the first round at the tolerance. predicted rate: the algorithm's own prediction with no " +
+	"fitted constant, fitted by the same rule (ALM: the exact consensus-error curve of the mean iterate, " +
+	"E[w_{t+1}] = E[M] E[w_t] + c; \"-\" when the algorithm has none)."
+
+// sweepTable returns the header and the cells of the aggregate table of
+// a sweep, one row per grid point, as SweepMarkdown and the HTML report
+// show it.
+func sweepTable(keys []string, aggs []PointAgg) (header []string, rows [][]string) {
+	header = append(append([]string{}, keys...),
+		"ok/runs", "final consensus err mean ± std", "[min, max]", "rounds to tol (reached)",
+		"rate", "predicted rate", "final opt gap", "final feasibility", "msgs", "dropouts", "wall s")
 	for _, a := range aggs {
 		var cells []string
 		for _, l := range a.Labels {
@@ -36,13 +54,9 @@ func SweepMarkdown(keys []string, aggs []PointAgg) string {
 			num(a.Stat("dropouts").Mean, "%.0f"),
 			pm(a.Stat("wall_s").Mean, a.Stat("wall_s").Std, "%.2f"),
 		)
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		rows = append(rows, cells)
 	}
-	b.WriteString("\nrate: per-round factor r of the consensus error, fitted by least squares to log error vs round " +
-		"from its peak to the first round at the tolerance. predicted rate: the algorithm's own prediction with no " +
-		"fitted constant, fitted by the same rule (ALM: the exact consensus-error curve of the mean iterate, " +
-		"E[w_{t+1}] = E[M] E[w_t] + c; \"-\" when the algorithm has none).\n")
-	return b.String()
+	return header, rows
 }
 
 // RunMarkdown renders the summary table of one run. For an incomplete
@@ -51,13 +65,25 @@ func SweepMarkdown(keys []string, aggs []PointAgg) string {
 // ones, and writes "unknown (run did not finish)" for what only
 // summary.json holds.
 func RunMarkdown(r *Run, st RunStats) string {
+	var b strings.Builder
 	if r.Incomplete {
-		return incompleteMarkdown(r, st)
+		fmt.Fprintf(&b, "# Run %s (did not finish)\n\n", r.ID())
+		fmt.Fprintf(&b, "**Incomplete run bundle: %s.** The measured values below come from the recorded rows.\n\n", r.IncompleteNote())
+	} else {
+		fmt.Fprintf(&b, "# Run %s\n\n", r.Summary.RunID)
+	}
+	writeTable(&b, runTable(r, st))
+	return b.String()
+}
+
+// runTable returns the quantity and value pairs of the summary table of
+// one run, as RunMarkdown and the HTML report show them.
+func runTable(r *Run, st RunStats) [][2]string {
+	if r.Incomplete {
+		return incompleteTable(r, st)
 	}
 	s := r.Summary
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Run %s\n\n", s.RunID)
-	writeTable(&b, [][2]string{
+	return [][2]string{
 		{"status", s.Status + reason(s.Reason)},
 		{"stop cause", s.StopCause},
 		{"agents", fmt.Sprint(s.Agents)},
@@ -72,16 +98,12 @@ func RunMarkdown(r *Run, st RunStats) string {
 		{"messages", fmt.Sprint(s.Traffic.MsgsSent)},
 		{"bytes", fmt.Sprint(s.Traffic.BytesSent)},
 		{"dropouts", fmt.Sprint(s.Traffic.Dropouts)},
-	})
-	return b.String()
+	}
 }
 
-// incompleteMarkdown is RunMarkdown of a run that did not finish: what
-// its rows say, and unknown for the rest.
-func incompleteMarkdown(r *Run, st RunStats) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Run %s (did not finish)\n\n", r.ID())
-	fmt.Fprintf(&b, "**Incomplete run bundle: %s.** The measured values below come from the recorded rows.\n\n", r.IncompleteNote())
+// incompleteTable is runTable of a run that did not finish: what its
+// rows say, and unknown for the rest.
+func incompleteTable(r *Run, st RunStats) [][2]string {
 	rounds := unknownUnfinished + "; no round recorded"
 	wall := unknownUnfinished
 	msgs, bytes := unknownUnfinished, unknownUnfinished
@@ -94,7 +116,7 @@ func incompleteMarkdown(r *Run, st RunStats) string {
 			bytes = fmt.Sprintf("%s; %d through the last recorded round", unknownUnfinished, last.Bytes)
 		}
 	}
-	writeTable(&b, [][2]string{
+	return [][2]string{
 		{"status", unknownUnfinished},
 		{"stop cause", unknownUnfinished},
 		{"agents", unknownUnfinished},
@@ -109,8 +131,7 @@ func incompleteMarkdown(r *Run, st RunStats) string {
 		{"messages", msgs},
 		{"bytes", bytes},
 		{"dropouts", unknownUnfinished},
-	})
-	return b.String()
+	}
 }
 
 // writeTable writes a two-column quantity | value table.

@@ -191,6 +191,13 @@ func TestStdBar(t *testing.T) {
 	if !cut || math.Abs(low-(1.4-0.05)) > 1e-12 || math.Abs(high-s.Std) > 1e-12 {
 		t.Errorf("log, std > mean: bar -%v +%v cut %v, want -%v +%v cut", low, high, cut, 1.4-0.05, s.Std)
 	}
+	// A floor below the mean's precision (runs at the float floor beside
+	// runs that are not): the bar still ends above 0, which a log axis
+	// needs.
+	s = observe.Summarize([]float64{1.3e-13, 1.2e-12})
+	if low, _, cut = stdBar(s, true, 3e-33); !cut || !(s.Mean-low > 0) {
+		t.Errorf("log, floor 3e-33 under mean %v: bar bottom %v, cut %v; want > 0", s.Mean, s.Mean-low, cut)
+	}
 	// One seed: std 0, a point without a bar.
 	if low, high, _ = stdBar(observe.Summarize([]float64{2}), true, 1); low != 0 || high != 0 {
 		t.Errorf("one seed: bar -%v +%v, want none", low, high)

@@ -48,8 +48,9 @@ func WriteSweep(dir string, t *SweepTable) ([]string, error) {
 }
 
 // Report draws the plots of the run bundle or sweep directory dir into
-// dir/plots/ and writes dir/report.md, replacing the files an earlier
-// Report wrote there; it writes nothing else. tol applies to a run
+// dir/plots/ and writes dir/report.md and dir/report.html (see RunHTML
+// and SweepHTML), replacing the files an earlier Report wrote there; it
+// writes nothing else. tol applies to a run
 // bundle; a sweep's rows carry their own. The bundle of a run that did
 // not finish (see Detect) is reported from its complete metrics lines,
 // with report.md saying so at the top (see WriteRunReport). It returns
@@ -73,7 +74,7 @@ func Report(dir string, tol Tolerance) ([]string, error) {
 }
 
 // WriteRunReport draws the plots of r into r.Dir/plots/ and writes
-// r.Dir/report.md, as Report does for a run bundle. The report.md of an
+// r.Dir/report.md and r.Dir/report.html, as Report does for a run bundle. The report.md of an
 // incomplete run starts with a line saying the run did not finish (see
 // Run.IncompleteNote) and gives "unknown (run did not finish)" for what
 // only summary.json holds. It returns the paths written.
@@ -97,6 +98,11 @@ func WriteRunReport(r *Run, tol Tolerance) ([]string, error) {
 	if err := writeFile(path, b.String()); err != nil {
 		return paths, err
 	}
+	paths = append(paths, path)
+	path, err = writeRunHTML(r, tol)
+	if err != nil {
+		return paths, err
+	}
 	return append(paths, path), nil
 }
 
@@ -118,6 +124,11 @@ func reportSweep(dir string) ([]string, error) {
 	writePlotLinks(&b, dir, paths)
 	path := filepath.Join(dir, ReportMD)
 	if err := writeFile(path, b.String()); err != nil {
+		return paths, err
+	}
+	paths = append(paths, path)
+	path, err = writeSweepHTML(dir, t)
+	if err != nil {
 		return paths, err
 	}
 	return append(paths, path), nil

@@ -121,8 +121,8 @@ func TestReportRun(t *testing.T) {
 		withMsgs bool
 		want     []string
 	}{
-		{"msgs", true, append(append(append([]string{}, byRound...), byMsgs...), "report.md")},
-		{"older bundle", false, append(append([]string{}, byRound...), "report.md")},
+		{"msgs", true, append(append(append([]string{}, byRound...), byMsgs...), "report.md", "report.html")},
+		{"older bundle", false, append(append([]string{}, byRound...), "report.md", "report.html")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -283,7 +283,7 @@ func TestWriteSweepAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFiles(t, dir, paths, []string{"plots/final_consensus_err.png", "plots/final_consensus_err.svg", "plots/rate.png", "plots/rate.svg", "report.md"})
+	checkFiles(t, dir, paths, []string{"plots/final_consensus_err.png", "plots/final_consensus_err.svg", "plots/rate.png", "plots/rate.svg", "report.md", "report.html"})
 	if _, err := Report(t.TempDir(), Tolerance{}); err == nil {
 		t.Error("Report of an empty directory succeeded")
 	}

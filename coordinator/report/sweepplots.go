@@ -194,7 +194,11 @@ func stdBar(s observe.Stats, logY bool, floor float64) (low, high float64, cut b
 		std = 0
 	}
 	if logY && s.Mean-std <= 0 {
-		return s.Mean - floor, std, true
+		low = s.Mean - floor
+		if !(s.Mean-low > 0) { // floor is below Mean's precision: the lowest end above 0
+			low = math.Nextafter(s.Mean, 0)
+		}
+		return low, std, true
 	}
 	return std, std, false
 }

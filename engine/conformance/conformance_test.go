@@ -114,6 +114,21 @@ graph: {topology: ring}
 problem: {kind: least_squares, dim: 3}
 algorithm: {name: exchange}
 `,
+	"push_sum": `agents: 6
+graph: {topology: digraph, q: 0.4, p: 0.6}
+problem: {kind: least_squares, dim: 3, samples_per_agent: 1, batch: 1, init: {kind: random, scale: 1}}
+algorithm: {name: push_sum}
+`,
+	"subgradient_push": `agents: 5
+graph: {topology: directed_ring, p: 0.7}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: subgradient_push}
+`,
+	"push_pull": `agents: 5
+graph: {topology: digraph, q: 0.4, p: 0.6}
+problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1, init: {kind: random, scale: 0.1}}
+algorithm: {name: push_pull}
+`,
 	"groups": `agents: 5
 graph: {topology: ring, p: 0.7}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 10}

@@ -99,6 +99,20 @@ func Columns() []string {
 	return names
 }
 
+// Values appends to dst the row's values in the order of its metrics
+// line: the fixed columns of Columns, then Extra's values. Non-finite
+// values (written as null or empty) are returned as they are; round,
+// elapsed_s, grad_evals, msgs and bytes as float64 (exact below 2^53).
+func (r *Row) Values(dst []float64) []float64 {
+	for _, c := range columns {
+		dst = append(dst, c.get(r))
+	}
+	for _, e := range r.Extra {
+		dst = append(dst, e.Value)
+	}
+	return dst
+}
+
 // appendValue appends c's value of r to b: counts in plain decimals,
 // other finite values in the shortest exact form, non-finite ones (a
 // missing value: an unknown optimum, a measure without data) as

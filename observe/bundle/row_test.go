@@ -42,6 +42,31 @@ func TestRowJSON(t *testing.T) {
 	if got := strings.Join(in.CSVRecord(), ","); got != "40,1.5,1e-07,0.5,2,,,3,1099511627776,0.25,9007199254740991,123456789012,4,,0.5" {
 		t.Errorf("csv record %s", got)
 	}
+	// Values gives the line's values in its key order.
+	var keys []string
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	for tok, err := dec.Token(); err == nil; tok, err = dec.Token() {
+		if k, ok := tok.(string); ok {
+			keys = append(keys, k)
+		}
+	}
+	vals := in.Values(nil)
+	if len(vals) != len(keys) {
+		t.Fatalf("%d values for the %d keys %v", len(vals), len(keys), keys)
+	}
+	var line map[string]*float64
+	if err := json.Unmarshal(data, &line); err != nil {
+		t.Fatal(err)
+	}
+	for k, key := range keys {
+		v := line[key]
+		switch {
+		case v == nil && !math.IsNaN(vals[k]):
+			t.Errorf("value %d (%s) = %v, want NaN for null", k, key, vals[k])
+		case v != nil && *v != vals[k]:
+			t.Errorf("value %d (%s) = %v, want %v", k, key, vals[k], *v)
+		}
+	}
 }
 
 // TestRowJSONWithoutTraffic reads a row written before the msgs and bytes

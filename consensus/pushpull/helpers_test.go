@@ -1,0 +1,96 @@
+package pushpull
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
+)
+
+// randomDigraph returns graph.RandomDigraph(n, q, seed) with every arc
+// present with probability p.
+func randomDigraph(t testing.TB, n int, q, p float64, seed uint64) *graph.Digraph {
+	t.Helper()
+	d, err := graph.RandomDigraph(n, q, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = d.WithUniformP(p); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// problem returns a problem of package objective of the given kind over
+// R^n with m rows per agent.
+func problem(t testing.TB, kind string, N, n, m int, seed uint64) *objective.Problem {
+	t.Helper()
+	p, err := objective.New(objective.Spec{
+		Kind: kind, Dim: n, SamplesPerAgent: m, Batch: m,
+		Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5,
+	}, N, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startPoints returns N initial points uniform in [-spread, spread]^n.
+func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x0 := make([][]float64, N)
+	for i := range x0 {
+		x0[i] = make([]float64, n)
+		for k := range x0[i] {
+			x0[i][k] = spread * (2*rng.Float64() - 1)
+		}
+	}
+	return x0
+}
+
+// network is the agents of one run with their lockstep driver.
+type network struct {
+	agents []*Agent
+	drv    *lockstep.Driver
+}
+
+// newNetwork builds the agents.
+func newNetwork(t testing.TB, p Params, d *graph.Digraph, arcs graph.ArcProcess, locals []objective.Local, x0 [][]float64, opts ...lockstep.Option) *network {
+	t.Helper()
+	nw := &network{}
+	as := make([]consensus.Agent, d.N)
+	for i := range d.N {
+		a, err := NewAgent(p, i, d, arcs, locals[i], x0[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw.agents = append(nw.agents, a)
+		as[i] = a
+	}
+	drv, err := lockstep.New(as, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw.drv = drv
+	return nw
+}
+
+func (nw *network) round(t testing.TB, r int) {
+	t.Helper()
+	if err := nw.drv.Round(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// maxAbsDiff returns max_l |a_l - b_l|.
+func maxAbsDiff(a, b []float64) float64 {
+	var m float64
+	for l := range a {
+		m = math.Max(m, math.Abs(a[l]-b[l]))
+	}
+	return m
+}

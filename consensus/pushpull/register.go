@@ -1,0 +1,57 @@
+package pushpull
+
+import (
+	"fmt"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/graph"
+)
+
+// Algorithm describes the push-pull gradient method to the registry.
+func Algorithm() registry.Algorithm {
+	return registry.Algorithm{
+		Name:     "push_pull",
+		Summary:  "push-pull gradient tracking (row-stochastic pull of x, column-stochastic push of y) over the round's present arcs (directed graphs)",
+		New:      func() registry.Params { p := DefaultParams(); return &p },
+		Directed: true,
+		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
+			inst, ok := env.Problem.(registry.Locals)
+			if !ok {
+				return nil, &registry.ProblemMismatch{Algorithm: "push_pull", Needs: "local objectives f_i", Capability: registry.CapLocals}
+			}
+			d, arcs := env.Directed()
+			return &run{p: *p.(*Params), env: env, inst: inst, d: d, arcs: arcs}, nil
+		},
+	}
+}
+
+// run is the push-pull method resolved against one instance.
+type run struct {
+	p    Params
+	env  *registry.Env
+	inst registry.Locals
+	d    *graph.Digraph
+	arcs graph.ArcProcess
+}
+
+func (r *run) Agent(i int) (consensus.Agent, error) {
+	if i < 0 || i >= r.env.N {
+		return nil, fmt.Errorf("pushpull: agent id %d is outside [0, %d)", i, r.env.N)
+	}
+	return NewAgent(r.p, i, r.d, r.arcs, r.inst.Local(i), r.env.Init(i))
+}
+
+func (r *run) Resolved() []registry.Value {
+	return []registry.Value{{Name: "alpha", Value: r.p.Alpha, Note: "constant step, form " + r.p.Form}}
+}
+
+// Reference runs the matrix-form method on the same draws.
+func (r *run) Reference(rounds int) ([][]float64, error) {
+	ref, err := NewReference(r.p, r.d, r.arcs, registry.AllLocals(r.inst, r.env.N), r.env.InitialPoints())
+	if err != nil {
+		return nil, err
+	}
+	step := func(k int) error { ref.Step(k); return nil }
+	return registry.StepReference(r.env.N, rounds, step, ref.X)
+}
