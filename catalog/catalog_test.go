@@ -51,7 +51,7 @@ rounds: 60
 	"penalty_asg": `agents: 6
 graph: {topology: ring, p: 0.5}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1, box: [-2, 2]}
-algorithm: {name: penalty_asg, rule: constant}
+algorithm: {name: penalty_asg, preset: constant}
 rounds: 60
 `,
 	"dadmm": `agents: 5
@@ -63,37 +63,37 @@ rounds: 60
 	"dadmm_linearized": `agents: 5
 graph: {topology: complete, p: 0.5}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
-algorithm: {name: dadmm_linearized, params: {tau: 0.2}}
+algorithm: {name: dadmm_linearized, step: 0.2}
 rounds: 60
 `,
 	"dadmm_composition": `agents: 3
 graph: {topology: complete, p: 0.7}
 problem: {kind: portfolio, assets: 4, periods: 30, cov: 2, mu: 0.05}
-algorithm: {name: dadmm_composition, params: {eta: 0.05, k: 10}}
+algorithm: {name: dadmm_composition, step: 0.05, k: 10}
 rounds: 60
 `,
 	"dgd": `agents: 9
 graph: {topology: torus, rows: 3, cols: 3, p: 0.6}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
-algorithm: {name: dgd, alpha: 0.1, schedule: sqrt}
+algorithm: {name: dgd, step: 0.1, schedule: sqrt}
 rounds: 60
 `,
 	"tracking": `agents: 5
 graph: {topology: complete, p: 0.5}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 20}
-algorithm: {name: tracking, alpha: 0.05, weights: {rule: uniform, alpha: 0.2}}
+algorithm: {name: tracking, step: 0.05, mixing: {rule: uniform, weight: 0.2}}
 rounds: 60
 `,
 	"radmm": `agents: 5
 graph: {topology: ring, p: 0.4}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 4}
-algorithm: {name: radmm, params: {rho: 0.3}}
+algorithm: {name: radmm, penalty: 0.3}
 rounds: 60
 `,
 	"radmm_linearized": `agents: 5
 graph: {topology: complete, p: 0.3}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
-algorithm: {name: radmm_linearized, params: {rho: 0.5, tau: 0.2}}
+algorithm: {name: radmm_linearized, penalty: 0.5, step: 0.2}
 rounds: 60
 `,
 	"slicing_alm": `agents: 6
@@ -105,7 +105,7 @@ rounds: 60
 	"zo_splm": `agents: 1
 graph: {topology: complete}
 problem: {kind: qcqp, n: 8, m: 2}
-algorithm: {name: zo_splm, k: 40, chunk: 7, r: 0.01}
+algorithm: {name: zo_splm, directions: 40, chunk: 7, r: 0.01}
 rounds: 30
 `,
 	"tsp": `agents: 4
@@ -117,7 +117,7 @@ rounds: 60
 	"penalty_vrasg": `agents: 3
 graph: {topology: complete}
 problem: {kind: constrained_logistic, dim: 5, samples: 60, core: 4}
-algorithm: {name: penalty_vrasg, rule: 4ii}
+algorithm: {name: penalty_vrasg, preset: 4ii}
 rounds: 12
 `,
 	"push_sum": `agents: 6
@@ -129,13 +129,13 @@ rounds: 60
 	"subgradient_push": `agents: 6
 graph: {topology: k_out, k: 2, p_range: [0.4, 0.9]}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1}
-algorithm: {name: subgradient_push, alpha: 0.5}
+algorithm: {name: subgradient_push, step: 0.5}
 rounds: 60
 `,
 	"push_pull": `agents: 6
 graph: {topology: directed_sequence, period: 2, q: 0.3, p: 0.7}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 20}
-algorithm: {name: push_pull, alpha: 0.2}
+algorithm: {name: push_pull, step: 0.2}
 rounds: 60
 `,
 	"exchange": `agents: 5

@@ -104,7 +104,8 @@ type Report struct {
 	// "oracle calls") for the composition ADMM, 0 for the exact ADMM.
 	GradEvals int64 `json:"grad_evals"`
 	// Measures are the agent's values of the measures its algorithm
-	// declares (registry.Measurer), in declaration order.
+	// declares (registry.Measurer) that are not Evaluated, in declaration
+	// order.
 	Measures []float64 `json:"measures,omitempty"`
 	// EdgeDuals, when the algorithm is asked for them, are the agent's
 	// replicas of the duals of its incident edges, ascending by peer (for

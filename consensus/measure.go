@@ -1,16 +1,22 @@
 package consensus
 
-// Measure declares one named value that an algorithm's agents report in
-// Report.Measures, and how the coordinator reduces the agents' values to
-// the run's: the coordinator knows no algorithm, only the declarations.
+// Measure declares one named column of a run's metrics: a value that the
+// agents report in Report.Measures, which the coordinator reduces to the
+// run's as Reduce says, or, when Evaluated, a value that the run's
+// evaluator computes from the round's reports. The coordinator knows no
+// algorithm, only the declarations.
 type Measure struct {
 	// Name is the column name in metrics.csv and metrics.jsonl: lower
 	// case letters, digits and '_', distinct from the fixed columns.
 	Name string
-	// Reduce is how the agents' values combine.
+	// Reduce is how the agents' values combine; for an Evaluated measure
+	// it documents how the evaluator combines them.
 	Reduce Reduction
 	// Doc says what the value is, with its formula.
 	Doc string
+	// Evaluated is set for a value that the agents do not report: the
+	// run's evaluator computes it from every agent's report.
+	Evaluated bool
 }
 
 // Names of the primal-dual measures that several algorithms declare (each

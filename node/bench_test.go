@@ -86,7 +86,7 @@ func almAgents(b testing.TB, g *graph.Graph, d, rounds int) []consensus.Agent {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := alm.Config{Params: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
+	cfg := alm.Config{Steps: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
 	proc := graph.Bernoulli{G: g, Seed: 1}.Specialize()
 	box := objective.Box{Lo: -10, Hi: 10}
 	agents := make([]consensus.Agent, g.N)

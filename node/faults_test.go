@@ -88,7 +88,7 @@ func faultALMAgents(t testing.TB, g *graph.Graph, rounds int) ([]consensus.Agent
 	t.Helper()
 	const d = 3
 	cfg := alm.Config{
-		Params:      alm.Params{Eta: 0.5, Tau: 0.2, Rho: 0.5, Mu: 0.1, Beta: 0.1, My: math.Inf(1)},
+		Steps:       alm.Steps{Eta: 0.5, Tau: 0.2, Rho: 0.5, Mu: 0.1, Beta: 0.1, My: math.Inf(1)},
 		Safeguard:   alm.SafeguardNone,
 		Seed:        3,
 		Rounds:      rounds,

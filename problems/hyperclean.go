@@ -30,7 +30,11 @@ func (p *HypercleanParams) Validate() error {
 		errs.Add("mnist", "required: the directory of the MNIST files")
 	}
 	if p.Train < 1 || p.Val < 1 || p.Train+p.Val > 60000 {
-		errs.Add("train", "need train, val >= 1 and train + val <= 60000 (the MNIST training images), got %d and %d", p.Train, p.Val)
+		key := "train"
+		if p.Train >= 1 {
+			key = "val"
+		}
+		errs.Add(key, "need train, val >= 1 and train + val <= 60000 (the MNIST training images), got %d and %d", p.Train, p.Val)
 	}
 	if p.Test < 1 || p.Test > 10000 {
 		errs.Add("test", "must be in 1..10000, got %d", p.Test)

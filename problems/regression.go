@@ -113,7 +113,7 @@ func (r *Regression) Validate() error {
 	}
 	if r.kind == objective.KindNonconvex {
 		nonneg("scale", r.Scale)
-		if r.Outliers < 0 || r.Outliers >= 1 {
+		if !(r.Outliers >= 0 && r.Outliers < 1) {
 			errs.Add("outliers", "%s is outside [0, 1)", registry.Num(r.Outliers))
 		}
 	} else {
@@ -186,8 +186,17 @@ func regressionProblem(kind, summary string) registry.Problem {
 			}
 			return buildGenerated(r, env)
 		},
-		Offers: []string{registry.CapLocals},
+		Offers: offers(kind),
 	}
+}
+
+// offers are the capabilities of kind: local objectives, and their exact
+// prox for least squares.
+func offers(kind string) []string {
+	if kind == objective.KindLeastSquares {
+		return []string{registry.CapLocals, registry.CapProx}
+	}
+	return []string{registry.CapLocals}
 }
 
 // generated is a regression instance whose data come from the seed.

@@ -37,7 +37,11 @@ func (p *SlicingParams) Validate() error {
 		errs.Add("flows", "must be >= 1, got %d", p.Flows)
 	}
 	if p.MinChain < 1 || p.MaxChain < p.MinChain {
-		errs.Add("min_chain", "need 1 <= min_chain <= max_chain, got %d and %d", p.MinChain, p.MaxChain)
+		key := "min_chain"
+		if p.MinChain >= 1 {
+			key = "max_chain"
+		}
+		errs.Add(key, "need 1 <= min_chain <= max_chain, got %d and %d", p.MinChain, p.MaxChain)
 	}
 	if p.Functions != 0 && p.Functions < p.MaxChain {
 		errs.Add("functions", "must be 0 or >= max_chain = %d (chains have distinct functions), got %d", p.MaxChain, p.Functions)

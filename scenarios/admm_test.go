@@ -33,7 +33,7 @@ rounds: 200
 agents: 4
 graph: {topology: complete, p: 0.6}
 problem: {kind: portfolio, assets: 8, periods: 160, cov: 3, mu: 0.05}
-algorithm: {name: dadmm_composition, params: {eta: 0.1, k: 40, batch: 2}}
+algorithm: {name: dadmm_composition, step: 0.1, k: 40, batch: 2}
 rounds: 200
 `
 )
@@ -61,15 +61,15 @@ func TestValidateADMM(t *testing.T) {
 		want []string // substrings of the error; none: valid
 	}{
 		{"dadmm least squares", lsqSource, nil, nil},
-		{"dadmm with c and gamma", lsqSource, []string{"algorithm.params.c=0.5", "algorithm.params.gamma=0.1"}, nil},
-		{"linearized logistic", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=logistic", "problem.reg=0.1", "problem.dim=4", "algorithm.params.tau=0.1"}, nil},
+		{"dadmm with c and gamma", lsqSource, []string{"algorithm.penalty=0.5", "algorithm.prox_weight=0.1"}, nil},
+		{"linearized logistic", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=logistic", "problem.reg=0.1", "problem.dim=4", "algorithm.step=0.1"}, nil},
 		{"linearized nonconvex", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.kind=nonconvex_regression", "problem.dim=4"}, nil},
 		{"composition portfolio", portfolioSource, nil, nil},
 
 		{"dadmm logistic has no prox", lsqSource, []string{"problem.kind=logistic", "problem.reg=0.1", "problem.dim=4"},
-			[]string{"algorithm.name: algorithm dadmm cannot run on problem logistic: it needs the exact prox of each f_i, which least_squares has"}},
+			[]string{"algorithm.name: algorithm dadmm cannot run on problem logistic: it needs the exact prox of each f_i (dadmm_linearized needs gradients only) (problems that offer it: least_squares)"}},
 		{"dadmm nonconvex has no prox", lsqSource, []string{"problem.kind=nonconvex_regression", "problem.dim=4"},
-			[]string{"algorithm.name: algorithm dadmm cannot run on problem nonconvex_regression", "use dadmm_linearized"}},
+			[]string{"algorithm.name: algorithm dadmm cannot run on problem nonconvex_regression", "dadmm_linearized needs gradients only"}},
 		{"dadmm bounded box", lsqSource, []string{"problem.box=[-10, 10]"},
 			[]string{"problem.box: dadmm is unconstrained (it does not project onto X): need [-.inf, .inf], got [-10, 10]"}},
 		{"linearized half-bounded box", lsqSource, []string{"algorithm.name=dadmm_linearized", "problem.box=[0, .inf]"},
@@ -81,24 +81,24 @@ func TestValidateADMM(t *testing.T) {
 		{"composition least squares", lsqSource, []string{"algorithm.name=dadmm_composition"},
 			[]string{"algorithm.name: algorithm dadmm_composition cannot run on problem least_squares: it needs a composition objective split into shards (problems that offer it: portfolio)"}},
 
-		{"alm param on dadmm", lsqSource, []string{"algorithm.params.c_tau=20"},
-			[]string{`unknown key "c_tau" in algorithm.params`, "gamma"}},
-		{"tau on exact dadmm", lsqSource, []string{"algorithm.params.tau=0.1"},
-			[]string{"algorithm.params.tau: only applies to dadmm_linearized"}},
-		{"gamma on linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.gamma=1"},
-			[]string{"algorithm.params.gamma: only applies to dadmm (the exact method)"}},
-		{"admm params on alm", lsqSource, []string{"algorithm.name=alm", "algorithm.params.k=3"},
-			[]string{`unknown key "k" in algorithm.params`}},
-		{"beta on composition", portfolioSource, []string{"algorithm.params.beta=0.5"},
-			[]string{`unknown key "beta" in algorithm.params`}},
+		{"alm key on dadmm", lsqSource, []string{"algorithm.c_step=20"},
+			[]string{`unknown key "c_step" in algorithm`, "prox_weight"}},
+		{"step on exact dadmm", lsqSource, []string{"algorithm.step=0.1"},
+			[]string{"algorithm.step: only applies to dadmm_linearized"}},
+		{"prox_weight on linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.prox_weight=1"},
+			[]string{"algorithm.prox_weight: only applies to dadmm (the exact method)"}},
+		{"admm keys on alm", lsqSource, []string{"algorithm.name=alm", "algorithm.k=3"},
+			[]string{`unknown key "k" in algorithm`}},
+		{"smoothing on composition", portfolioSource, []string{"algorithm.smoothing=0.5"},
+			[]string{`unknown key "smoothing" in algorithm`}},
 
-		{"c zero", lsqSource, []string{"algorithm.params.c=0"}, []string{"algorithm.params.c: must be a finite number > 0, got 0"}},
-		{"c infinite", lsqSource, []string{"algorithm.params.c=.inf"}, []string{"algorithm.params.c: must be a finite number > 0, got .inf"}},
-		{"gamma negative", lsqSource, []string{"algorithm.params.gamma=-1"}, []string{"algorithm.params.gamma: must be a finite number >= 0, got -1"}},
-		{"k zero", portfolioSource, []string{"algorithm.params.k=0"}, []string{"algorithm.params.k: must be an integer >= 1"}},
-		{"batch zero", portfolioSource, []string{"algorithm.params.batch=0"}, []string{"algorithm.params.batch: must be an integer >= 1"}},
-		{"composition rho zero", portfolioSource, []string{"algorithm.params.rho=0"}, []string{"algorithm.params.rho: must be a finite number > 0 (the penalty of x = w)"}},
-		{"composition eta negative", portfolioSource, []string{"algorithm.params.eta=-0.1"}, []string{"algorithm.params.eta: must be a finite number > 0"}},
+		{"penalty zero", lsqSource, []string{"algorithm.penalty=0"}, []string{"algorithm.penalty: must be a finite number > 0, got 0"}},
+		{"penalty infinite", lsqSource, []string{"algorithm.penalty=.inf"}, []string{"algorithm.penalty: must be a finite number > 0, got .inf"}},
+		{"prox_weight negative", lsqSource, []string{"algorithm.prox_weight=-1"}, []string{"algorithm.prox_weight: must be a finite number >= 0, got -1"}},
+		{"k zero", portfolioSource, []string{"algorithm.k=0"}, []string{"algorithm.k: must be an integer >= 1"}},
+		{"batch zero", portfolioSource, []string{"algorithm.batch=0"}, []string{"algorithm.batch: must be an integer >= 1"}},
+		{"composition split_penalty zero", portfolioSource, []string{"algorithm.split_penalty=0"}, []string{"algorithm.split_penalty: must be a finite number > 0 (the penalty of x = w)"}},
+		{"composition step negative", portfolioSource, []string{"algorithm.step=-0.1"}, []string{"algorithm.step: must be a finite number > 0"}},
 
 		{"portfolio keys missing", "agents: 2\ngraph: {topology: path}\nproblem: {kind: portfolio}\nalgorithm: {name: dadmm_composition}\nrounds: 5\n", nil,
 			[]string{"problem.assets: required: an integer >= 1", "problem.periods: required", "problem.cov: required", "problem.mu: required"}},
@@ -208,7 +208,7 @@ func TestRunADMMOnChan(t *testing.T) {
 		gapFactor float64 // final gap <= gapFactor * initial gap
 	}{
 		{"dadmm", lsqSource, nil, 1000, 1e-8},
-		{"dadmm_linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.params.tau=0.1"}, 400, 1e-2},
+		{"dadmm_linearized", lsqSource, []string{"algorithm.name=dadmm_linearized", "algorithm.step=0.1"}, 400, 1e-2},
 		{"dadmm_composition", portfolioSource, nil, 1600, 1e-6},
 	}
 	for _, tt := range tests {
@@ -264,7 +264,7 @@ func TestRunADMMOnChan(t *testing.T) {
 // and start, fed the agent's per-outer-iteration generators.
 func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
 	const outer, k = 3, 25
-	s := scenarioWith(t, portfolioSource, "agents=1", "graph.p=1", "algorithm.params.k=25", "algorithm.params.rho=0.5",
+	s := scenarioWith(t, portfolioSource, "agents=1", "graph.p=1", "algorithm.k=25", "algorithm.split_penalty=0.5",
 		"rounds=75", "seed=9")
 	st, err := s.Build()
 	if err != nil {
@@ -295,7 +295,7 @@ func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
 // TestCompositionDefaults checks the documented defaults of
 // dadmm_composition and of the dadmm configurations.
 func TestCompositionDefaults(t *testing.T) {
-	s := scenarioWith(t, strings.Replace(portfolioSource, "params: {eta: 0.1, k: 40, batch: 2}", "params: {}", 1))
+	s := scenarioWith(t, strings.Replace(portfolioSource, ", step: 0.1, k: 40, batch: 2}", "}", 1))
 	st, err := s.Build()
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func (s *Scenario) Build() (*Setup, error) {
 	}
 	st.Graph = g
 	pe, _ := reg.Problem(s.Problem.Kind)
-	inst, err := pe.Build(s.Problem.Settings, registry.ProblemEnv{N: s.Agents, Seed: s.Seed})
+	inst, err := pe.Build(s.Problem.Params, registry.ProblemEnv{N: s.Agents, Seed: s.Seed})
 	if err != nil {
 		return nil, s.blockError("problem", err)
 	}
@@ -77,14 +77,9 @@ func (s *Scenario) Build() (*Setup, error) {
 		Problem:  inst,
 		Init:     st.InitialPoint,
 	}
-	ae, _ := reg.Algorithm(s.Algorithm.Name)
-	if st.Run, err = ae.Build(s.Algorithm.Settings, st.Env); err != nil {
+	if st.Run, err = reg.Build(s.Algorithm.Name, s.Problem.Kind, s.Algorithm.Params, st.Env); err != nil {
 		var mm *registry.ProblemMismatch
 		if errors.As(err, &mm) {
-			mm.Problem = s.Problem.Kind
-			if len(mm.Accepts) == 0 && mm.Capability != "" {
-				mm.Accepts = reg.Accepting(mm.Capability)
-			}
 			return nil, s.errorAt("algorithm.name", err)
 		}
 		return nil, s.blockError("algorithm", err)
@@ -108,13 +103,33 @@ func (s *Scenario) blockError(block string, err error) error {
 }
 
 // blockKey is the scenario key of key inside block: key itself when it
-// names a top-level section of the scenario, block.key otherwise.
+// starts with a top-level key of the scenario that the block does not
+// have (agents, rounds, problem.box), block.key otherwise.
 func (s *Scenario) blockKey(block, key string) string {
 	top, _, _ := strings.Cut(key, ".")
-	if _, ok := lookupField(reflect.TypeFor[Scenario](), top); ok && strings.Contains(key, ".") {
+	if _, ok := lookupField(reflect.TypeFor[Scenario](), top); ok && !s.blockHas(block, top) {
 		return key
 	}
 	return joinKey(block, key)
+}
+
+// blockHas reports whether the registered block (algorithm or problem)
+// has the key name.
+func (s *Scenario) blockHas(block, name string) bool {
+	for _, r := range []registered{&s.Algorithm, &s.Problem} {
+		if r.section() != block {
+			continue
+		}
+		own := reflect.ValueOf(r).Elem().Type()
+		if _, ok := lookupField(own, name); ok {
+			return true
+		}
+		if sv := settingsValue(r); sv.IsValid() {
+			_, ok := lookupField(sv.Type(), name)
+			return ok
+		}
+	}
+	return false
 }
 
 // Problem builds the full problem with its central optimum: what the

@@ -98,7 +98,7 @@ func TestBuildOverridesParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kv := range []string{"algorithm.params.rho=3.5", "algorithm.params.tau=0.001", "algorithm.tau_schedule=sqrt"} {
+	for _, kv := range []string{"algorithm.penalty=3.5", "algorithm.step=0.001", "algorithm.schedule=sqrt"} {
 		if err := s.Set(kv); err != nil {
 			t.Fatal(err)
 		}
@@ -110,8 +110,8 @@ func TestBuildOverridesParams(t *testing.T) {
 	if rho, tau := resolved(t, st, "rho"), resolved(t, st, "tau"); rho != 3.5 || tau != 0.001 {
 		t.Fatalf("overrides not applied: rho %v tau %v", rho, tau)
 	}
-	if got := s.Algorithm.Settings.(*alm.Settings).TauSchedule; got != "sqrt" {
-		t.Fatalf("tau_schedule = %q, want sqrt", got)
+	if got := s.Algorithm.Params.(*alm.Params).Schedule; got != "sqrt" {
+		t.Fatalf("schedule = %q, want sqrt", got)
 	}
 }
 
@@ -190,10 +190,10 @@ func TestBuildKeepsEdgeListP(t *testing.T) {
 // the other algorithms, named with the keys those accept.
 func TestADMMRejectsALMOnlyKeys(t *testing.T) {
 	base := "agents: 4\ngraph: {topology: ring}\nproblem: {kind: least_squares, dim: 3}\nrounds: 10\n"
-	for _, kv := range []string{"preset: theory_steps", "safeguard: edge", "safeguard_every: 3", "tau_schedule: sqrt"} {
+	for _, kv := range []string{"preset: theory_steps", "safeguard: edge", "safeguard_every: 3", "schedule: sqrt"} {
 		_, err := Parse([]byte(base+"algorithm: {name: dadmm, "+kv+"}\n"), "x.yaml")
 		key := strings.SplitN(kv, ":", 2)[0]
-		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "name dadmm") || !strings.Contains(err.Error(), "params") {
+		if err == nil || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "name dadmm") || !strings.Contains(err.Error(), "prox_weight") {
 			t.Errorf("dadmm with %s: error %v, want an unknown key %s listing dadmm's keys", kv, err, key)
 		}
 	}

@@ -96,6 +96,20 @@ func (d *decoder) section(n *yaml.Node, v reflect.Value, key string) {
 			strings.Join(keyNames(v.Type()), ", "), describe(n))
 		return
 	}
+	d.keys(n, key, func(kn, vn *yaml.Node) {
+		f, ok := lookupField(v.Type(), kn.Value)
+		if !ok {
+			d.errs.add(d.at(kn), "", "%s", unknownKeyMsg(kn.Value, key, keyNames(v.Type())))
+			return
+		}
+		d.value(vn, v.FieldByIndex(f.index), joinKey(key, kn.Value))
+	})
+}
+
+// keys calls fn with every key of the mapping n (the value of dotted key)
+// and its value, in order, but for keys that are not plain names and keys
+// written again, which are errors.
+func (d *decoder) keys(n *yaml.Node, key string, fn func(kn, vn *yaml.Node)) {
 	seen := make(map[string]int)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
@@ -103,18 +117,12 @@ func (d *decoder) section(n *yaml.Node, v reflect.Value, key string) {
 			d.errs.add(d.at(kn), key, "keys must be plain names, got %s", describe(kn))
 			continue
 		}
-		name := kn.Value
-		f, ok := lookupField(v.Type(), name)
-		if !ok {
-			d.errs.add(d.at(kn), "", "%s", unknownKeyMsg(name, key, keyNames(v.Type())))
+		if line, dup := seen[kn.Value]; dup {
+			d.errs.add(d.at(kn), joinKey(key, kn.Value), "repeated key (first set at line %d)", line)
 			continue
 		}
-		if line, dup := seen[name]; dup {
-			d.errs.add(d.at(kn), joinKey(key, name), "repeated key (first set at line %d)", line)
-			continue
-		}
-		seen[name] = kn.Line
-		d.value(vn, v.Field(f.index), joinKey(key, name))
+		seen[kn.Value] = kn.Line
+		fn(kn, vn)
 	}
 }
 

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -179,7 +178,7 @@ func registeredDocs(reg *registry.Registry, r registered, names []string) []stru
 	var groups []*group
 	index := make(map[[3]string]*group)
 	for _, name := range names {
-		p, _, _ := r.lookup(reg, name)
+		p, _, _ := lookup(r, reg, name)
 		v := reflect.ValueOf(p).Elem()
 		for _, k := range leafKeys(v.Type(), "") {
 			f := structFieldAt(v.Type(), k)
@@ -210,7 +209,7 @@ func structFieldAt(t reflect.Type, key string) reflect.StructField {
 	var sf reflect.StructField
 	for _, name := range strings.Split(key, ".") {
 		f, _ := lookupField(t, name)
-		sf = t.Field(f.index)
+		sf = t.FieldByIndex(f.index)
 		t = sf.Type
 	}
 	return sf
@@ -220,7 +219,7 @@ func structFieldAt(t reflect.Type, key string) reflect.StructField {
 func valueAt(v reflect.Value, key string) reflect.Value {
 	for _, name := range strings.Split(key, ".") {
 		f, _ := lookupField(v.Type(), name)
-		v = v.Field(f.index)
+		v = v.FieldByIndex(f.index)
 	}
 	return v
 }
@@ -236,14 +235,14 @@ func formatValue(v reflect.Value) string {
 		if x == nil {
 			return "-"
 		}
-		return formatFloat(*x)
+		return registry.Num(*x)
 	case *int:
 		if x == nil {
 			return "-"
 		}
 		return strconv.Itoa(*x)
 	case float64:
-		return formatFloat(x)
+		return registry.Num(x)
 	case string:
 		if x == "" {
 			return `""`
@@ -251,14 +250,4 @@ func formatValue(v reflect.Value) string {
 		return x
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-func formatFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return ".inf"
-	case math.IsInf(f, -1):
-		return "-.inf"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
 }

@@ -13,10 +13,10 @@ import (
 )
 
 // almOf is the ALM block of s.
-func almOf(s *Scenario) *alm.Settings { return s.Algorithm.Settings.(*alm.Settings) }
+func almOf(s *Scenario) *alm.Params { return s.Algorithm.Params.(*alm.Params) }
 
 // regOf is the regression problem block of s.
-func regOf(s *Scenario) *problems.Regression { return s.Problem.Settings.(*problems.Regression) }
+func regOf(s *Scenario) *problems.Regression { return s.Problem.Params.(*problems.Regression) }
 
 func TestDefaultsFilled(t *testing.T) {
 	s := parseMinimal(t)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 )
 
@@ -41,7 +42,7 @@ func (v *validator) directed() {
 		}
 	case TopologyDirectedSequence:
 		if !(g.Q >= 0 && g.Q <= 1) {
-			v.fail("graph.q", "%s is outside [0, 1]", formatFloat(g.Q))
+			v.fail("graph.q", "%s is outside [0, 1]", registry.Num(g.Q))
 		}
 		if v.required("graph.period", g.Period == 0, "for topology directed_sequence, the number of digraphs, an integer >= 1") {
 			v.atLeast("graph.period", g.Period, 1)

@@ -25,26 +25,16 @@
 //
 // # Algorithms and problems
 //
-// algorithm.name selects the agents' state machine; Setup.Agent builds it:
-//
-//   - alm: the smoothed linearized ALM (consensus/alm), on least_squares,
-//     logistic and nonconvex_regression; parameters from algorithm.preset,
-//     overridden by eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale.
-//   - dadmm: decentralized ADMM of Shi et al. with the exact prox of f_i
-//     (consensus/dadmm, MethodExact): least_squares only, since logistic
-//     and nonconvex_regression have no closed-form prox; parameters c, gamma.
-//   - dadmm_linearized: one stochastic gradient step on the linearized
-//     subproblem (MethodLinearized), on least_squares, logistic and
-//     nonconvex_regression; parameters c, tau.
-//   - dadmm_composition: decentralized com-SVR-ADMM on problem.kind
-//     portfolio, the only algorithm for it; parameters c, eta, rho, k,
-//     batch. With agents: 1 it is com-SVR-ADMM (Yu and Huang, Algorithm 1);
-//     a round is one inner iteration, so rounds = K x outer iterations,
-//     and metrics.every = k reports the outer iterates x~.
-//
-// A parameter under algorithm.params that the chosen algorithm does not
-// read is an error naming the key and the algorithm. The dadmm family does
-// not project onto X, so problem.box must be unbounded for it.
+// algorithm.name selects a registered algorithm and problem.kind a
+// registered problem (`consim list`; package catalog ships them). The
+// other keys of either block are the entry's own, decoded strictly into
+// its parameter struct: one flat block of keys, the same concept under
+// the same key in every algorithm (step, dual_step, penalty, prox_weight,
+// smoothing, schedule, mixing, batch, preset; docs/parameters.md). A key
+// the chosen entry does not have is an error naming the key and the
+// entry, and a key it had before its keys were renamed (algorithm.params.eta,
+// dgd's alpha) is an error naming the new key. Validate checks, before
+// anything is built, that the problem offers what the algorithm needs.
 //
 // For a portfolio, the periods x assets reward matrix is drawn from the
 // run seed and split into contiguous blocks of periods, one per agent

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"os"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
 // Validation of the edge-process keys beyond edges.model. Whether a cut
@@ -21,7 +23,7 @@ func (v *validator) gilbertElliott() {
 	}
 	if v.required(key+".p_gb", ge.PGB == 0, "for model gilbert_elliott, the good -> bad probability in [0, 1]") &&
 		!(ge.PGB >= 0 && ge.PGB <= 1) {
-		v.fail(key+".p_gb", "%s is outside [0, 1]", formatFloat(ge.PGB))
+		v.fail(key+".p_gb", "%s is outside [0, 1]", registry.Num(ge.PGB))
 	}
 	if v.required(key+".p_bg", ge.PBG == 0, "for model gilbert_elliott, the bad -> good probability in (0, 1]; mean burst 1/p_bg rounds") {
 		v.inUnit(key+".p_bg", ge.PBG)
@@ -30,7 +32,7 @@ func (v *validator) gilbertElliott() {
 		v.inUnit(key+".p_good", *ge.PGood)
 	}
 	if !(ge.PBad >= 0 && ge.PBad <= 1) {
-		v.fail(key+".p_bad", "%s is outside [0, 1]", formatFloat(ge.PBad))
+		v.fail(key+".p_bad", "%s is outside [0, 1]", registry.Num(ge.PBad))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/node"
 )
 
@@ -156,7 +157,7 @@ func (v *validator) faults() {
 	f := v.s.Faults
 	n := v.s.Agents
 	if !(f.Loss.Rate >= 0 && f.Loss.Rate <= 1) {
-		v.fail("faults.loss.rate", "%s is outside [0, 1]", formatFloat(f.Loss.Rate))
+		v.fail("faults.loss.rate", "%s is outside [0, 1]", registry.Num(f.Loss.Rate))
 	}
 	if len(f.Loss.Edges) > 0 && f.Loss.Rate == 0 {
 		v.fail("faults.loss.edges", "has no effect with faults.loss.rate 0")

@@ -16,6 +16,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte("agents: 2\ngraph: {topology: path}\nproblem: {kind: least_squares, dim: 2}\nalgorithm: {name: alm}\nrounds: 3\n"))
+	f.Add([]byte("algorithm: {name: dadmm, penalty: .nan}\n"))
 	f.Add([]byte("algorithm: {name: dadmm, params: {c: .nan}}\n"))
 	f.Add([]byte("problem: {kind: portfolio, assets: -1}\nsweep: {grid: {graph.p: []}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

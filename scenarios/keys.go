@@ -4,30 +4,23 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
 // field is one YAML key of a schema struct.
 type field struct {
 	name  string // YAML key
-	index int    // struct field index
+	index []int  // struct field index path (reflect.Value.FieldByIndex)
 }
 
-// fieldsOf lists the YAML keys of struct type t in declaration order.
+// fieldsOf lists the YAML keys of struct type t in declaration order, as
+// registry.Keys names them (the keys of an embedded struct tagged
+// `yaml:",inline"` are keys of t).
 func fieldsOf(t reflect.Type) []field {
 	var fs []field
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		fs = append(fs, field{name: name, index: i})
+	for _, k := range registry.Keys(t) {
+		fs = append(fs, field{name: k.Name, index: k.Index})
 	}
 	return fs
 }
@@ -60,7 +53,7 @@ func isSection(t reflect.Type) bool { return t.Kind() == reflect.Struct }
 func leafKeys(t reflect.Type, prefix string) []string {
 	var keys []string
 	for _, f := range fieldsOf(t) {
-		ft := t.Field(f.index).Type
+		ft := t.FieldByIndex(f.index).Type
 		k := joinKey(prefix, f.name)
 		if isSection(ft) {
 			keys = append(keys, leafKeys(ft, k)...)

@@ -39,9 +39,27 @@ func TestParseErrors(t *testing.T) {
 			want: []string{`x.yaml:3:5: unknown key "sigma" in problem.init (allowed: kind, scale)`},
 		},
 		{
-			name: "unknown key three levels down",
-			yaml: "algorithm:\n  name: alm\n  params:\n    rhoo: 2\n",
-			want: []string{`x.yaml:4:5: unknown key "rhoo" in algorithm.params (did you mean "rho"? allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale)`},
+			name: "unknown algorithm key",
+			yaml: "algorithm:\n  name: alm\n  penaltyy: 2\n",
+			want: []string{`x.yaml:3:3: unknown key "penaltyy" in algorithm (did you mean "penalty"? allowed: name, preset, schedule, safeguard, safeguard_every, dual_step, m_y, step, penalty, prox_weight, smoothing, c_step, c_smoothing, scale) (for name alm)`},
+		},
+		{
+			name: "old keys of the params block",
+			yaml: "algorithm:\n  name: alm\n  params:\n    eta: 0.1\n    rhoo: 2\n  tau_schedule: sqrt\n",
+			want: []string{
+				`x.yaml:4:5: algorithm.params.eta: renamed to algorithm.dual_step`,
+				`x.yaml:5:5: algorithm.params.rhoo: unknown key (algorithm has no params: block any more; its keys are written in algorithm itself)`,
+				`x.yaml:6:3: algorithm.tau_schedule: renamed to algorithm.schedule`,
+			},
+		},
+		{
+			name: "old keys of dgd",
+			yaml: "algorithm:\n  name: dgd\n  alpha: 0.1\n  weights: {rule: uniform, alpha: 0.2}\n",
+			want: []string{
+				`x.yaml:3:3: algorithm.alpha: renamed to algorithm.step`,
+				`x.yaml:4:13: algorithm.weights.rule: renamed to algorithm.mixing.rule`,
+				`x.yaml:4:28: algorithm.weights.alpha: renamed to algorithm.mixing.weight`,
+			},
 		},
 		{
 			name: "algorithm keys before a name",

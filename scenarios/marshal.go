@@ -10,7 +10,7 @@ import (
 // Marshal renders the resolved scenario as YAML: every key with its value
 // after defaults and overrides, in schema order. Keys that only apply to
 // other choices (graph.rows for a ring, graph.p with p_range) and
-// algorithm.params left to the preset are omitted. Parse(Marshal(s))
+// algorithm keys left to the preset are omitted. Parse(Marshal(s))
 // yields s again.
 func (s *Scenario) Marshal() ([]byte, error) {
 	var b bytes.Buffer

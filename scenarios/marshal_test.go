@@ -40,7 +40,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		sets []string
 	}{
 		{"defaults", nil},
-		{"p_range and params", []string{"graph.p_range=[0.25, 0.75]", "algorithm.params={rho: 2, m_y: .inf, beta: 0.001}"}},
+		{"p_range and params", []string{"graph.p_range=[0.25, 0.75]", "algorithm.penalty=2", "algorithm.m_y=.inf", "algorithm.smoothing=0.001"}},
 		{"grid and box", []string{"graph={topology: grid, rows: 2, cols: 2}", "problem.box=[-.inf, 3.5]", "seed=18446744073709551615"}},
 		{"edge file", []string{"graph={topology: file, file: e.txt}"}},
 		{"runtime", []string{"runtime={transport: nats-tcp, nats_url: 'nats://h:4222', phase_deadline: 250ms, timeout: 1h30m}", "name='yes'"}},

@@ -173,7 +173,7 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	if s.Agents < 1 {
 		return Estimate{}, fmt.Errorf("memory estimate: agents = %d: need at least 1", s.Agents)
 	}
-	if s.Problem.Settings == nil {
+	if s.Problem.Params == nil {
 		return Estimate{}, fmt.Errorf("memory estimate: the keys of problem %q were not decoded", s.Problem.Kind)
 	}
 	n := float64(s.Agents)
@@ -181,9 +181,9 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	if err != nil {
 		return Estimate{}, fmt.Errorf("memory estimate: %w", err)
 	}
-	size := problemSize(s.Problem.Settings, s.Agents)
+	size := problemSize(s.Problem.Params, s.Agents)
 	v, vn := registry.DefaultVectorsPerAgent, registry.DefaultVectorsPerNeighbor
-	if fp, ok := s.Algorithm.Settings.(registry.VectorFootprint); ok {
+	if fp, ok := s.Algorithm.Params.(registry.VectorFootprint); ok {
 		v, vn = max(fp.VectorsPerAgent(), 0), max(fp.VectorsPerNeighbor(), 0)
 	}
 	local, coordinator := n, true

@@ -146,11 +146,11 @@ type Problem struct {
 	// Kind is a registered problem kind.
 	Kind string `yaml:"kind"`
 	Init Init   `yaml:"init"`
-	// Settings holds the kind's own keys: the struct that the registered
+	// Params holds the kind's own keys: the struct that the registered
 	// Problem.New returns, decoded from every key of the block but kind
 	// and init.
-	Settings registry.Params `yaml:"-"`
-	of       string
+	Params registry.Params `yaml:"-"`
+	of     string
 }
 
 // Init sets the starting point x_0 = z_0 of every agent: zero by default
@@ -169,11 +169,11 @@ type Init struct {
 type Algorithm struct {
 	// Name is a registered algorithm name.
 	Name string `yaml:"name"`
-	// Settings holds the algorithm's own keys: the struct that the
+	// Params holds the algorithm's own keys: the struct that the
 	// registered Algorithm.New returns, decoded from every key of the
 	// block but name.
-	Settings registry.Params `yaml:"-"`
-	of       string
+	Params registry.Params `yaml:"-"`
+	of     string
 }
 
 // Metrics sets what the coordinator observes.

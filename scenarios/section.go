@@ -24,33 +24,51 @@ type registered interface {
 	settings() *registry.Params
 	// settingsFor is the entry name the settings were made for.
 	settingsFor() *string
-	// lookup returns a new parameter struct with the defaults of name, and
-	// the names registered.
-	lookup(reg *registry.Registry, name string) (registry.Params, []string, bool)
+	// entry returns the registered entry called name (ok false when there
+	// is none) and the names registered.
+	entry(reg *registry.Registry, name string) (e entry, names []string, ok bool)
+}
+
+// entry is what the scenario uses of a registered algorithm or problem:
+// its defaults and its old keys.
+type entry struct {
+	new     func() registry.Params
+	renamed map[string]string
 }
 
 func (a *Algorithm) selector() (string, *string) { return "name", &a.Name }
 func (a *Algorithm) section() string             { return "algorithm" }
-func (a *Algorithm) settings() *registry.Params  { return &a.Settings }
+func (a *Algorithm) settings() *registry.Params  { return &a.Params }
 func (a *Algorithm) settingsFor() *string        { return &a.of }
-func (a *Algorithm) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
+func (a *Algorithm) entry(reg *registry.Registry, name string) (entry, []string, bool) {
 	e, ok := reg.Algorithm(name)
-	if !ok {
-		return nil, reg.Algorithms(), false
-	}
-	return e.New(), reg.Algorithms(), true
+	return entry{e.New, e.Renamed}, reg.Algorithms(), ok
 }
 
 func (p *Problem) selector() (string, *string) { return "kind", &p.Kind }
 func (p *Problem) section() string             { return "problem" }
-func (p *Problem) settings() *registry.Params  { return &p.Settings }
+func (p *Problem) settings() *registry.Params  { return &p.Params }
 func (p *Problem) settingsFor() *string        { return &p.of }
-func (p *Problem) lookup(reg *registry.Registry, name string) (registry.Params, []string, bool) {
+func (p *Problem) entry(reg *registry.Registry, name string) (entry, []string, bool) {
 	e, ok := reg.Problem(name)
+	return entry{e.New, e.Renamed}, reg.Problems(), ok
+}
+
+// lookup returns a new parameter struct with the defaults of the entry of
+// r called name, and the names registered.
+func lookup(r registered, reg *registry.Registry, name string) (registry.Params, []string, bool) {
+	e, names, ok := r.entry(reg, name)
 	if !ok {
-		return nil, reg.Problems(), false
+		return nil, names, false
 	}
-	return e.New(), reg.Problems(), true
+	return e.new(), names, true
+}
+
+// renamedOf returns the old keys of the entry of r called name with their
+// new keys.
+func renamedOf(r registered, reg *registry.Registry, name string) map[string]string {
+	e, _, _ := r.entry(reg, name)
+	return e.renamed
 }
 
 // settle makes the settings of r those of its selected entry: new
@@ -68,7 +86,7 @@ func settle(r registered, reg *registry.Registry) {
 	if *name == "" {
 		return
 	}
-	if p, _, ok := r.lookup(reg, *name); ok {
+	if p, _, ok := lookup(r, reg, *name); ok {
 		*set = p
 	}
 }
@@ -114,49 +132,105 @@ func (d *decoder) decodeRegistered(r registered, n *yaml.Node, key string) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if kn := n.Content[i]; kn.Kind == yaml.ScalarNode && kn.Value == selKey {
 			f, _ := lookupField(own.Type(), selKey)
-			d.value(n.Content[i+1], own.Field(f.index), joinKey(key, selKey))
+			d.value(n.Content[i+1], own.FieldByIndex(f.index), joinKey(key, selKey))
 		}
 	}
 	if *sel != "" {
-		if _, names, ok := r.lookup(d.reg, *sel); !ok {
+		if _, names, ok := lookup(r, d.reg, *sel); !ok {
 			d.errs.add(d.posOf(joinKey(key, selKey)), joinKey(key, selKey), "%s", unknownValueMsg(*sel, names))
 			return
 		}
 	}
 	settle(r, d.reg)
 	sv := settingsValue(r)
-	seen := make(map[string]int)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], n.Content[i+1]
-		if kn.Kind != yaml.ScalarNode {
-			d.errs.add(d.at(kn), key, "keys must be plain names, got %s", describe(kn))
-			continue
-		}
+	d.keys(n, key, func(kn, vn *yaml.Node) {
 		name := kn.Value
-		if line, dup := seen[name]; dup {
-			d.errs.add(d.at(kn), joinKey(key, name), "repeated key (first set at line %d)", line)
-			continue
-		}
-		seen[name] = kn.Line
 		if name == selKey {
-			continue
+			return
 		}
 		if f, ok := lookupField(own.Type(), name); ok {
-			d.value(vn, own.Field(f.index), joinKey(key, name))
-			continue
+			d.value(vn, own.FieldByIndex(f.index), joinKey(key, name))
+			return
 		}
 		if !sv.IsValid() {
 			d.errs.add(d.at(kn), joinKey(key, name), "set %s.%s first: the other keys of %s depend on it", key, selKey, key)
-			continue
+			return
 		}
 		f, ok := lookupField(sv.Type(), name)
+		if !ok && d.renamedKeys(renamedOf(r, d.reg, *sel), key, name, kn, vn) {
+			return
+		}
 		if !ok {
 			allowed := append(keyNames(own.Type()), keyNames(sv.Type())...)
 			d.errs.add(d.at(kn), "", "%s (for %s %s)", unknownKeyMsg(name, key, allowed), selKey, *sel)
+			return
+		}
+		d.value(vn, sv.FieldByIndex(f.index), joinKey(key, name))
+	})
+}
+
+// renamedKeys reports whether the key name of section (its key node kn,
+// its value vn) is one the entry had before its keys were renamed, as
+// the entry's table ren says, and adds an error naming the new key for
+// each old key written under it: name itself, or every key of the
+// mapping vn (e.g. each key of a params: sub-block), at its own line.
+func (d *decoder) renamedKeys(ren map[string]string, section, name string, kn, vn *yaml.Node) bool {
+	newKey, isOld := ren[name]
+	sub := vn.Kind == yaml.MappingNode && hasPrefix(ren, name+".")
+	if !isOld && !sub {
+		return false
+	}
+	switch {
+	case sub && len(vn.Content) > 0:
+	case isOld:
+		d.errs.add(d.at(kn), joinKey(section, name), "renamed to %s", joinKey(section, newKey))
+		return true
+	default:
+		d.errs.add(d.at(kn), joinKey(section, name), "unknown key (%s has no %s: block any more; its keys are written in %s itself)", section, name, section)
+		return true
+	}
+	for i := 0; i+1 < len(vn.Content); i += 2 {
+		ck, cv := vn.Content[i], vn.Content[i+1]
+		if ck.Kind != yaml.ScalarNode {
 			continue
 		}
-		d.value(vn, sv.Field(f.index), joinKey(key, name))
+		if d.renamedKeys(ren, section, name+"."+ck.Value, ck, cv) {
+			continue
+		}
+		why := fmt.Sprintf("%s has no %s: block any more; its keys are written in %s itself", section, name, section)
+		if isOld {
+			why = fmt.Sprintf("%s is now %s", joinKey(section, name), joinKey(section, newKey))
+		}
+		d.errs.add(d.at(ck), joinKey(section, name+"."+ck.Value), "unknown key (%s)", why)
 	}
+	return true
+}
+
+// hasPrefix reports whether a key of ren starts with prefix.
+func hasPrefix(ren map[string]string, prefix string) bool {
+	for k := range ren {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// renamedError is the error of an override whose dotted key, from its
+// element at index i on, is an old key of the entry of r (Set).
+func renamedError(r registered, reg *registry.Registry, name string, key string, parts []string, i int) error {
+	ren := renamedOf(r, reg, name)
+	for j := len(parts); j > i; j-- {
+		old := strings.Join(parts[i:j], ".")
+		if nk, ok := ren[old]; ok {
+			newKey := joinKey(r.section(), nk)
+			if j < len(parts) {
+				newKey = joinKey(newKey, strings.Join(parts[j:], "."))
+			}
+			return ErrorList{{Pos: Pos{File: OverrideSource}, Key: key, Msg: "renamed to " + newKey}}
+		}
+	}
+	return nil
 }
 
 // posOf is where key was written, or the decoder's file.
@@ -183,7 +257,7 @@ func marshalRegistered(r registered) (any, error) {
 	node := &yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range fieldsOf(own.Type()) {
 		var vn yaml.Node
-		if err := vn.Encode(own.Field(f.index).Interface()); err != nil {
+		if err := vn.Encode(own.FieldByIndex(f.index).Interface()); err != nil {
 			return nil, err
 		}
 		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.name}, &vn)

@@ -10,11 +10,12 @@ import (
 )
 
 // Set applies one override "key.path=value", as given to --set: the key is
-// the dotted YAML path (graph.p, algorithm.params.rho, runtime.timeout)
-// and the value is read as YAML, so it is type-checked like the file
-// (graph.p=0.3, problem.box=[-1,.inf], algorithm.params.rho=null to fall
+// the dotted YAML path (graph.p, algorithm.penalty, runtime.timeout) and
+// the value is read as YAML, so it is type-checked like the file
+// (graph.p=0.3, problem.box=[-1,.inf], algorithm.penalty=null to fall
 // back to the preset). An unknown key is an error that lists the keys
-// allowed at that level. Setting graph.p clears graph.p_range and vice
+// allowed at that level; an old key of an algorithm or problem block, one
+// that names its new key. Setting graph.p clears graph.p_range and vice
 // versa; a relative graph.file is anchored at the scenario's directory.
 // On error s is unchanged. Set does not validate ranges; call Validate.
 func (s *Scenario) Set(assignment string) error {
@@ -73,7 +74,8 @@ func (s *Scenario) Set(assignment string) error {
 func (s *Scenario) fieldAt(key string) (reflect.Value, error) {
 	v := reflect.ValueOf(s).Elem()
 	prefix := ""
-	for _, name := range strings.Split(key, ".") {
+	parts := strings.Split(key, ".")
+	for i, name := range parts {
 		if !isSection(v.Type()) {
 			return reflect.Value{}, ErrorList{{Pos: Pos{File: OverrideSource}, Key: key,
 				Msg: fmt.Sprintf("%s is a value, not a section with keys", prefix)}}
@@ -84,17 +86,21 @@ func (s *Scenario) fieldAt(key string) (reflect.Value, error) {
 			if r, isReg := v.Addr().Interface().(registered); isReg {
 				if sv := settingsValue(r); sv.IsValid() {
 					if sf, ok := lookupField(sv.Type(), name); ok {
-						v = sv.Field(sf.index)
+						v = sv.FieldByIndex(sf.index)
 						prefix = joinKey(prefix, name)
 						continue
 					}
 					allowed = append(allowed, keyNames(sv.Type())...)
 				}
+				_, sel := r.selector()
+				if err := renamedError(r, s.registry(), *sel, key, parts, i); err != nil {
+					return reflect.Value{}, err
+				}
 			}
 			return reflect.Value{}, ErrorList{{Pos: Pos{File: OverrideSource},
 				Msg: unknownKeyMsg(name, prefix, allowed)}}
 		}
-		v = v.Field(f.index)
+		v = v.FieldByIndex(f.index)
 		prefix = joinKey(prefix, name)
 	}
 	return v, nil

@@ -24,8 +24,8 @@ func TestSetValid(t *testing.T) {
 		check func(s *Scenario) bool
 	}{
 		{"graph.p=0.3", func(s *Scenario) bool { return s.Graph.P == 0.3 }},
-		{"algorithm.params.rho=2", func(s *Scenario) bool { return almOf(s).Params.Rho != nil && *almOf(s).Params.Rho == 2 }},
-		{"algorithm.params.m_y=.inf", func(s *Scenario) bool { return almOf(s).Params.MY != nil && math.IsInf(*almOf(s).Params.MY, 1) }},
+		{"algorithm.penalty=2", func(s *Scenario) bool { return almOf(s).Penalty != nil && *almOf(s).Penalty == 2 }},
+		{"algorithm.m_y=.inf", func(s *Scenario) bool { return almOf(s).MY != nil && math.IsInf(*almOf(s).MY, 1) }},
 		{"agents=16", func(s *Scenario) bool { return s.Agents == 16 }},
 		{"seed=18446744073709551615", func(s *Scenario) bool { return s.Seed == math.MaxUint64 }},
 		{"name=sweep-3", func(s *Scenario) bool { return s.Name == "sweep-3" }},
@@ -62,7 +62,10 @@ func TestSetErrors(t *testing.T) {
 	}{
 		{"graph.pp=0.3", `--set: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, k, period, p, p_range)`},
 		{"grpah.p=0.3", `--set: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
-		{"algorithm.params.lr=0.1", `--set: unknown key "lr" in algorithm.params (allowed: eta, tau, rho, mu, beta, m_y, c_tau, c_beta, scale)`},
+		{"algorithm.lr=0.1", `--set: unknown key "lr" in algorithm (allowed: name, preset, schedule, safeguard, safeguard_every, dual_step, m_y, step, penalty, prox_weight, smoothing, c_step, c_smoothing, scale)`},
+		{"algorithm.params.lr=0.1", `--set: unknown key "params" in algorithm (allowed: name, preset, schedule, safeguard, safeguard_every, dual_step, m_y, step, penalty, prox_weight, smoothing, c_step, c_smoothing, scale)`},
+		{"algorithm.params.eta=0.1", `--set: algorithm.params.eta: renamed to algorithm.dual_step`},
+		{"algorithm.tau_schedule=sqrt", `--set: algorithm.tau_schedule: renamed to algorithm.schedule`},
 		{"graph.p.lo=0.1", `--set: graph.p.lo: graph.p is a value, not a section with keys`},
 		{"graph.p=high", `--set: graph.p: expected a number, got string "high"`},
 		{"agents=2.5", `--set: agents: expected an integer, got 2.5`},
@@ -120,14 +123,14 @@ func TestSetPAndPRangeExclude(t *testing.T) {
 
 func TestSetParamNullRestoresPreset(t *testing.T) {
 	s := parseMinimal(t)
-	if err := s.Set("algorithm.params.tau=0.01"); err != nil {
+	if err := s.Set("algorithm.step=0.01"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Set("algorithm.params.tau=null"); err != nil {
+	if err := s.Set("algorithm.step=null"); err != nil {
 		t.Fatal(err)
 	}
-	if almOf(s).Params.Tau != nil {
-		t.Errorf("tau = %v after null, want nil (preset)", *almOf(s).Params.Tau)
+	if almOf(s).Step != nil {
+		t.Errorf("step = %v after null, want nil (preset)", *almOf(s).Step)
 	}
 }
 

@@ -137,8 +137,31 @@ func (v *validator) problem() {
 func (v *validator) algorithm() {
 	a := &v.s.Algorithm
 	v.registeredBlock(a, "an algorithm")
-	if e, ok := v.s.registry().Algorithm(a.Name); ok && !e.SameDraw && v.s.Edges.SameDraw {
+	reg := v.s.registry()
+	e, ok := reg.Algorithm(a.Name)
+	if !ok {
+		return
+	}
+	if !e.SameDraw && v.s.Edges.SameDraw {
 		v.fail("edges.same_draw", "does not apply to algorithm %s, which draws the graph once per round", a.Name)
+	}
+	if _, ok := reg.Problem(v.s.Problem.Kind); ok && v.s.Agents > 0 {
+		v.needs(reg.Check(a.Name, v.s.Problem.Kind, v.s.Agents))
+	}
+}
+
+// needs places the error of registry.Check: a problem that lacks what the
+// algorithm needs at algorithm.name, a bad number of agents at agents.
+func (v *validator) needs(err error) {
+	var fes registry.FieldErrors
+	switch {
+	case err == nil:
+	case errors.As(err, &fes):
+		for _, fe := range fes {
+			v.fail(fe.Key, "%s", fe.Msg)
+		}
+	default:
+		v.fail("algorithm.name", "%v", err)
 	}
 }
 
@@ -147,7 +170,7 @@ func (v *validator) algorithm() {
 func (v *validator) registeredBlock(r registered, what string) {
 	selKey, sel := r.selector()
 	key := joinKey(r.section(), selKey)
-	_, names, ok := r.lookup(v.s.registry(), *sel)
+	_, names, ok := lookup(r, v.s.registry(), *sel)
 	if !v.required(key, *sel == "", what+": one of "+strings.Join(names, ", ")) {
 		return
 	}
@@ -302,22 +325,22 @@ func (v *validator) atLeast(key string, x, lo int) bool {
 // inUnit checks x in (0, 1].
 func (v *validator) inUnit(key string, x float64) {
 	if !(x > 0 && x <= 1) {
-		v.fail(key, "%s is outside (0, 1]", formatFloat(x))
+		v.fail(key, "%s is outside (0, 1]", registry.Num(x))
 	}
 }
 
 func (v *validator) positive(key string, x float64) {
 	if !(x > 0) || math.IsInf(x, 0) {
-		v.fail(key, "must be a finite number > 0, got %s", formatFloat(x))
+		v.fail(key, "must be a finite number > 0, got %s", registry.Num(x))
 	}
 }
 
 func (v *validator) nonNegative(key string, x float64) {
 	if !(x >= 0) || math.IsInf(x, 0) {
-		v.fail(key, "must be a finite number >= 0, got %s", formatFloat(x))
+		v.fail(key, "must be a finite number >= 0, got %s", registry.Num(x))
 	}
 }
 
 func formatInterval(iv Interval) string {
-	return "[" + formatFloat(iv.Lo()) + ", " + formatFloat(iv.Hi()) + "]"
+	return "[" + registry.Num(iv.Lo()) + ", " + registry.Num(iv.Hi()) + "]"
 }

@@ -1,9 +1,10 @@
 package scenarios
 
 import (
-	"github.com/consim/consim/catalog"
 	"strings"
 	"testing"
+
+	"github.com/consim/consim/catalog"
 )
 
 // algorithmList is the registered algorithms as messages list them.
@@ -151,13 +152,13 @@ func TestValidateErrors(t *testing.T) {
 		},
 		{
 			name: "param ranges",
-			yaml: strings.Replace(minimal, "{name: alm}", "{name: alm, params: {eta: 0, beta: 1.5, rho: -1, m_y: .inf, c_tau: .nan}, safeguard_every: 0}", 1),
+			yaml: strings.Replace(minimal, "{name: alm}", "{name: alm, dual_step: 0, smoothing: 1.5, penalty: -1, m_y: .inf, c_step: .nan, safeguard_every: 0}", 1),
 			want: []string{
-				`x.yaml:4:38: algorithm.params.eta: must be a finite number > 0, got 0`,
-				`x.yaml:4:47: algorithm.params.beta: must be in (0, 1], got 1.5`,
-				`x.yaml:4:57: algorithm.params.rho: must be a finite number >= 0, got -1`,
-				`x.yaml:4:79: algorithm.params.c_tau: must be a finite number > 0, got NaN`,
-				`x.yaml:4:103: algorithm.safeguard_every: must be an integer >= 1, got 0`,
+				`x.yaml:4:35: algorithm.dual_step: must be a finite number > 0, got 0`,
+				`x.yaml:4:49: algorithm.smoothing: must be in (0, 1], got 1.5`,
+				`x.yaml:4:63: algorithm.penalty: must be a finite number >= 0, got -1`,
+				`x.yaml:4:86: algorithm.c_step: must be a finite number > 0, got NaN`,
+				`x.yaml:4:109: algorithm.safeguard_every: must be an integer >= 1, got 0`,
 			},
 		},
 		{

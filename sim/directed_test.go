@@ -265,14 +265,14 @@ metrics: {every: 20}
 		"dir-subgradient-push": `agents: 8
 graph: {topology: directed_sequence, period: 3, q: 0.2, p: 0.8}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 5, reg: 0.1}
-algorithm: {name: subgradient_push, alpha: 0.5}
+algorithm: {name: subgradient_push, step: 0.5}
 rounds: 60
 metrics: {every: 20}
 `,
 		"dir-push-pull": `agents: 7
 graph: {topology: directed_ring, p: 0.9}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 20, batch: 5}
-algorithm: {name: push_pull, alpha: 0.3, form: ab}
+algorithm: {name: push_pull, step: 0.3, form: ab}
 rounds: 60
 metrics: {every: 20}
 `,

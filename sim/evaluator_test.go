@@ -37,14 +37,14 @@ func (a *blockAgent) Report() consensus.Report {
 }
 
 // blockRun measures the blocks itself: the objective is the sum of every
-// value, f* = 1, and one column, the number of values.
+// value, f* = 1, and one measure of its own, the number of values.
 type blockRun struct{}
 
 func (blockRun) Agent(i int) (consensus.Agent, error) { return &blockAgent{id: i}, nil }
 func (blockRun) Resolved() []registry.Value           { return nil }
 func (blockRun) Optimum() (float64, bool, error)      { return 1, true, nil }
-func (blockRun) Columns() []consensus.Measure {
-	return []consensus.Measure{{Name: "values", Reduce: consensus.ReduceSum, Doc: "number of values held"}}
+func (blockRun) Measures() []consensus.Measure {
+	return []consensus.Measure{{Name: "values", Reduce: consensus.ReduceSum, Evaluated: true, Doc: "number of values held"}}
 }
 func (blockRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 	var sum float64
@@ -72,6 +72,7 @@ func TestEvaluatorMeasuresTheRun(t *testing.T) {
 	if err := reg.RegisterAlgorithm(registry.Algorithm{
 		Name: "blocks", Summary: "agents with blocks of different lengths", New: func() registry.Params { return &noParams{} },
 		Build: func(registry.Params, *registry.Env) (registry.Run, error) { return blockRun{}, nil },
+		Roles: registry.Nodes,
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,24 +22,24 @@ import (
 // talking), then takes
 //
 //	x_i <- x_i + sum_{j present} w (x_j - x_i) - alpha grad f_i(x_i).
-type plainDGD struct {
-	Alpha float64 `yaml:"alpha" doc:"step alpha > 0"`
-	W     float64 `yaml:"w" doc:"edge weight w in (0, 1/max degree)"`
+type Params struct {
+	Step   float64 `yaml:"step" doc:"step alpha > 0"`
+	Weight float64 `yaml:"weight" doc:"edge weight w in (0, 1/max degree)"`
 }
 
-func (p *plainDGD) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	if !(p.Alpha > 0) {
-		errs.Add("alpha", "must be > 0, got %v", p.Alpha)
+	if !(p.Step > 0) {
+		errs.Add("step", "must be > 0, got %v", p.Step)
 	}
-	if !(p.W > 0 && p.W < 1) {
-		errs.Add("w", "must be in (0, 1), got %v", p.W)
+	if !(p.Weight > 0 && p.Weight < 1) {
+		errs.Add("weight", "must be in (0, 1), got %v", p.Weight)
 	}
 	return errs.Err()
 }
 
 type dgdAgent struct {
-	p      plainDGD
+	p      Params
 	id     int
 	env    *registry.Env
 	f      objective.Local
@@ -72,11 +72,11 @@ func (a *dgdAgent) Receive(t, _ int, in consensus.Inbox) error {
 	a.f.Grad(a.x, a.g)
 	next := make([]float64, len(a.x))
 	for k, v := range a.x {
-		next[k] = v - float64(a.p.Alpha*a.g[k])
+		next[k] = v - float64(a.p.Step*a.g[k])
 	}
 	for _, m := range in.Msgs { // a missing x_j contributes nothing
 		for k, v := range m.Data {
-			next[k] += float64(a.p.W * (v - a.x[k]))
+			next[k] += float64(a.p.Weight * (v - a.x[k]))
 		}
 	}
 	a.x, a.rounds = next, a.rounds+1
@@ -88,7 +88,7 @@ func (a *dgdAgent) Report() consensus.Report {
 }
 
 type dgdRun struct {
-	p   plainDGD
+	p   Params
 	env *registry.Env
 }
 
@@ -98,19 +98,18 @@ func (r dgdRun) Agent(i int) (consensus.Agent, error) {
 }
 
 func (r dgdRun) Resolved() []registry.Value {
-	return []registry.Value{{Name: "alpha", Value: r.p.Alpha}, {Name: "w", Value: r.p.W}}
+	return []registry.Value{{Name: "alpha", Value: r.p.Step}, {Name: "w", Value: r.p.Weight}}
 }
 
 var plainDGDAlgorithm = registry.Algorithm{
 	Name:    "plain_dgd",
 	Summary: "decentralized gradient descent with a constant edge weight",
-	New:     func() registry.Params { return &plainDGD{Alpha: 0.05, W: 0.3} },
+	New:     func() registry.Params { return &Params{Step: 0.05, Weight: 0.3} },
 	Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-		if _, ok := env.Problem.(registry.Locals); !ok {
-			return nil, &registry.ProblemMismatch{Algorithm: "plain_dgd", Needs: "local objectives", Capability: registry.CapLocals}
-		}
-		return dgdRun{*p.(*plainDGD), env}, nil
+		return dgdRun{*p.(*Params), env}, nil
 	},
+	Needs:    []string{registry.CapLocals},
+	NeedsDoc: "local objectives f_i with gradients",
 }
 
 // Register your own algorithm beside the shipped ones and run it from a
@@ -127,7 +126,7 @@ func Example_customAlgorithm() {
 agents: 6
 graph: {topology: ring, p: 0.8}
 problem: {kind: least_squares, dim: 4, reg: 0.1}
-algorithm: {name: plain_dgd, alpha: 0.05}
+algorithm: {name: plain_dgd, step: 0.05}
 rounds: 3000
 metrics: {every: 500}
 runtime: {transport: chan}

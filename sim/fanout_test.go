@@ -77,7 +77,8 @@ func TestFanoutWorkersAndTransports(t *testing.T) {
 	reg := catalog.Default()
 	if err := reg.RegisterAlgorithm(registry.Algorithm{
 		Name: "probe", Summary: "fan-out probe", New: func() registry.Params { return &probeParams{} },
-		Build: func(_ registry.Params, env *registry.Env) (registry.Run, error) { return probeRun{env}, nil },
+		Build:   func(_ registry.Params, env *registry.Env) (registry.Run, error) { return probeRun{env}, nil },
+		FansOut: true,
 	}); err != nil {
 		t.Fatal(err)
 	}

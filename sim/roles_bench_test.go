@@ -27,7 +27,7 @@ func BenchmarkZOSPLMWorkers(b *testing.B) {
 			src := fmt.Sprintf(`agents: 1
 graph: {topology: complete}
 problem: {kind: qcqp, n: 50, m: 1}
-algorithm: {name: zo_splm, k: 10000}
+algorithm: {name: zo_splm, directions: 10000}
 rounds: %d
 metrics: {every: %d}
 runtime: {transport: chan, workers: %d}

@@ -32,7 +32,7 @@ metrics: {every: 50}
 	"zo_splm": `agents: 1
 graph: {topology: complete}
 problem: {kind: qcqp, n: 8, m: 1}
-algorithm: {name: zo_splm, k: 60, chunk: 7}
+algorithm: {name: zo_splm, directions: 60, chunk: 7}
 rounds: 20
 metrics: {every: 10}
 `,
@@ -46,7 +46,7 @@ metrics: {every: 50}
 	"penalty_vrasg": `agents: 3
 graph: {topology: complete}
 problem: {kind: constrained_logistic, dim: 5, samples: 40, core: 4}
-algorithm: {name: penalty_vrasg, rule: 4ii}
+algorithm: {name: penalty_vrasg, preset: 4ii}
 rounds: 12
 metrics: {every: 6}
 `,

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -183,16 +182,13 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, p
 	if err != nil {
 		return coordinator.Config{}, nil, err
 	}
-	var decls []consensus.Measure
-	if m, ok := st.Run.(registry.Measurer); ok {
-		decls = m.Measures()
-	}
-	all := slices.Concat(decls, meas.columns)
-	if err := observe.CheckMeasures(all, coordinator.Columns()); err != nil {
+	decls := registry.MeasuresOf(st.Run)
+	if err := observe.CheckMeasures(decls, coordinator.Columns()); err != nil {
 		return coordinator.Config{}, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
 	}
-	names := make([]string, 0, len(all))
-	for _, d := range all {
+	reported := registry.Reported(decls)
+	names := make([]string, 0, len(decls))
+	for _, d := range decls {
 		names = append(names, d.Name)
 	}
 	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (observe.Metrics, error) {
@@ -200,8 +196,8 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, p
 		if err != nil {
 			return m, err
 		}
-		extra, err := observe.ReduceMeasures(decls, reps)
-		m.Extra = append(extra, m.Extra...)
+		extra, err := observe.ReduceMeasures(reported, reps)
+		m.Extra = inOrder(decls, extra, m.Extra)
 		return m, err
 	})
 	cfg := coordinator.Config{
@@ -238,6 +234,24 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, p
 	return cfg, ev, nil
 }
 
+// inOrder returns the values of the run's declared measures decls in
+// declaration order: those the agents report from reported, the
+// Evaluated ones from evaluated, each in its own order.
+func inOrder(decls []consensus.Measure, reported, evaluated []observe.Named) []observe.Named {
+	out := make([]observe.Named, 0, len(reported)+len(evaluated))
+	for _, d := range decls {
+		src := &reported
+		if d.Evaluated {
+			src = &evaluated
+		}
+		if len(*src) > 0 {
+			out = append(out, (*src)[0])
+			*src = (*src)[1:]
+		}
+	}
+	return out
+}
+
 // measurer is how the coordinator measures a run: through the instance's
 // Central problem (the consensus measures of observe.Measure), or through
 // the run's registry.Evaluator when its agents hold different blocks or
@@ -245,13 +259,12 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, p
 type measurer struct {
 	fstar   float64
 	convex  bool
-	columns []consensus.Measure // the Evaluator's own columns
 	measure func(reps []consensus.Report) (observe.Metrics, error)
 }
 
 // measurement returns the measurer of st. A run that implements
 // registry.Evaluator is measured by its Evaluation (observe.Evaluated),
-// its own Values after the agents' declared measures; the instance's
+// its Values in the columns of its Evaluated measures; the instance's
 // Central is not called. Any other run is measured by observe.Measure
 // against Central.
 func measurement(st *scenarios.Setup) (measurer, error) {
@@ -269,8 +282,8 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 	if err != nil {
 		return measurer{}, fmt.Errorf("algorithm %s: optimum of problem %s: %w", st.Scenario.Algorithm.Name, st.Scenario.Problem.Kind, err)
 	}
-	cols := ev.Columns()
-	return measurer{fstar: fstar, convex: convex, columns: cols, measure: func(reps []consensus.Report) (observe.Metrics, error) {
+	cols := registry.Evaluated(registry.MeasuresOf(st.Run))
+	return measurer{fstar: fstar, convex: convex, measure: func(reps []consensus.Report) (observe.Metrics, error) {
 		e, err := ev.Evaluate(reps)
 		if err != nil {
 			return observe.Metrics{}, err

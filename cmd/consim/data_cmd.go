@@ -124,7 +124,7 @@ portfolio) is a usage error.`,
 		for i := range files {
 			files[i] = filepath.Base(files[i])
 		}
-		reg := regOf(s.Problem.Settings)
+		reg := regOf(s.Problem.Params)
 		m := exportManifest{
 			Scenario:  s.Name,
 			Kind:      s.Problem.Kind,

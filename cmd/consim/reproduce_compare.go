@@ -94,11 +94,11 @@ func (f *compareFlags) allCompareMethods() map[string]compareMethod {
 	return map[string]compareMethod{
 		"alm":                  {"ALM", "{name: alm}", 0},
 		"alm_storm":            {"ALM-STORM", "{name: alm_storm}", 0},
-		"dgd":                  {"DGD", "{name: dgd, alpha: %g}", f.dgdC},
-		"dgd_sqrt":             {"DGD (alpha/sqrt(t+1))", "{name: dgd, alpha: %g, schedule: sqrt}", f.dgdC},
-		"tracking":             {"gradient tracking", "{name: tracking, alpha: %g, gradient: stochastic}", f.gtC},
-		"penalty_asg":          {"penalty ASG (growing rho)", "{name: penalty_asg, rule: growing}", 0},
-		"penalty_asg_constant": {"penalty ASG (constant rho = T^(3/2))", "{name: penalty_asg, rule: constant}", 0},
+		"dgd":                  {"DGD", "{name: dgd, step: %g}", f.dgdC},
+		"dgd_sqrt":             {"DGD (alpha/sqrt(t+1))", "{name: dgd, step: %g, schedule: sqrt}", f.dgdC},
+		"tracking":             {"gradient tracking", "{name: tracking, step: %g, gradient: stochastic}", f.gtC},
+		"penalty_asg":          {"penalty ASG (growing rho)", "{name: penalty_asg, preset: growing}", 0},
+		"penalty_asg_constant": {"penalty ASG (constant rho = T^(3/2))", "{name: penalty_asg, preset: constant}", 0},
 		"alm_nodual":           {"ALM without dual steps", "{name: alm_nodual}", 0},
 	}
 }

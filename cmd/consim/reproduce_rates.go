@@ -505,7 +505,7 @@ func almRateConfig(g *graph.Graph, locals []objective.Local) (alm.Config, error)
 		return alm.Config{}, err
 	}
 	sc := 1 / c.Lf
-	return alm.Config{Params: alm.Practical(c.Scaled(sc), 1), Scale: sc, Safeguard: alm.SafeguardNone}, nil
+	return alm.Config{Steps: alm.Practical(c.Scaled(sc), 1), Scale: sc, Safeguard: alm.SafeguardNone}, nil
 }
 
 // obsString renders an observed factor with its interval, or why there

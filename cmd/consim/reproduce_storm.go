@@ -94,7 +94,7 @@ storm_runs.csv, storm.{png,svg} and table.md into a new directory.`,
 func (f *stormFlags) methods() []stormMethod {
 	return []stormMethod{
 		{"ALM", "{name: alm}", -0.25},
-		{"ALM-STORM", fmt.Sprintf("{name: alm_storm, params: {c_tau: %s}}", strconv.FormatFloat(f.stormCTau, 'g', -1, 64)), -1.0 / 3},
+		{"ALM-STORM", fmt.Sprintf("{name: alm_storm, c_step: %s}", strconv.FormatFloat(f.stormCTau, 'g', -1, 64)), -1.0 / 3},
 	}
 }
 

@@ -28,7 +28,7 @@ func TestLaunchRolesMatchGoroutines(t *testing.T) {
 		sets []string
 	}{
 		{"../../scenarios/slicing_small.yaml", []string{"rounds=100", "metrics.every=50"}},
-		{"../../scenarios/zosplm_qcqp.yaml", []string{"rounds=5", "metrics.every=5", "runtime.workers=0", "problem.n=10", "algorithm.k=200"}},
+		{"../../scenarios/zosplm_qcqp.yaml", []string{"rounds=5", "metrics.every=5", "runtime.workers=0", "problem.n=10", "algorithm.directions=200"}},
 		{"../../scenarios/tsp_quad.yaml", []string{"rounds=100", "metrics.every=50"}},
 		{"../../scenarios/penalty_logistic.yaml", []string{"rounds=10", "metrics.every=5", "problem.samples=100"}},
 	} {

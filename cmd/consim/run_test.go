@@ -211,7 +211,7 @@ func TestAgentThatStopsAnswering(t *testing.T) {
 func TestALMBitIdenticalAcrossTransports(t *testing.T) {
 	run := func(kind node.TransportKind) [][]float64 {
 		s, err := scenarios.LoadWith("../../scenarios/quickstart.yaml", "rounds=300", "algorithm.safeguard_every=3",
-			"algorithm.params.m_y=5", "runtime.transport="+string(kind), "output.dir="+t.TempDir())
+			"algorithm.m_y=5", "runtime.transport="+string(kind), "output.dir="+t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,8 +266,8 @@ func TestGraphRecordReplays(t *testing.T) {
 	final := func(sets ...string) string {
 		out := t.TempDir()
 		args := []string{"run", "../../scenarios/quickstart.yaml", "--transport", "chan", "--out", out, "--run-id", "r", "--log-level", "off"}
-		for _, kv := range append([]string{"rounds=200", "algorithm.params.eta=0.01", "algorithm.params.tau=0.05",
-			"algorithm.params.rho=1", "algorithm.params.mu=2", "algorithm.params.beta=0.05"}, sets...) {
+		for _, kv := range append([]string{"rounds=200", "algorithm.dual_step=0.01", "algorithm.step=0.05",
+			"algorithm.penalty=1", "algorithm.prox_weight=2", "algorithm.smoothing=0.05"}, sets...) {
 			args = append(args, "--set", kv)
 		}
 		if code, _, stderr := consim(t, args...); code != exitOK {

@@ -200,31 +200,12 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 	a.rng = rand.New(a.pcg)
 	for k, j := range nbrs {
 		a.nb[k] = neighbor{j: j, s: graph.Sign(id, j), p: g.P(id, j), owner: id < j}
-		a.yoff[k], _ = payloadLayout(g, id, n, j)
-		a.nb[k].off, a.nb[k].plen = payloadLayout(g, j, n, id)
+		a.yoff[k], _ = g.EdgeLayout(id, j, n+1)
+		a.nb[k].off, a.nb[k].plen = g.EdgeLayout(j, id, n+1)
 	}
-	_, size := payloadLayout(g, id, n, -1)
+	_, size := g.EdgeLayout(id, -1, n+1)
 	a.ys = make([]float64, size)
 	return a, nil
-}
-
-// payloadLayout returns the offset of edge {i, j} in agent i's phase-1
-// payload (-1 if j is not a neighbour) and the payload's length: over
-// i's neighbours m in ascending order, n+1 values for an edge i owns
-// (i < m), 1 for an edge it reads.
-func payloadLayout(g *graph.Graph, i, n, j int) (off, size int) {
-	off = -1
-	for _, m := range g.Neighbors(i) {
-		if m == j {
-			off = size
-		}
-		if i < m {
-			size += n + 1
-		} else {
-			size++
-		}
-	}
-	return off, size
 }
 
 // checkPoint validates an initial point against the objective and the box.

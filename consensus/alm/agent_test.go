@@ -24,7 +24,7 @@ func TestSingleAgent(t *testing.T) {
 	box := objective.Box{Lo: -1, Hi: 0.5}
 	for _, sigma := range []float64{0.5, 0} {
 		inst := newQuadInstance(1, 4, 1, sigma, 1, box, 2)
-		cfg := Config{Params: Params{Tau: 0.2, Mu: 2, Beta: 0.1, My: 1}, Seed: 9}
+		cfg := Config{Steps: Steps{Tau: 0.2, Mu: 2, Beta: 0.1, My: 1}, Seed: 9}
 		ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g}, inst)
 		if err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestNewAgentErrors(t *testing.T) {
 	proc := graph.Bernoulli{G: g}
 	f := quad(1, []float64{0, 0}, 0)
 	box := objective.Box{Lo: -1, Hi: 1}
-	good := Config{Params: Params{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}}
+	good := Config{Steps: Steps{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}}
 	with := func(mod func(*Config)) Config { c := good; mod(&c); return c }
 	cases := []struct {
 		name string
@@ -136,7 +136,7 @@ func TestReceiveErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	newAgent := func(t *testing.T, sg string) *Agent {
-		cfg := Config{Params: Params{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}, Safeguard: sg, Rounds: 1}
+		cfg := Config{Steps: Steps{Eta: 0.1, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.1, My: 10}, Safeguard: sg, Rounds: 1}
 		a, err := NewAgent(cfg, 1, g, graph.Bernoulli{G: g}, quad(1, []float64{0, 0}, 0), objective.Box{Lo: -1, Hi: 1}, []float64{0, 0})
 		if err != nil {
 			t.Fatal(err)
@@ -286,7 +286,7 @@ func TestPhases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		g := tc.g
-		cfg := Config{Params: Params{Tau: 0.1, My: 1}, Safeguard: tc.sg, SafeguardEvery: tc.every}
+		cfg := Config{Steps: Steps{Tau: 0.1, My: 1}, Safeguard: tc.sg, SafeguardEvery: tc.every}
 		a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, quad(1, []float64{0}, 0), objective.Box{Lo: -1, Hi: 1}, []float64{0})
 		if err != nil {
 			t.Fatal(err)
@@ -332,8 +332,8 @@ func TestScaleReportsInUnitsOfF(t *testing.T) {
 	proc := graph.Bernoulli{G: g, Seed: 1}
 	box := objective.Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
 	reports := func(scale float64) [2]consensus.Report {
-		p := Params{Eta: 1, Tau: 0.1, Rho: 0, Mu: 0, Beta: 0, My: math.Inf(1)}
-		cfg := Config{Params: p, Safeguard: SafeguardNone, Seed: 3, Scale: scale}
+		p := Steps{Eta: 1, Tau: 0.1, Rho: 0, Mu: 0, Beta: 0, My: math.Inf(1)}
+		cfg := Config{Steps: p, Safeguard: SafeguardNone, Seed: 3, Scale: scale}
 		var as [2]*Agent
 		for i := range as {
 			a, err := NewAgent(cfg, i, g, proc, objective.Quadratic(1, []float64{1}, []float64{0}), box, []float64{float64(2 * i)})

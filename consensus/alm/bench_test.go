@@ -26,7 +26,7 @@ func BenchmarkRound(b *testing.B) {
 				b.Fatal(err)
 			}
 			q := quad(1, make([]float64, n), 0.1)
-			cfg := Config{Params: Params{Eta: 0.01, Tau: 0.01, Rho: 1, Mu: 2, Beta: 0.001, My: 1e6}, Safeguard: SafeguardEdge}
+			cfg := Config{Steps: Steps{Eta: 0.01, Tau: 0.01, Rho: 1, Mu: 2, Beta: 0.001, My: 1e6}, Safeguard: SafeguardEdge}
 			a, err := NewAgent(cfg, 0, g, graph.Bernoulli{G: g}, q, objective.Box{Lo: -1, Hi: 1}, make([]float64, n))
 			if err != nil {
 				b.Fatal(err)

@@ -20,7 +20,7 @@ const (
 
 // Config is the configuration shared by all agents of a run.
 type Config struct {
-	Params
+	Steps
 
 	// Safeguard is SafeguardGlobal (also when empty), SafeguardEdge or
 	// SafeguardNone.

@@ -49,7 +49,7 @@ func TestAlgorithm1Static(t *testing.T) {
 			// preset's c_beta = 1 for this deterministic run.
 			p := Practical(consts, 1)
 			p.Beta = 0.5 * p.Tau * p.Mu
-			cfg := Config{Params: p, Safeguard: SafeguardNone}
+			cfg := Config{Steps: p, Safeguard: SafeguardNone}
 			ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g, Seed: 1}, inst)
 			if err != nil {
 				t.Fatal(err)
@@ -111,7 +111,7 @@ func TestPracticalStochastic(t *testing.T) {
 			if tc.cBeta > 0 {
 				p.Beta = tc.cBeta * p.Tau * p.Mu
 			}
-			cfg := Config{Params: p, Safeguard: SafeguardGlobal, Seed: tc.seed, Rounds: rounds}
+			cfg := Config{Steps: p, Safeguard: SafeguardGlobal, Seed: tc.seed, Rounds: rounds}
 			ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g, Seed: tc.seed}, inst)
 			if err != nil {
 				t.Fatal(err)

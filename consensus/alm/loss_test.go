@@ -61,7 +61,7 @@ func TestOneSidedLossNoFork(t *testing.T) {
 			// The constant step of TestAlgorithm1Static.
 			p := Practical(consts, 1)
 			p.Beta = 0.5 * p.Tau * p.Mu
-			cfg := Config{Params: p, Safeguard: SafeguardGlobal, Seed: 3, ReportDuals: true}
+			cfg := Config{Steps: p, Safeguard: SafeguardGlobal, Seed: 3, ReportDuals: true}
 			run := func(rate float64, check bool) float64 {
 				ls, err := newLockstep(cfg, g, graph.Bernoulli{G: g, Seed: 5}, inst)
 				if err != nil {

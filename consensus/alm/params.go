@@ -1,180 +1,193 @@
 package alm
 
 import (
+	"maps"
 	"math"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
-// Step-size schedules of Params.TauSchedule.
+// Presets of Params.Preset.
 const (
-	// TauConstant keeps tau_t = tau for every round (the paper's choice for
-	// a horizon T).
-	TauConstant = "constant"
-	// TauSqrt decays the step as tau_t = tau / sqrt(t+1).
-	TauSqrt = "sqrt"
+	// PresetPractical is PracticalWith on the agents' f scaled by
+	// sigma = 1/L_f (the notes: "scale f so L_f ~ 1").
+	PresetPractical = "practical"
+	// PresetTheory is Theory on f itself (sigma = 1): the step rules of the
+	// paper's (A.1). Two of its constants have no closed form, so the
+	// preset takes placeholders, which its name says: sigma-bar = 1 (the
+	// dual error-bound constant of Lemma A.9) and M_y = DefaultMy (Remark
+	// 4.1), far above any dual norm here, so that the safeguard does not
+	// fire.
+	PresetTheory = "theory_steps"
 )
 
-// DefaultMy is the dual safeguard threshold M_y of the presets. Remark 4.1
-// of the paper gives M_y only through constants without a closed form, so
-// the presets use a threshold far above the dual norms of problems scaled
-// to L_f ~ 1.
-const DefaultMy = 1e6
-
-// Params are the algorithm's step sizes and penalties, in the paper's
-// symbols. Every field may be overridden after taking a preset.
+// Params is the algorithm block of alm: a preset that derives the steps
+// from the problem and graph constants, the keys that override single
+// values of it, the step schedule and the dual safeguard. Start from
+// DefaultParams.
 type Params struct {
-	// Eta is the dual step eta.
-	Eta float64
-	// Tau is the primal step tau (tau_0 under TauSqrt).
-	Tau float64
-	// Rho is the augmented Lagrangian penalty rho.
-	Rho float64
-	// Mu is the proximal weight mu of mu/2 ||x - z||^2.
-	Mu float64
-	// Beta is the smoothing step beta of z_{t+1} = z_t + beta (x_t - z_t).
-	Beta float64
-	// My is the dual safeguard threshold M_y, on the duals of f (the
-	// reported dual norm): with Config.Scale = sigma the agents test
-	// ||y|| >= sigma M_y on the duals of sigma f.
-	My float64
-	// TauSchedule is TauConstant (also when empty) or TauSqrt.
-	TauSchedule string
+	// Preset is PresetPractical or PresetTheory.
+	Preset string `yaml:"preset" doc:"parameter rule: practical|theory_steps (the step rules of (A.1) with placeholders sigma-bar = 1, M_y = 1e6)"`
+	// Schedule is TauConstant or TauSqrt.
+	Schedule string `yaml:"schedule" doc:"primal step tau_t: constant|sqrt (tau, or tau/sqrt(t+1))"`
+	Dual     `yaml:",inline"`
+	Primal   `yaml:",inline"`
 }
 
-// tauAt returns the primal step tau_t of round t under the schedule.
-func (p Params) tauAt(t int) float64 {
-	if p.TauSchedule == TauSqrt {
-		return p.Tau / math.Sqrt(float64(t+1))
-	}
-	return p.Tau
+// DefaultParams returns the defaults: the practical preset, constant
+// steps, the global safeguard tested every 10 rounds.
+func DefaultParams() Params {
+	return Params{Preset: PresetPractical, Schedule: TauConstant, Dual: DefaultDual()}
 }
 
-// Constants are the problem constants the presets need.
-type Constants struct {
-	// Lf is the Lipschitz constant of grad f for the stacked
-	// f(x) = (1/N) sum_i f_i(x_i), i.e. max_i L_i / N.
-	Lf float64
-	// NormA is ||E[A]|| = ||E[W]|| = sqrt(lambda_max of the Laplacian with
-	// edge weights p_ij^2).
-	NormA float64
-	// SecondMoment is ||E[A(zeta)^T A(zeta)]|| = lambda_max of the
-	// Laplacian with edge weights p_ij: the curvature a single random draw
-	// of the penalty and dual terms can show. It is >= NormA^2 and, unlike
-	// NormA^2 ~ p^2, shrinks only like p. Zero means NormA^2.
-	SecondMoment float64
-	// SigmaBar is the dual error-bound constant sigma-bar of Lemma A.9,
-	// used only by Theory; it has no closed form. Zero or negative means 1.
-	SigmaBar float64
+// Validate checks the values that need no instance.
+func (p *Params) Validate() error {
+	var errs registry.FieldErrors
+	errs.OneOf("preset", p.Preset, PresetPractical, PresetTheory)
+	errs.OneOf("schedule", p.Schedule, TauConstant, TauSqrt)
+	p.Dual.Check(&errs)
+	p.Primal.Check(&errs)
+	return errs.Err()
 }
 
-// Practical defaults: tau's constant c_tau and beta's constant c_beta.
-// The implementation notes suggest c_beta in 0.01..0.1; on the shipped
-// scenarios that leaves z nearly still (the optimality gap of quickstart
-// falls 1.5-fold in 2000 rounds at c_beta = 0.05 against 27-fold at 1),
-// so the preset takes c_beta = 1.
-const (
-	PracticalCTau  = 10
-	PracticalCBeta = 1
-)
-
-// Scaled returns the constants of sigma f: L_f scales by sigma; the
-// constraint constants do not change.
-func (c Constants) Scaled(sigma float64) Constants {
-	c.Lf *= sigma
-	return c
+// Renamed returns the keys that the blocks of the ALM family had before
+// their keys were made flat and named after their concepts (a params:
+// sub-block of the paper's symbols), with the keys that replace them: those
+// of Primal, of Dual when dual is set, and extra.
+func Renamed(dual bool, extra map[string]string) map[string]string {
+	m := map[string]string{
+		"params.tau": "step", "params.rho": "penalty", "params.mu": "prox_weight", "params.beta": "smoothing",
+		"params.c_tau": "c_step", "params.c_beta": "c_smoothing", "params.scale": "scale",
+	}
+	if dual {
+		m["params.eta"], m["params.m_y"] = "dual_step", "m_y"
+	}
+	maps.Copy(m, extra)
+	return m
 }
 
-// M2 is the second moment M_2 = max{||E[A]||^2, ||E[A^T A]||} of the
-// constraint draws that the practical preset sizes its steps with.
-func (c Constants) M2() float64 { return math.Max(c.NormA*c.NormA, c.SecondMoment) }
-
-// Practical returns the parameters that work in practice for a horizon of
-// T rounds, with the constants of PracticalWith's defaults.
-func Practical(c Constants, T int) Params {
-	return PracticalWith(c, T, PracticalCTau, PracticalCBeta)
+// Primal are the keys that override the primal values of a preset, shared
+// by the algorithms of the ALM family (alm, alm_storm, alm_nodual); nil
+// keeps the preset's value.
+type Primal struct {
+	Step       *float64 `yaml:"step,omitempty" doc:"primal step tau > 0 (tau_0 under schedule sqrt)" default:"preset"`
+	Penalty    *float64 `yaml:"penalty,omitempty" doc:"penalty rho >= 0" default:"preset"`
+	ProxWeight *float64 `yaml:"prox_weight,omitempty" doc:"proximal weight mu >= 0 of (mu/2)||x - z||^2" default:"preset"`
+	Smoothing  *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in (0, 1] of z <- z + beta (x - z)" default:"preset"`
+	CStep      *float64 `yaml:"c_step,omitempty" doc:"practical preset: c_tau > 0 in its step tau = min{1/(2 L_K), c_tau/(L_K sqrt T)} (alm_storm: min{1/(4 L_K + 8 mu), c_tau/(L_K T^(1/3))})" default:"10 (alm_storm: 2)"`
+	CSmoothing *float64 `yaml:"c_smoothing,omitempty" doc:"practical preset: c_beta > 0 in beta = c_beta tau mu" default:"1"`
+	Scale      *float64 `yaml:"scale,omitempty" doc:"sigma > 0, the agents minimise sigma f (practical: 1/L_f; theory: 1)" default:"preset"`
 }
 
-// PracticalWith returns the practical parameters for a horizon of T rounds
-// with the constants c_tau and c_beta:
-//
-//	M_2  = max{||E[A]||^2, ||E[A^T A]||}  (the second moment of the draws),
-//	mu   = max{2, 4 L_f},  rho = 1,  L_K = L_f + rho M_2 + mu,
-//	tau  = min{1/(2 L_K), c_tau/(L_K sqrt T)},
-//	eta  = tau (mu - L_f)^2 / (8 M_2)                    (0 when M_2 = 0),
-//	beta = c_beta tau mu,  M_y = DefaultMy, constant tau.
-//
-// The implementation notes size L_K and eta with ||A||^2 = ||E[A]||^2,
-// which is exact for a deterministic A; with random edges it scales as p^2
-// while a single draw of A_zeta^T A_zeta has norm ~ p, so at small p the
-// dual step eta ~ 1/p^2 is far too long (the ALM diverges at p = 0.1 on
-// the dropout sweep). The second moment M_2 equals ||A||^2 when p = 1.
-// T < 1 is treated as 1.
-func PracticalWith(c Constants, T int, cTau, cBeta float64) Params {
-	if T < 1 {
-		T = 1
+// Check adds the errors of the primal keys to errs.
+func (o *Primal) Check(errs *registry.FieldErrors) {
+	errs.Check("step", o.Step, registry.Positive)
+	errs.Check("penalty", o.Penalty, registry.NonNegative)
+	errs.Check("prox_weight", o.ProxWeight, registry.NonNegative)
+	errs.Check("smoothing", o.Smoothing, registry.UnitInterval)
+	errs.Check("c_step", o.CStep, registry.Positive)
+	errs.Check("c_smoothing", o.CSmoothing, registry.Positive)
+	errs.Check("scale", o.Scale, registry.Positive)
+}
+
+// Sigma returns the scale sigma of the agents' objective sigma f: the
+// scale key, else 1 under a theory preset and 1/L_f (1 when L_f = 0) under
+// the practical one, for the constant L_f of f.
+func (o *Primal) Sigma(theory bool, lf float64) float64 {
+	def := 1.0
+	if !theory && lf > 0 {
+		def = 1 / lf
 	}
-	mu := math.Max(2, 4*c.Lf)
-	rho := 1.0
-	m2 := c.M2()
-	lk := c.Lf + rho*m2 + mu
-	tau := math.Min(1/(2*lk), cTau/(lk*math.Sqrt(float64(T))))
-	var eta float64
-	if m2 > 0 {
-		eta = tau * (mu - c.Lf) * (mu - c.Lf) / (8 * m2)
+	return orDefault(o.Scale, def)
+}
+
+// Practical returns c_tau and c_beta of a practical preset: the keys
+// c_step and c_smoothing, else cTau and PracticalCBeta.
+func (o *Primal) Practical(cTau float64) (float64, float64) {
+	return orDefault(o.CStep, cTau), orDefault(o.CSmoothing, PracticalCBeta)
+}
+
+// Apply overrides the primal values of s with the keys given.
+func (o *Primal) Apply(s *Steps) {
+	override(&s.Tau, o.Step)
+	override(&s.Rho, o.Penalty)
+	override(&s.Mu, o.ProxWeight)
+	override(&s.Beta, o.Smoothing)
+}
+
+// Dual are the keys of the dual step and its safeguard, shared by alm and
+// alm_storm; a nil override keeps the preset's value.
+type Dual struct {
+	// Safeguard is SafeguardGlobal, SafeguardEdge or SafeguardNone.
+	Safeguard string `yaml:"safeguard" doc:"dual reset test ||y|| >= M_y: global|edge|none"`
+	// SafeguardEvery is the period, in rounds, of the global test (1 is
+	// the paper's rule).
+	SafeguardEvery int      `yaml:"safeguard_every" doc:"rounds between global safeguard tests, >= 1"`
+	DualStep       *float64 `yaml:"dual_step,omitempty" doc:"dual step eta > 0" default:"preset"`
+	MY             *float64 `yaml:"m_y,omitempty" doc:"dual safeguard radius M_y > 0 on the duals of f, the reported dual_norm (.inf disables resets)" default:"preset"`
+}
+
+// DefaultDual is the global safeguard tested every 10 rounds.
+func DefaultDual() Dual { return Dual{Safeguard: SafeguardGlobal, SafeguardEvery: 10} }
+
+// Check adds the errors of the dual keys to errs.
+func (d *Dual) Check(errs *registry.FieldErrors) {
+	errs.OneOf("safeguard", d.Safeguard, SafeguardGlobal, SafeguardEdge, SafeguardNone)
+	if d.SafeguardEvery < 1 {
+		errs.Add("safeguard_every", "must be an integer >= 1, got %d", d.SafeguardEvery)
 	}
-	return Params{
-		Eta:         eta,
-		Tau:         tau,
-		Rho:         rho,
-		Mu:          mu,
-		Beta:        cBeta * tau * mu,
-		My:          DefaultMy,
-		TauSchedule: TauConstant,
+	errs.Check("dual_step", d.DualStep, registry.Positive)
+	errs.Check("m_y", d.MY, MYRange)
+}
+
+// Apply overrides the dual values of s with the keys given.
+func (d *Dual) Apply(s *Steps) {
+	override(&s.Eta, d.DualStep)
+	override(&s.My, d.MY)
+}
+
+// MYRange is the allowed range of the dual safeguard radius M_y: any
+// value > 0, +Inf disabling the resets.
+var MYRange = registry.Range{In: func(x float64) bool { return x > 0 }, Want: "> 0 (.inf disables resets)"}
+
+// resolve applies the preset to the constants c for the horizon
+// env.Rounds, then the overrides. The practical preset runs the agents on
+// sigma f with sigma = 1/L_f, so the preset sees L_f = 1; the theory
+// preset keeps the paper's f (sigma = 1).
+func (p *Params) resolve(c Constants, env *registry.Env) Config {
+	theory := p.Preset == PresetTheory
+	scale := p.Sigma(theory, c.Lf)
+	var s Steps
+	if theory {
+		s = Theory(c.Scaled(scale), env.Rounds)
+	} else {
+		cTau, cBeta := p.Practical(PracticalCTau)
+		s = PracticalWith(c.Scaled(scale), env.Rounds, cTau, cBeta)
+	}
+	p.Dual.Apply(&s)
+	p.Primal.Apply(&s)
+	s.TauSchedule = p.Schedule
+	return Config{
+		Steps:          s,
+		Safeguard:      p.Safeguard,
+		SafeguardEvery: p.SafeguardEvery,
+		SameDraw:       env.SameDraw,
+		Seed:           env.Seed,
+		Rounds:         env.Rounds,
+		ReportDuals:    env.Faulty,
+		Scale:          scale,
 	}
 }
 
-// Theory returns the parameters (A.1) of the paper's analysis for a
-// horizon of T rounds, with rho = 1:
-//
-//	mu   = max{2, 4 L_f},  L_K = L_f + rho ||A||^2 + mu,  lambda = L_K,
-//	tau  = 1 / (6 lambda^2 sqrt T),
-//	eta  = min{(2 mu + rho ||A||)/(4 ||A||^4), tau/(200 ||A||^2),
-//	           tau (2 mu + rho ||A||^2)/(20 ||A||^2)}     (0 when ||A|| = 0),
-//	beta = min{tau/100, 1/(50 lambda), eta/(36 mu sigmabar^2)},
-//	M_y  = DefaultMy, constant tau.
-//
-// (A.1) prints L_K with rho ||A||; Lemma A.1, which uses it, needs
-// rho ||A||^2, as here. The steps are tiny: they certify, they do not
-// converge in practical horizons. T < 1 is treated as 1.
-func Theory(c Constants, T int) Params {
-	if T < 1 {
-		T = 1
+func override(dst, v *float64) {
+	if v != nil {
+		*dst = *v
 	}
-	sb := c.SigmaBar
-	if !(sb > 0) {
-		sb = 1
+}
+
+func orDefault(v *float64, def float64) float64 {
+	if v == nil || math.IsNaN(*v) {
+		return def
 	}
-	mu := math.Max(2, 4*c.Lf)
-	rho := 1.0
-	a := c.NormA
-	a2 := a * a
-	lk := c.Lf + float64(rho*a2) + mu
-	tau := 1 / (6 * lk * lk * math.Sqrt(float64(T)))
-	var eta float64
-	if a2 > 0 {
-		eta = math.Min((2*mu+rho*a)/(4*a2*a2),
-			math.Min(tau/(200*a2), tau*(float64(2*mu)+float64(rho*a2))/(20*a2)))
-	}
-	beta := math.Min(tau/100, 1/(50*lk))
-	if eta > 0 {
-		beta = math.Min(beta, eta/(36*mu*sb*sb))
-	}
-	return Params{
-		Eta:         eta,
-		Tau:         tau,
-		Rho:         rho,
-		Mu:          mu,
-		Beta:        beta,
-		My:          DefaultMy,
-		TauSchedule: TauConstant,
-	}
+	return *v
 }

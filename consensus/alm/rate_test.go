@@ -39,7 +39,7 @@ func newRateCase(t *testing.T, g *graph.Graph, n int, noisy, same bool) rateCase
 		t.Fatal(err)
 	}
 	sc := 1 / c.Lf
-	cfg := Config{Params: Practical(c.Scaled(sc), 1), Scale: sc, Safeguard: SafeguardNone, SameDraw: same}
+	cfg := Config{Steps: Practical(c.Scaled(sc), 1), Scale: sc, Safeguard: SafeguardNone, SameDraw: same}
 	return rateCase{g: g, cfg: cfg, locals: locals, xstar: xs}
 }
 

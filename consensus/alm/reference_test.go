@@ -37,11 +37,11 @@ func compare(t *testing.T, ls *lockstep, ref *Reference, g *graph.Graph) float64
 }
 
 func TestAgentsMatchReference(t *testing.T) {
-	base := Params{Eta: 0.5, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.05}
+	base := Steps{Eta: 0.5, Tau: 0.1, Rho: 1, Mu: 2, Beta: 0.05}
 	cases := []struct {
 		name       string
 		p          float64
-		params     Params
+		params     Steps
 		safeguard  string
 		every      int
 		sameDraw   bool
@@ -64,7 +64,7 @@ func TestAgentsMatchReference(t *testing.T) {
 			}
 			proc := graph.Bernoulli{G: g, Seed: 99}
 			inst := newQuadInstance(N, n, 1, 0.3, 3, objective.Box{Lo: -2.5, Hi: 2.5}, 5)
-			cfg := Config{Params: tc.params, Safeguard: tc.safeguard, SafeguardEvery: tc.every, SameDraw: tc.sameDraw, Seed: 17, Rounds: rounds, Scale: tc.scale}
+			cfg := Config{Steps: tc.params, Safeguard: tc.safeguard, SafeguardEvery: tc.every, SameDraw: tc.sameDraw, Seed: 17, Rounds: rounds, Scale: tc.scale}
 			ls, err := newLockstep(cfg, g, proc, inst)
 			if err != nil {
 				t.Fatal(err)
@@ -131,5 +131,5 @@ func TestAgentsMatchReference(t *testing.T) {
 	}
 }
 
-func withMy(p Params, my float64) Params     { p.My = my; return p }
-func withSchedule(p Params, s string) Params { p.TauSchedule = s; return p }
+func withMy(p Steps, my float64) Steps     { p.My = my; return p }
+func withSchedule(p Steps, s string) Steps { p.TauSchedule = s; return p }

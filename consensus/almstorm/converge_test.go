@@ -24,7 +24,7 @@ func TestPracticalConverges(t *testing.T) {
 	}
 	sigma := 1 / c.Lf
 	p := Practical(c.Scaled(sigma), T, PracticalCTau, alm.PracticalCBeta)
-	cfg := alm.Config{Params: p.Params, Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 2, Rounds: T, Scale: sigma}
+	cfg := alm.Config{Steps: p.Steps, Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 2, Rounds: T, Scale: sigma}
 	agents := stormAgents(t, cfg, inst, p.Alpha, p.N0)
 	st, err := NewStationarity(inst.locals, inst.box, 2*c.Lf)
 	if err != nil {

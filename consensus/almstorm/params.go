@@ -117,10 +117,10 @@ func SigmaBar(lf, mu, sminPlus float64) float64 {
 	return (lf + mu) / ((mu - lf) * sminPlus)
 }
 
-// Params are the ALM-STORM parameters: the ALM's and the STORM weight
+// Steps are the ALM-STORM parameters: the ALM's and the STORM weight
 // alpha and initial minibatch N_0.
-type Params struct {
-	alm.Params
+type Steps struct {
+	alm.Steps
 	// Alpha is the STORM weight alpha in (0, 1] (1 is plain SGD).
 	Alpha float64
 	// N0 is the initial minibatch N_0 >= 1 of d_0.
@@ -149,7 +149,7 @@ func n0For(T int) int {
 // and no dual safeguard (Algorithm 3 has none: M_y = +Inf). The paper
 // prints L_K with rho ||A||; its descent lemma needs rho ||A||^2, as alm's
 // Theory. T < 1 is treated as 1.
-func Theory(c Constants, T int) Params {
+func Theory(c Constants, T int) Steps {
 	T = max(T, 1)
 	lf := c.Lf
 	mu := math.Max(2, 4*lf)
@@ -171,10 +171,10 @@ func Theory(c Constants, T int) Params {
 	if sb := SigmaBar(lf, mu, c.SigmaMinPlus); eta > 0 && !math.IsInf(sb, 1) {
 		beta = math.Min(beta, eta/(36*mu*sb*sb))
 	}
-	return Params{
-		Params: alm.Params{Eta: eta, Tau: tau, Rho: rho, Mu: mu, Beta: beta, My: math.Inf(1), TauSchedule: alm.TauConstant},
-		Alpha:  math.Min(1, 48*l2*tau*tau),
-		N0:     n0For(T),
+	return Steps{
+		Steps: alm.Steps{Eta: eta, Tau: tau, Rho: rho, Mu: mu, Beta: beta, My: math.Inf(1), TauSchedule: alm.TauConstant},
+		Alpha: math.Min(1, 48*l2*tau*tau),
+		N0:    n0For(T),
 	}
 }
 
@@ -193,7 +193,7 @@ const PracticalCTau = 2
 //	M_y  = alm.DefaultMy.
 //
 // T < 1 is treated as 1.
-func Practical(c Constants, T int, cTau, cBeta float64) Params {
+func Practical(c Constants, T int, cTau, cBeta float64) Steps {
 	T = max(T, 1)
 	lf := c.Lf
 	mu := math.Max(2, 4*lf)
@@ -205,9 +205,9 @@ func Practical(c Constants, T int, cTau, cBeta float64) Params {
 		eta = tau * (mu - lf) * (mu - lf) / (8 * m2)
 	}
 	l2 := float64(c.L0*c.L0) + float64(lf*lf)
-	return Params{
-		Params: alm.Params{Eta: eta, Tau: tau, Rho: 1, Mu: mu, Beta: cBeta * tau * mu, My: alm.DefaultMy, TauSchedule: alm.TauConstant},
-		Alpha:  math.Min(1, 48*l2*tau*tau),
-		N0:     n0For(T),
+	return Steps{
+		Steps: alm.Steps{Eta: eta, Tau: tau, Rho: 1, Mu: mu, Beta: cBeta * tau * mu, My: alm.DefaultMy, TauSchedule: alm.TauConstant},
+		Alpha: math.Min(1, 48*l2*tau*tau),
+		N0:    n0For(T),
 	}
 }

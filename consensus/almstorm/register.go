@@ -10,7 +10,7 @@ import (
 	"github.com/consim/consim/objective"
 )
 
-// Presets of Settings.Preset.
+// Presets of Params.Preset.
 const (
 	// PresetPractical is Practical on the agents' f scaled by
 	// sigma = 1/L_f, as alm's practical preset.
@@ -22,56 +22,30 @@ const (
 	PresetTheory = "theory"
 )
 
-// Settings is the algorithm block of alm_storm. Start from NewSettings.
-type Settings struct {
-	Preset         string    `yaml:"preset" doc:"parameter rule: practical|theory (Theorem 5.6, step rule (5.5), tau = T^(-1/3))"`
-	Params         Overrides `yaml:"params"`
-	Safeguard      string    `yaml:"safeguard" doc:"dual reset test ||y|| >= M_y: global|edge|none"`
-	SafeguardEvery int       `yaml:"safeguard_every" doc:"rounds between global safeguard tests, >= 1"`
+// Params is the algorithm block of alm_storm: alm's keys (but its step
+// schedule) and the STORM estimator's. Start from DefaultParams.
+type Params struct {
+	Preset   string `yaml:"preset" doc:"parameter rule: practical|theory (Theorem 5.6, step rule (5.5), tau = T^(-1/3))"`
+	alm.Dual `yaml:",inline"`
+	// The overrides of the preset's primal values.
+	alm.Primal   `yaml:",inline"`
+	Alpha        *float64 `yaml:"alpha,omitempty" doc:"STORM weight alpha in (0, 1] (1 = plain SGD)" default:"preset"`
+	InitialBatch *int     `yaml:"initial_batch,omitempty" doc:"initial minibatch N_0 >= 1 of d_0" default:"ceil(T^(1/3))"`
 }
 
-// Overrides replace single values of a preset; nil keeps the preset's.
-type Overrides struct {
-	Eta   *float64 `yaml:"eta,omitempty" doc:"dual step eta > 0" default:"preset"`
-	Tau   *float64 `yaml:"tau,omitempty" doc:"primal step tau > 0" default:"preset"`
-	Rho   *float64 `yaml:"rho,omitempty" doc:"penalty rho >= 0" default:"preset"`
-	Mu    *float64 `yaml:"mu,omitempty" doc:"proximal weight mu >= 0" default:"preset"`
-	Beta  *float64 `yaml:"beta,omitempty" doc:"smoothing step beta in (0, 1]" default:"preset"`
-	MY    *float64 `yaml:"m_y,omitempty" doc:"dual safeguard radius M_y > 0 on the duals of f (.inf disables resets)" default:"preset"`
-	Alpha *float64 `yaml:"alpha,omitempty" doc:"STORM weight alpha in (0, 1] (1 = plain SGD)" default:"preset"`
-	N0    *int     `yaml:"n0,omitempty" doc:"initial minibatch N_0 >= 1 of d_0" default:"ceil(T^(1/3))"`
-	CTau  *float64 `yaml:"c_tau,omitempty" doc:"practical: c_tau > 0 in tau = min{1/(4 L_K + 8 mu), c_tau/(L_K T^(1/3))}" default:"2"`
-	CBeta *float64 `yaml:"c_beta,omitempty" doc:"practical: c_beta > 0 in beta = c_beta tau mu" default:"1"`
-	Scale *float64 `yaml:"scale,omitempty" doc:"sigma > 0, the agents minimise sigma f (practical: 1/L_f; theory: 1)" default:"preset"`
-}
-
-// NewSettings returns the defaults: the practical preset and alm's
+// DefaultParams returns the defaults: the practical preset and alm's
 // safeguard (global, tested every 10 rounds).
-func NewSettings() *Settings {
-	return &Settings{Preset: PresetPractical, Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10}
-}
+func DefaultParams() Params { return Params{Preset: PresetPractical, Dual: alm.DefaultDual()} }
 
 // Validate checks the values that need no instance.
-func (s *Settings) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	errs.OneOf("preset", s.Preset, PresetPractical, PresetTheory)
-	errs.OneOf("safeguard", s.Safeguard, alm.SafeguardGlobal, alm.SafeguardEdge, alm.SafeguardNone)
-	if s.SafeguardEvery < 1 {
-		errs.Add("safeguard_every", "must be an integer >= 1, got %d", s.SafeguardEvery)
-	}
-	p := s.Params
-	errs.Check("params.eta", p.Eta, registry.Positive)
-	errs.Check("params.tau", p.Tau, registry.Positive)
-	errs.Check("params.rho", p.Rho, registry.NonNegative)
-	errs.Check("params.mu", p.Mu, registry.NonNegative)
-	errs.Check("params.beta", p.Beta, registry.UnitInterval)
-	errs.Check("params.m_y", p.MY, alm.MYRange)
-	errs.Check("params.alpha", p.Alpha, registry.UnitInterval)
-	errs.Check("params.c_tau", p.CTau, registry.Positive)
-	errs.Check("params.c_beta", p.CBeta, registry.Positive)
-	errs.Check("params.scale", p.Scale, registry.Positive)
-	if p.N0 != nil && *p.N0 < 1 {
-		errs.Add("params.n0", "must be an integer >= 1, got %d", *p.N0)
+	errs.OneOf("preset", p.Preset, PresetPractical, PresetTheory)
+	p.Dual.Check(&errs)
+	p.Primal.Check(&errs)
+	errs.Check("alpha", p.Alpha, registry.UnitInterval)
+	if p.InitialBatch != nil && *p.InitialBatch < 1 {
+		errs.Add("initial_batch", "must be an integer >= 1, got %d", *p.InitialBatch)
 	}
 	return errs.Err()
 }
@@ -82,12 +56,18 @@ func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:      "alm_storm",
 		Summary:   "ALM with the STORM variance-reduced gradient estimator (Algorithm 3)",
-		New:       func() registry.Params { return NewSettings() },
+		New:       func() registry.Params { p := DefaultParams(); return &p },
 		Build:     build,
 		SameDraw:  true,
 		CanRejoin: true,
+		Needs:     []string{registry.CapLocals},
+		NeedsDoc:  needs,
+		Renamed:   alm.Renamed(true, map[string]string{"params.alpha": "alpha", "params.n0": "initial_batch"}),
 	}
 }
+
+// needs is what the runs of the package need of a problem.
+const needs = "local objectives f_i with gradients and a box X"
 
 // run is ALM-STORM or alm_nodual resolved against one instance.
 type run struct {
@@ -102,11 +82,16 @@ type run struct {
 	extra  []registry.Value
 }
 
+var (
+	_ registry.Referencer = (*run)(nil)
+	_ registry.Measurer   = (*run)(nil)
+)
+
 // instance returns the agents' objectives and box and the constants.
-func instance(name string, env *registry.Env) ([]objective.Local, objective.Box, Constants, error) {
-	inst, ok := env.Problem.(registry.Locals)
-	if !ok {
-		return nil, objective.Box{}, Constants{}, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i with gradients and a box X", Capability: registry.CapLocals}
+func instance(env *registry.Env) ([]objective.Local, objective.Box, Constants, error) {
+	inst, err := registry.As[registry.Locals](env)
+	if err != nil {
+		return nil, objective.Box{}, Constants{}, err
 	}
 	locals := registry.AllLocals(inst, env.N)
 	c, err := ConstantsFor(env.Graph, locals)
@@ -117,42 +102,35 @@ func instance(name string, env *registry.Env) ([]objective.Local, objective.Box,
 }
 
 func build(p registry.Params, env *registry.Env) (registry.Run, error) {
-	s := p.(*Settings)
-	locals, box, c, err := instance("alm_storm", env)
+	o := p.(*Params)
+	locals, box, c, err := instance(env)
 	if err != nil {
 		return nil, err
 	}
-	o := s.Params
-	scale := 1.0
-	var sp Params
-	switch s.Preset {
-	case PresetTheory:
-		scale = orDefault(o.Scale, 1)
+	theory := o.Preset == PresetTheory
+	scale := o.Sigma(theory, c.Lf)
+	var sp Steps
+	if theory {
 		sp = Theory(c.Scaled(scale), env.Rounds)
-	default:
-		if c.Lf > 0 {
-			scale = 1 / c.Lf
-		}
-		scale = orDefault(o.Scale, scale)
-		sp = Practical(c.Scaled(scale), env.Rounds, orDefault(o.CTau, PracticalCTau), orDefault(o.CBeta, alm.PracticalCBeta))
+	} else {
+		cTau, cBeta := o.Practical(PracticalCTau)
+		sp = Practical(c.Scaled(scale), env.Rounds, cTau, cBeta)
 	}
-	override(&sp.Eta, o.Eta)
-	override(&sp.Tau, o.Tau)
-	override(&sp.Rho, o.Rho)
-	override(&sp.Mu, o.Mu)
-	override(&sp.Beta, o.Beta)
-	override(&sp.My, o.MY)
-	override(&sp.Alpha, o.Alpha)
-	if o.N0 != nil {
-		sp.N0 = *o.N0
+	o.Dual.Apply(&sp.Steps)
+	o.Primal.Apply(&sp.Steps)
+	if o.Alpha != nil {
+		sp.Alpha = *o.Alpha
 	}
-	safeguard := s.Safeguard
+	if o.InitialBatch != nil {
+		sp.N0 = *o.InitialBatch
+	}
+	safeguard := o.Safeguard
 	if math.IsInf(sp.My, 1) {
 		safeguard = alm.SafeguardNone
 	}
 	r := &run{
 		name:  "alm_storm",
-		cfg:   alm.Config{Params: sp.Params, Safeguard: safeguard, SafeguardEvery: s.SafeguardEvery, SameDraw: env.SameDraw, Seed: env.Seed, Rounds: env.Rounds, ReportDuals: env.Faulty, Scale: scale},
+		cfg:   alm.Config{Steps: sp.Steps, Safeguard: safeguard, SafeguardEvery: o.SafeguardEvery, SameDraw: env.SameDraw, Seed: env.Seed, Rounds: env.Rounds, ReportDuals: env.Faulty, Scale: scale},
 		alpha: sp.Alpha, n0: sp.N0, env: env, locals: locals, box: box, consts: c,
 	}
 	sb := SigmaBar(c.Scaled(scale).Lf, sp.Mu, c.SigmaMinPlus)
@@ -167,19 +145,6 @@ func build(p registry.Params, env *registry.Env) (registry.Run, error) {
 		{Name: "sigma_bar", Value: sb, Note: note},
 	}
 	return r, nil
-}
-
-func override(dst *float64, v *float64) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
-func orDefault(v *float64, def float64) float64 {
-	if v == nil || math.IsNaN(*v) {
-		return def
-	}
-	return *v
 }
 
 // local returns agent i's objective as its agent sees it: f_i in a new
@@ -197,8 +162,8 @@ func (r *run) local(i int) (objective.Local, error) {
 
 // Agent builds agent i: alm's agent on the STORM estimator of f_i.
 func (r *run) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("%s: agent id %d is outside [0, %d)", r.name, i, r.env.N)
+	if err := r.env.CheckAgent(r.name, i); err != nil {
+		return nil, err
 	}
 	f, err := r.local(i)
 	if err != nil {
@@ -213,24 +178,9 @@ func (r *run) Config() alm.Config { return r.cfg }
 // Resolved lists the parameters after the preset and overrides and the
 // constants they were computed from (in the units of f).
 func (r *run) Resolved() []registry.Value {
-	p := r.cfg.Params
-	v := []registry.Value{
-		{Name: "eta", Value: p.Eta, Note: "dual step"},
-		{Name: "tau", Value: p.Tau, Note: "primal step"},
-		{Name: "rho", Value: p.Rho, Note: "penalty"},
-		{Name: "mu", Value: p.Mu, Note: "proximal weight"},
-		{Name: "beta", Value: p.Beta, Note: "smoothing step"},
-		{Name: "M_y", Value: p.My, Note: "dual safeguard radius, duals of f"},
-		{Name: "sigma", Value: r.cfg.Scale, Note: "agents minimise sigma f"},
-		{Name: "L_K", Value: float64(r.cfg.Scale*r.consts.Lf) + float64(p.Rho*r.consts.M2()) + p.Mu, Note: "sigma L_f + rho M_2 + mu"},
-	}
-	v = append(v, r.extra...)
-	return append(v,
-		registry.Value{Name: "M_2", Value: r.consts.M2(), Note: "max{||E[A]||^2, ||E[A^T A]||}"},
-		registry.Value{Name: "L_f", Value: r.consts.Lf, Note: "max_i L_i / N, of f"},
-		registry.Value{Name: "||E[A]||", Value: r.consts.NormA, Note: "sqrt(lambda_max(L_{p^2}))"},
-		registry.Value{Name: "sigma_min+(E[A])", Value: r.consts.SigmaMinPlus, Note: "sqrt(lambda_2(L_{p^2}))"},
-	)
+	v := append(r.cfg.StepValues(r.consts.Constants), r.extra...)
+	return append(append(v, r.consts.Constants.Values()...),
+		registry.Value{Name: "sigma_min+(E[A])", Value: r.consts.SigmaMinPlus, Note: "sqrt(lambda_2(L_{p^2}))"})
 }
 
 // Measures are alm's measures (kkt, dual_norm, resets).

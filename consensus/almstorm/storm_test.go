@@ -152,7 +152,7 @@ func plainStorm(inst testInstance, cfg alm.Config, alpha float64, n0, T int) [][
 }
 
 func testConfig() alm.Config {
-	return alm.Config{Params: alm.Params{Eta: 0.05, Tau: 0.05, Rho: 1, Mu: 2, Beta: 0.1, My: math.Inf(1)},
+	return alm.Config{Steps: alm.Steps{Eta: 0.05, Tau: 0.05, Rho: 1, Mu: 2, Beta: 0.1, My: math.Inf(1)},
 		Safeguard: alm.SafeguardNone, Seed: 11, Scale: 1}
 }
 

@@ -2,9 +2,8 @@ package dadmm
 
 import (
 	"fmt"
-	"math/rand/v2"
-
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -15,21 +14,13 @@ import (
 type Agent struct {
 	exchange
 
-	cfg  Config
-	invN float64 // 1/N of f = (1/N) sum_i f_i
-	f    objective.Local
-	prox objective.ProxOperator // MethodExact only
-	tau  float64                // MethodLinearized only
+	cfg Config
+	l   *edgeadmm.Local // f_i with its prox or step tau_i
 
 	x  []float64 // x_i
 	a  []float64 // a_i
 	v  []float64 // scratch: prox centre or gradient
 	kg []float64 // gradient scratch of Report
-
-	pcg *rand.PCG
-	rng *rand.Rand
-
-	gradEvals int64
 }
 
 var _ consensus.Agent = (*Agent)(nil)
@@ -44,51 +35,20 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 	if err != nil {
 		return nil, fmt.Errorf("dadmm: agent %d: config: %w", id, err)
 	}
-	if g == nil || proc == nil || f == nil {
-		return nil, fmt.Errorf("dadmm: agent %d: graph, edge process and objective are required", id)
-	}
-	if id < 0 || id >= g.N {
-		return nil, fmt.Errorf("dadmm: agent id %d: must be in [0, %d)", id, g.N)
-	}
-	if err := checkPoint(f, x0); err != nil {
-		return nil, fmt.Errorf("dadmm: agent %d: %w", id, err)
+	l, err := edgeadmm.AgentLocal(cfg.Method, cfg.Tau, cfg.Seed, id, g, proc, f, x0)
+	if err != nil {
+		return nil, fmt.Errorf("dadmm: %w", err)
 	}
 	n := f.Dim()
-	a := &Agent{
+	return &Agent{
 		exchange: newExchange(id, n, g, proc),
 		cfg:      cfg,
-		invN:     1 / float64(g.N),
-		f:        f,
+		l:        l,
 		x:        append([]float64(nil), x0...),
 		a:        make([]float64, n),
 		v:        make([]float64, n),
 		kg:       make([]float64, n),
-		pcg:      rand.NewPCG(0, 0),
-	}
-	a.rng = rand.New(a.pcg)
-	switch cfg.Method {
-	case MethodExact:
-		if a.prox, err = objective.ProxOf(f); err != nil {
-			return nil, fmt.Errorf("dadmm: agent %d: exact method: %w", id, err)
-		}
-	case MethodLinearized:
-		if a.tau, err = cfg.tauFor(f, g.N); err != nil {
-			return nil, fmt.Errorf("dadmm: agent %d: %w", id, err)
-		}
-	}
-	return a, nil
-}
-
-// checkPoint validates an initial point against the objective.
-func checkPoint(f objective.Local, x0 []float64) error {
-	n := f.Dim()
-	if n < 1 {
-		return fmt.Errorf("objective dimension %d: must be at least 1", n)
-	}
-	if len(x0) != n {
-		return fmt.Errorf("initial point has length %d, objective dimension is %d", len(x0), n)
-	}
-	return nil
+	}, nil
 }
 
 // ID implements consensus.Agent.
@@ -104,4 +64,4 @@ func (a *Agent) X() []float64 { return append([]float64(nil), a.x...) }
 func (a *Agent) Dual() []float64 { return append([]float64(nil), a.a...) }
 
 // Tau returns the agent's step tau_i (0 for MethodExact).
-func (a *Agent) Tau() float64 { return a.tau }
+func (a *Agent) Tau() float64 { return a.l.Tau }

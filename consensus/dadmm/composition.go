@@ -7,6 +7,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
 )
 
@@ -239,7 +240,7 @@ func (ag *CompositionAgent) Report() consensus.Report {
 		ID:        ag.id,
 		Round:     ag.round,
 		X:         ag.X(),
-		Measures:  []float64{kkt, sq(ag.a)},
+		Measures:  []float64{kkt, edgeadmm.Sq(ag.a)},
 		GradEvals: ag.orc.Total(),
 	}
 }

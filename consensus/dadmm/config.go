@@ -2,19 +2,18 @@ package dadmm
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/consim/consim/objective"
+	"github.com/consim/consim/consensus/edgeadmm"
 )
 
 // Methods of Config.Method.
 const (
 	// MethodExact solves each agent's subproblem exactly with the local
 	// prox (Shi et al. 2014). It needs objective.ProxOf(f_i) to succeed.
-	MethodExact = "exact"
+	MethodExact = edgeadmm.MethodExact
 	// MethodLinearized takes one stochastic gradient step on the
 	// linearized subproblem with proximal weight 1/tau.
-	MethodLinearized = "linearized"
+	MethodLinearized = edgeadmm.MethodLinearized
 )
 
 // DefaultC is the penalty c used when Config.C is zero. The subproblems
@@ -34,49 +33,20 @@ type Config struct {
 	// agents without live edges moving, and with N = 1 turns the method
 	// into the proximal point method.
 	Gamma float64
-	// Tau is the step tau > 0 of MethodLinearized (the proximal weight is
-	// 1/tau). 0 selects tau_i = N / L_i per agent, with L_i =
-	// f_i.Smoothness(), so that the proximal weight 1/tau_i = L_i/N
-	// dominates the curvature of the linearized term (1/N) f_i.
-	Tau float64
-	// Seed is the run seed of the stochastic gradient samples: agent i
-	// samples round t from PCG(Hash(Seed, t, DrawSample, i, 0),
-	// Hash(Seed, t, DrawSample, i, 1)).
+	// Tau is the step of MethodLinearized, Seed the run seed of its
+	// samples (edgeadmm.NewLocal; 0 selects tau_i = N/L_i).
+	Tau  float64
 	Seed uint64
 }
 
 // normalized returns cfg with the documented defaults filled in (except
 // the per-agent tau), or an error naming the first invalid field.
 func (cfg Config) normalized() (Config, error) {
-	if cfg.Method == "" {
-		cfg.Method = MethodExact
+	if err := edgeadmm.Normalize(&cfg.Method, &cfg.C, DefaultC, "c", cfg.Tau); err != nil {
+		return cfg, err
 	}
-	if cfg.C == 0 {
-		cfg.C = DefaultC
-	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	switch {
-	case cfg.Method != MethodExact && cfg.Method != MethodLinearized:
-		return cfg, fmt.Errorf("method %q: must be %q or %q", cfg.Method, MethodExact, MethodLinearized)
-	case !finite(cfg.C) || cfg.C < 0:
-		return cfg, fmt.Errorf("c = %v: must be positive and finite", cfg.C)
-	case !finite(cfg.Gamma) || cfg.Gamma < 0:
+	if !edgeadmm.Finite(cfg.Gamma) || cfg.Gamma < 0 {
 		return cfg, fmt.Errorf("gamma = %v: must be non-negative and finite", cfg.Gamma)
-	case !finite(cfg.Tau) || cfg.Tau < 0:
-		return cfg, fmt.Errorf("tau = %v: must be positive and finite (0 for the default)", cfg.Tau)
 	}
 	return cfg, nil
-}
-
-// tauFor returns tau_i of agent objective f among N agents: cfg.Tau, or
-// N / L_i by default.
-func (cfg Config) tauFor(f objective.Local, N int) (float64, error) {
-	if cfg.Tau > 0 {
-		return cfg.Tau, nil
-	}
-	l := f.Smoothness()
-	if !(l > 0) || math.IsInf(l, 0) {
-		return 0, fmt.Errorf("default tau = N/L_i needs a positive finite L_i, objective has %v", l)
-	}
-	return float64(N) / l, nil
 }

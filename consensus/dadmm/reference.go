@@ -2,10 +2,10 @@ package dadmm
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -29,21 +29,10 @@ import (
 // same edge draws and samples as the agents and is a test oracle: it
 // builds dense matrices every round and does not model dropouts.
 type Reference struct {
-	cfg    Config
-	g      *graph.Graph
-	proc   graph.EdgeProcess
-	locals []objective.Local
-	prox   []objective.ProxOperator
-	tau    []float64
-	n      int
-	eye    *mat.DiagDense // I_n
-
-	x, a *mat.VecDense
-
-	pcg *rand.PCG
-	rng *rand.Rand
-
-	gradEvals int64
+	*edgeadmm.Stack // x and the agents' f_i with their prox or tau_i
+	cfg             Config
+	eye             *mat.DiagDense // I_n
+	a               *mat.VecDense
 }
 
 // NewReference returns the centralized iteration of the run with
@@ -54,55 +43,15 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []o
 	if err != nil {
 		return nil, fmt.Errorf("dadmm: reference: config: %w", err)
 	}
-	if g == nil || proc == nil {
-		return nil, fmt.Errorf("dadmm: reference: graph and edge process are required")
+	st, err := edgeadmm.NewStack(cfg.Method, cfg.Tau, cfg.Seed, g, proc, locals, x0)
+	if err != nil {
+		return nil, fmt.Errorf("dadmm: reference: %w", err)
 	}
-	if len(locals) != g.N || len(x0) != g.N {
-		return nil, fmt.Errorf("dadmm: reference: %d objectives and %d initial points for %d agents", len(locals), len(x0), g.N)
-	}
-	r := &Reference{cfg: cfg, g: g, proc: proc, locals: locals, pcg: rand.NewPCG(0, 0)}
-	r.rng = rand.New(r.pcg)
-	for i, f := range locals {
-		if f == nil {
-			return nil, fmt.Errorf("dadmm: reference: agent %d has no objective", i)
-		}
-		if i == 0 {
-			r.n = f.Dim()
-		} else if f.Dim() != r.n {
-			return nil, fmt.Errorf("dadmm: reference: agent %d has dimension %d, agent 0 has %d", i, f.Dim(), r.n)
-		}
-		if err := checkPoint(f, x0[i]); err != nil {
-			return nil, fmt.Errorf("dadmm: reference: agent %d: %w", i, err)
-		}
-		switch cfg.Method {
-		case MethodExact:
-			p, err := objective.ProxOf(f)
-			if err != nil {
-				return nil, fmt.Errorf("dadmm: reference: agent %d: exact method: %w", i, err)
-			}
-			r.prox = append(r.prox, p)
-		case MethodLinearized:
-			tau, err := cfg.tauFor(f, g.N)
-			if err != nil {
-				return nil, fmt.Errorf("dadmm: reference: agent %d: %w", i, err)
-			}
-			r.tau = append(r.tau, tau)
-		}
-	}
-	n := r.n
-	ones := make([]float64, n)
+	ones := make([]float64, st.Dim)
 	for k := range ones {
 		ones[k] = 1
 	}
-	r.eye = mat.NewDiagDense(n, ones)
-	r.x = mat.NewVecDense(g.N*n, nil)
-	r.a = mat.NewVecDense(g.N*n, nil)
-	for i := range x0 {
-		for k, v := range x0[i] {
-			r.x.SetVec(i*n+k, v)
-		}
-	}
-	return r, nil
+	return &Reference{Stack: st, cfg: cfg, eye: mat.NewDiagDense(st.Dim, ones), a: mat.NewVecDense(g.N*st.Dim, nil)}, nil
 }
 
 // presentMatrices returns D_t kron eye and A_t kron eye, the degree and
@@ -132,23 +81,23 @@ func (r *Reference) Step(t int) error {
 		return fmt.Errorf("dadmm: reference: round %d: must be non-negative", t)
 	}
 	c := r.cfg.C
-	dk, ak, deg := presentMatrices(r.g, r.proc, t, r.eye)
+	dk, ak, deg := presentMatrices(r.G, r.Proc, t, r.eye)
 	if t > 0 {
 		var lap mat.Dense
 		lap.Sub(dk, ak)
 		var lx mat.VecDense
-		lx.MulVec(&lap, r.x)
+		lx.MulVec(&lap, r.Primal)
 		r.a.AddScaledVec(r.a, c, &lx)
 	}
 	var dpa mat.Dense
 	dpa.Add(dk, ak)
 	var coupling mat.VecDense // c (D_t + A_t) x - a
-	coupling.MulVec(&dpa, r.x)
+	coupling.MulVec(&dpa, r.Primal)
 	coupling.ScaleVec(c, &coupling)
 	coupling.SubVec(&coupling, r.a)
-	skip := make([]bool, r.g.N)
+	skip := make([]bool, r.G.N)
 	for i := range skip {
-		skip[i] = deg[i] == 0 && len(r.g.Neighbors(i)) > 0
+		skip[i] = deg[i] == 0 && len(r.G.Neighbors(i)) > 0
 	}
 	switch r.cfg.Method {
 	case MethodExact:
@@ -162,36 +111,35 @@ func (r *Reference) Step(t int) error {
 // exact sets x_i <- prox_{f_i}(r_i / w_i, N w_i), r = coupling + gamma x,
 // for the agents i not skipped.
 func (r *Reference) exact(coupling *mat.VecDense, deg []float64, skip []bool) {
-	n, N, gamma := r.n, float64(r.g.N), r.cfg.Gamma
-	rhs := mat.NewVecDense(r.x.Len(), nil)
-	rhs.AddScaledVec(coupling, gamma, r.x)
-	for i, p := range r.prox {
+	n, N, gamma := r.Dim, float64(r.G.N), r.cfg.Gamma
+	rhs := mat.NewVecDense(r.Primal.Len(), nil)
+	rhs.AddScaledVec(coupling, gamma, r.Primal)
+	for i, l := range r.Locals {
 		w := float64(2*r.cfg.C*deg[i]) + gamma
 		if w == 0 || skip[i] {
 			continue
 		}
 		v := rhs.SliceVec(i*n, (i+1)*n).(*mat.VecDense)
 		v.ScaleVec(1/w, v)
-		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		p.Prox(v.RawVector().Data, N*w, xi)
+		l.Prox.Prox(v.RawVector().Data, N*w, r.Block(r.Primal, i))
 	}
 }
 
 // linearized solves (2c D_t + T^{-1}) x+ = T^{-1} x - (1/N) G + coupling on
 // the blocks not skipped.
 func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense, skip []bool) {
-	n, N := r.n, r.g.N
+	n, N := r.Dim, r.G.N
 	tinv := make([]float64, N*n)
-	for i, tau := range r.tau {
+	for i, loc := range r.Locals {
 		for l := range n {
-			tinv[i*n+l] = 1 / tau
+			tinv[i*n+l] = 1 / loc.Tau
 		}
 	}
 	tInv := mat.NewDiagDense(N*n, tinv)
 	g := mat.NewVecDense(N*n, nil)
 	r.sample(t, g, skip)
 	rhs := mat.NewVecDense(N*n, nil)
-	rhs.MulVec(tInv, r.x)
+	rhs.MulVec(tInv, r.Primal)
 	rhs.AddScaledVec(rhs, -1/float64(N), g)
 	rhs.AddVec(rhs, coupling)
 	var m mat.Dense
@@ -202,7 +150,7 @@ func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense, ski
 		if skip[k/n] {
 			continue
 		}
-		r.x.SetVec(k, rhs.AtVec(k)/m.At(k, k))
+		r.Primal.SetVec(k, rhs.AtVec(k)/m.At(k, k))
 	}
 }
 
@@ -210,31 +158,15 @@ func (r *Reference) linearized(t int, coupling *mat.VecDense, dk *mat.Dense, ski
 // t into dst, seeding each agent's sampler as the agents do; skipped
 // agents draw none and their blocks stay 0.
 func (r *Reference) sample(t int, dst *mat.VecDense, skip []bool) {
-	n := r.n
-	for i, f := range r.locals {
-		if skip[i] {
-			continue
+	for i, l := range r.Locals {
+		if !skip[i] {
+			l.Sample(t, r.Block(r.Primal, i), r.Block(dst, i))
 		}
-		graph.SeedSample(r.pcg, r.cfg.Seed, t, i)
-		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		gi := dst.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		r.gradEvals += int64(f.StochGrad(xi, gi, r.rng))
 	}
 }
 
 // X returns a copy of agent i's block x_i.
-func (r *Reference) X(i int) []float64 { return r.block(r.x, i) }
+func (r *Reference) X(i int) []float64 { return r.Copy(r.Primal, i) }
 
 // Dual returns a copy of agent i's block a_i.
-func (r *Reference) Dual(i int) []float64 { return r.block(r.a, i) }
-
-// GradEvals is the number of stochastic gradient samples drawn so far.
-func (r *Reference) GradEvals() int64 { return r.gradEvals }
-
-func (r *Reference) block(v *mat.VecDense, i int) []float64 {
-	out := make([]float64, r.n)
-	for l := range out {
-		out[l] = v.AtVec(i*r.n + l)
-	}
-	return out
-}
+func (r *Reference) Dual(i int) []float64 { return r.Copy(r.a, i) }

@@ -93,7 +93,7 @@ func TestReferenceSolvesMatrixForm(t *testing.T) {
 		}
 		var worst float64
 		for r := range 50 {
-			xOld, aOld := ref.x.RawVector().Data, ref.a.RawVector().Data
+			xOld, aOld := ref.Primal.RawVector().Data, ref.a.RawVector().Data
 			xOld, aOld = append([]float64(nil), xOld...), append([]float64(nil), aOld...)
 			if err := ref.Step(r); err != nil {
 				t.Fatal(err)

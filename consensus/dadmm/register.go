@@ -1,13 +1,12 @@
 package dadmm
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/objective"
 )
 
 // Defaults of the composition parameters that have no other rule: the
@@ -18,144 +17,65 @@ const (
 	DefaultCompositionBatch = 5
 )
 
-// Settings is the algorithm block of dadmm and dadmm_linearized.
-type Settings struct {
-	Params struct {
-		// C is the edge penalty c > 0.
-		C float64 `yaml:"c" doc:"edge penalty c > 0"`
-		// Gamma is dadmm's proximal weight gamma >= 0 (exact method only).
-		Gamma *float64 `yaml:"gamma,omitempty" doc:"dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2" default:"0"`
-		// Tau is dadmm_linearized's step tau > 0; nil selects N/L_i per
-		// agent (linearized method only).
-		Tau *float64 `yaml:"tau,omitempty" doc:"dadmm_linearized only: step tau > 0" default:"N/L_i per agent"`
-	} `yaml:"params"`
-	method string
+// Params is the algorithm block of dadmm and dadmm_linearized: the edge
+// penalty c, the linearized method's step tau and the exact method's
+// proximal weight gamma.
+type Params struct {
+	edgeadmm.Keys `yaml:",inline"`
+	// ProxWeight is dadmm's proximal weight gamma >= 0 (exact method
+	// only).
+	ProxWeight *float64 `yaml:"prox_weight,omitempty" doc:"dadmm only: proximal weight gamma >= 0 of (gamma/2)||x - x_i^k||^2" default:"0"`
 }
 
-// Validate checks c, gamma and tau and that each is given only to the
-// method that reads it.
-func (s *Settings) Validate() error {
+// Validate checks penalty, prox_weight and step and that each is given
+// only to the method that reads it.
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	p := s.Params
-	if !(p.C > 0 && !math.IsInf(p.C, 0)) {
-		errs.Add("params.c", "must be a finite number > 0, got %s", registry.Num(p.C))
-	}
-	if p.Gamma != nil {
-		if s.method != MethodExact {
-			errs.Add("params.gamma", "only applies to dadmm (the exact method)")
-		} else if !(*p.Gamma >= 0 && !math.IsInf(*p.Gamma, 0)) {
-			errs.Add("params.gamma", "must be a finite number >= 0, got %s", registry.Num(*p.Gamma))
-		}
-	}
-	if p.Tau != nil {
-		if s.method != MethodLinearized {
-			errs.Add("params.tau", "only applies to dadmm_linearized")
-		} else if !(*p.Tau > 0 && !math.IsInf(*p.Tau, 0)) {
-			errs.Add("params.tau", "must be a finite number > 0, got %s", registry.Num(*p.Tau))
+	p.Check(&errs)
+	if p.ProxWeight != nil {
+		if p.Pair().Method != MethodExact {
+			errs.Add("prox_weight", "only applies to dadmm (the exact method)")
+		} else {
+			errs.Check("prox_weight", p.ProxWeight, registry.NonNegative)
 		}
 	}
 	return errs.Err()
 }
 
+// methods describes dadmm and dadmm_linearized to the registry.
+var methods = edgeadmm.Methods[Config, *Agent, *Reference]{
+	Name: "dadmm",
+	Summaries: [2]string{"decentralized ADMM (Shi et al.) with the exact prox of f_i",
+		"decentralized ADMM, linearized: one stochastic gradient step per round"},
+	NewParams: func(pair edgeadmm.Pair) registry.Params { return &Params{Keys: pair.Keys(DefaultC)} },
+	Config: func(p registry.Params, env *registry.Env) Config {
+		q := p.(*Params)
+		cfg := Config{Method: q.Pair().Method, C: q.Penalty, Tau: q.Tau(), Seed: env.Seed}
+		if q.ProxWeight != nil {
+			cfg.Gamma = *q.ProxWeight
+		}
+		return cfg
+	},
+	Values: func(cfg Config) []registry.Value {
+		v := []registry.Value{{Name: "c", Value: cfg.C, Note: "edge penalty"}}
+		if cfg.Method == MethodExact {
+			v = append(v, registry.Value{Name: "gamma", Value: cfg.Gamma, Note: "proximal weight"})
+		}
+		return v
+	},
+	Measures:     Measures(),
+	NewAgent:     NewAgent,
+	NewReference: NewReference,
+	Renamed:      map[string]string{"params.c": "penalty", "params.gamma": "prox_weight"},
+}
+
 // Exact describes dadmm, the decentralized ADMM of Shi et al. with the
 // exact prox of f_i, to the registry.
-func Exact() registry.Algorithm { return admmAlgorithm("dadmm", MethodExact) }
+func Exact() registry.Algorithm { return methods.Exact() }
 
 // Linearized describes dadmm_linearized, one stochastic gradient step on
 // the linearized subproblem, to the registry.
-func Linearized() registry.Algorithm { return admmAlgorithm("dadmm_linearized", MethodLinearized) }
-
-func admmAlgorithm(name, method string) registry.Algorithm {
-	summary := "decentralized ADMM (Shi et al.) with the exact prox of f_i"
-	if method == MethodLinearized {
-		summary = "decentralized ADMM, linearized: one stochastic gradient step per round"
-	}
-	return registry.Algorithm{
-		Name:    name,
-		Summary: summary,
-		New: func() registry.Params {
-			s := &Settings{method: method}
-			s.Params.C = DefaultC
-			return s
-		},
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			return buildADMM(name, p.(*Settings), env)
-		},
-	}
-}
-
-type admmRun struct {
-	cfg    Config
-	env    *registry.Env
-	locals []objective.Local
-}
-
-func buildADMM(name string, s *Settings, env *registry.Env) (registry.Run, error) {
-	inst, ok := env.Problem.(registry.Locals)
-	if !ok {
-		return nil, &registry.ProblemMismatch{Algorithm: name, Needs: "local objectives f_i", Capability: registry.CapLocals}
-	}
-	if err := registry.Unconstrained(name, inst.Box()); err != nil {
-		return nil, err
-	}
-	cfg := Config{Method: s.method, C: s.Params.C, Seed: env.Seed}
-	if s.Params.Gamma != nil {
-		cfg.Gamma = *s.Params.Gamma
-	}
-	if s.Params.Tau != nil {
-		cfg.Tau = *s.Params.Tau
-	}
-	r := &admmRun{cfg: cfg, env: env, locals: make([]objective.Local, env.N)}
-	for i := range r.locals {
-		r.locals[i] = inst.Local(i)
-		if s.method == MethodExact {
-			if _, err := objective.ProxOf(r.locals[i]); err != nil {
-				return nil, &registry.ProblemMismatch{Algorithm: name,
-					Needs: "the exact prox of each f_i, which least_squares has (use dadmm_linearized for the others)"}
-			}
-		}
-	}
-	return r, nil
-}
-
-func (r *admmRun) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("dadmm: agent id %d is outside [0, %d)", i, r.env.N)
-	}
-	return NewAgent(r.cfg, i, r.env.Graph, r.env.Process, r.locals[i], r.env.Init(i))
-}
-
-func (r *admmRun) Resolved() []registry.Value {
-	v := []registry.Value{{Name: "c", Value: r.cfg.C, Note: "edge penalty"}}
-	switch r.cfg.Method {
-	case MethodExact:
-		v = append(v, registry.Value{Name: "gamma", Value: r.cfg.Gamma, Note: "proximal weight"})
-	default:
-		for i, f := range r.locals {
-			tau, err := r.cfg.tauFor(f, r.env.N)
-			if err != nil {
-				tau = math.NaN()
-			}
-			note := "given"
-			if r.cfg.Tau == 0 {
-				note = "N/L_i"
-			}
-			v = append(v, registry.Value{Name: fmt.Sprintf("tau_%d", i), Value: tau, Note: note})
-		}
-	}
-	return v
-}
-
-func (r *admmRun) Measures() []consensus.Measure { return Measures() }
-
-func (r *admmRun) Reference(rounds int) ([][]float64, error) {
-	x0 := r.env.InitialPoints()
-	ref, err := NewReference(r.cfg, r.env.Graph, r.env.Process, r.locals, x0)
-	if err != nil {
-		return nil, err
-	}
-	return registry.StepReference(r.env.N, rounds, ref.Step, ref.X)
-}
+func Linearized() registry.Algorithm { return methods.Linearized() }
 
 // Portfolios is the capability of a problem split into composition
 // shards: agent i's portfolio problem over its own periods, and the
@@ -170,42 +90,38 @@ type Portfolios interface {
 	PeriodsPerAgent() int
 }
 
-// CompositionSettings is the algorithm block of dadmm_composition.
-type CompositionSettings struct {
-	Params struct {
-		// Eta is the step eta > 0.
-		Eta float64 `yaml:"eta" doc:"step eta > 0"`
-		// Rho is the penalty rho > 0 of x = w.
-		Rho float64 `yaml:"rho" doc:"penalty rho > 0 of x = w"`
-		// C is the edge penalty c > 0.
-		C float64 `yaml:"c" doc:"edge penalty c > 0"`
-		// K is the number of rounds per outer iteration; nil selects the
-		// periods per agent.
-		K *int `yaml:"k,omitempty" doc:"rounds K >= 1 per outer iteration" default:"periods/N"`
-		// Batch is the mini-batch B >= 1 of the inner estimate g_hat.
-		Batch int `yaml:"batch" doc:"mini-batch B >= 1 of the inner estimate g_hat"`
-	} `yaml:"params"`
+// CapPortfolios is the capability of the problems split into composition
+// shards (Portfolios).
+const CapPortfolios = "portfolio shards"
+
+// CompositionParams is the algorithm block of dadmm_composition.
+type CompositionParams struct {
+	// Step is the step eta > 0.
+	Step float64 `yaml:"step" doc:"step eta > 0"`
+	// SplitPenalty is the penalty rho > 0 of x = w.
+	SplitPenalty float64 `yaml:"split_penalty" doc:"penalty rho > 0 of the split x = w"`
+	// Penalty is the edge penalty c > 0.
+	Penalty float64 `yaml:"penalty" doc:"edge penalty c > 0"`
+	// K is the number of rounds per outer iteration; nil selects the
+	// periods per agent.
+	K *int `yaml:"k,omitempty" doc:"rounds K >= 1 per outer iteration" default:"periods/N"`
+	// Batch is the mini-batch B >= 1 of the inner estimate g_hat.
+	Batch int `yaml:"batch" doc:"mini-batch B >= 1 of the inner estimate g_hat"`
 }
 
 // Validate checks the composition parameters' ranges.
-func (s *CompositionSettings) Validate() error {
+func (p *CompositionParams) Validate() error {
 	var errs registry.FieldErrors
-	p := s.Params
-	pos := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
-	if !pos(p.Eta) {
-		errs.Add("params.eta", "must be a finite number > 0, got %s", registry.Num(p.Eta))
+	errs.Check("step", &p.Step, registry.Positive)
+	if !(p.SplitPenalty > 0 && !math.IsInf(p.SplitPenalty, 0)) {
+		errs.Add("split_penalty", "must be a finite number > 0 (the penalty of x = w), got %s", registry.Num(p.SplitPenalty))
 	}
-	if !pos(p.Rho) {
-		errs.Add("params.rho", "must be a finite number > 0 (the penalty of x = w), got %s", registry.Num(p.Rho))
-	}
-	if !pos(p.C) {
-		errs.Add("params.c", "must be a finite number > 0, got %s", registry.Num(p.C))
-	}
+	errs.Check("penalty", &p.Penalty, registry.Positive)
 	if p.K != nil && *p.K < 1 {
-		errs.Add("params.k", "must be an integer >= 1 (rounds per outer iteration), got %d", *p.K)
+		errs.Add("k", "must be an integer >= 1 (rounds per outer iteration), got %d", *p.K)
 	}
 	if p.Batch < 1 {
-		errs.Add("params.batch", "must be an integer >= 1 (mini-batch of g_hat), got %d", p.Batch)
+		errs.Add("batch", "must be an integer >= 1 (mini-batch of g_hat), got %d", p.Batch)
 	}
 	return errs.Err()
 }
@@ -217,11 +133,13 @@ func Composition() registry.Algorithm {
 		Name:    "dadmm_composition",
 		Summary: "decentralized com-SVR-ADMM for stochastic composition objectives (the portfolio problem)",
 		New: func() registry.Params {
-			s := &CompositionSettings{}
-			s.Params.Eta, s.Params.Rho, s.Params.C, s.Params.Batch = DefaultCompositionEta, DefaultCompositionRho, DefaultC, DefaultCompositionBatch
-			return s
+			return &CompositionParams{Step: DefaultCompositionEta, SplitPenalty: DefaultCompositionRho, Penalty: DefaultC, Batch: DefaultCompositionBatch}
 		},
-		Build: buildComposition,
+		Build:    registry.BuildWith(buildComposition),
+		Needs:    []string{CapPortfolios},
+		NeedsDoc: "a composition objective split into shards",
+		Renamed: map[string]string{"params.eta": "step", "params.rho": "split_penalty", "params.c": "penalty",
+			"params.k": "k", "params.batch": "batch"},
 	}
 }
 
@@ -231,19 +149,20 @@ type compositionRun struct {
 	inst Portfolios
 }
 
-func buildComposition(p registry.Params, env *registry.Env) (registry.Run, error) {
-	s := p.(*CompositionSettings)
-	inst, ok := env.Problem.(Portfolios)
-	if !ok {
-		return nil, &registry.ProblemMismatch{Algorithm: "dadmm_composition", Needs: "a composition objective split into shards", Accepts: []string{"portfolio"}}
-	}
+var (
+	_ registry.Referencer = (*compositionRun)(nil)
+	_ registry.Measurer   = (*compositionRun)(nil)
+)
+
+func buildComposition(p registry.Params, env *registry.Env, inst Portfolios) (registry.Run, error) {
+	o := p.(*CompositionParams)
 	k := max(1, inst.PeriodsPerAgent())
-	if s.Params.K != nil {
-		k = *s.Params.K
+	if o.K != nil {
+		k = *o.K
 	}
 	cfg := CompositionConfig{
-		Params: admm.Params{Eta: s.Params.Eta, Rho: s.Params.Rho, K: k, Batch: s.Params.Batch},
-		C:      s.Params.C,
+		Params: admm.Params{Eta: o.Step, Rho: o.SplitPenalty, K: k, Batch: o.Batch},
+		C:      o.Penalty,
 		Reg:    inst.Reg(),
 		Seed:   env.Seed,
 	}
@@ -251,8 +170,8 @@ func buildComposition(p registry.Params, env *registry.Env) (registry.Run, error
 }
 
 func (r *compositionRun) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("dadmm: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("dadmm_composition", i); err != nil {
+		return nil, err
 	}
 	return NewCompositionAgent(r.cfg, i, r.env.Graph, r.env.Process, r.inst.Shard(i), r.env.Init(i))
 }

@@ -1,6 +1,9 @@
 package dadmm
 
-import "github.com/consim/consim/consensus"
+import (
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/edgeadmm"
+)
 
 // Report implements consensus.Agent: X = x_i, GradEvals the stochastic
 // gradient samples drawn so far, and the Measures ||(1/N) grad f_i(x_i) +
@@ -10,8 +13,8 @@ func (a *Agent) Report() consensus.Report {
 		ID:        a.id,
 		Round:     a.round,
 		X:         a.X(),
-		GradEvals: a.gradEvals,
-		Measures:  []float64{a.kktSq(), sq(a.a)},
+		GradEvals: a.l.GradEvals,
+		Measures:  []float64{a.l.KKTSq(a.x, a.a, a.kg), edgeadmm.Sq(a.a)},
 	}
 }
 
@@ -23,25 +26,4 @@ func Measures() []consensus.Measure {
 		{Name: consensus.MeasureKKT, Reduce: consensus.ReduceNorm, Doc: "norm of the KKT residual of the consensus problem"},
 		{Name: consensus.MeasureDualNorm, Reduce: consensus.ReduceNorm, Doc: "norm of the agents' duals a_i"},
 	}
-}
-
-// kktSq returns ||(1/N) grad f_i(x_i) + a_i||^2.
-func (a *Agent) kktSq() float64 {
-	g := a.kg
-	a.f.Grad(a.x, g)
-	var s float64
-	for l := range g {
-		r := float64(g[l]*a.invN) + a.a[l]
-		s += float64(r * r)
-	}
-	return s
-}
-
-// sq returns ||v||^2.
-func sq(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x * x)
-	}
-	return s
 }

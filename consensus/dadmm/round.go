@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/graph"
 )
 
 // Send implements consensus.Agent: it draws the round's edges and sends
@@ -61,7 +60,7 @@ func (a *Agent) exactStep() {
 	for l := range a.v {
 		a.v[l] = (float64(c*a.v[l]) + float64((cd+gamma)*a.x[l]) - a.a[l]) / w
 	}
-	a.prox.Prox(a.v, w/a.invN, a.x)
+	a.l.Prox.Prox(a.v, w/a.l.InvN, a.x)
 }
 
 // linearizedStep computes, with the sample xi_i of round t,
@@ -69,12 +68,11 @@ func (a *Agent) exactStep() {
 //	x_i <- x_i - [ (1/N) G_i(x_i, xi_i) + a_i + c sum_{j live} (x_i - x_j) ] / (2c d_i + 1/tau_i).
 func (a *Agent) linearizedStep(t int) {
 	n, c := a.n, a.cfg.C
-	graph.SeedSample(a.pcg, a.cfg.Seed, t, a.id)
 	g := a.v
-	a.gradEvals += int64(a.f.StochGrad(a.x, g, a.rng))
+	a.l.Sample(t, a.x, g)
 	var d int
 	for l := range g {
-		g[l] = float64(g[l]*a.invN) + a.a[l]
+		g[l] = float64(g[l]*a.l.InvN) + a.a[l]
 	}
 	for k := range a.nb {
 		if !a.nb[k].live {
@@ -86,7 +84,7 @@ func (a *Agent) linearizedStep(t int) {
 			g[l] += float64(c * (a.x[l] - xj[l]))
 		}
 	}
-	step := 1 / (float64(2*c*float64(d)) + 1/a.tau)
+	step := 1 / (float64(2*c*float64(d)) + 1/a.l.Tau)
 	for l := range a.x {
 		a.x[l] -= float64(step * g[l])
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -30,10 +31,10 @@ func TestAgentsMatchReference(t *testing.T) {
 		proc   graph.EdgeProcess
 		locals []objective.Local
 	}{
-		{"metropolis stochastic constant", Params{Alpha: 0.05, Seed: 3}, graph.Bernoulli{G: g, Seed: 21}, ls.Locals},
-		{"uniform full sqrt", Params{Alpha: 0.2, Schedule: ScheduleSqrt, Gradient: GradientFull,
-			Weights: graph.Mixing{Rule: graph.MixUniform, Alpha: 0.9 / float64(g.MaxDegree())}}, graph.Bernoulli{G: g, Seed: 4}, ls.Locals},
-		{"metropolis gilbert-elliott", Params{Alpha: 0.05, Gradient: GradientFull}, ge, ls.Locals},
+		{"metropolis stochastic constant", Params{Step: 0.05, Seed: 3}, graph.Bernoulli{G: g, Seed: 21}, ls.Locals},
+		{"uniform full sqrt", Params{Step: 0.2, Schedule: ScheduleSqrt, Gradient: GradientFull,
+			Mixing: gossip.Mixing{Rule: graph.MixUniform, Weight: 0.9 / float64(g.MaxDegree())}}, graph.Bernoulli{G: g, Seed: 4}, ls.Locals},
+		{"metropolis gilbert-elliott", Params{Step: 0.05, Gradient: GradientFull}, ge, ls.Locals},
 		{"pure gossip", DefaultParams(), graph.Bernoulli{G: g, Seed: 5}, nil},
 	}
 	for _, tc := range tests {
@@ -91,7 +92,7 @@ func TestZeroGradientIsGossip(t *testing.T) {
 	for i := range zeros {
 		zeros[i] = zeroLocal{3}
 	}
-	p := Params{Alpha: 0.3}
+	p := Params{Step: 0.3}
 	none, zero := newNetwork(t, p, g, proc, nil, x0), newNetwork(t, p, g, proc, zeros, x0)
 	mean := func(xs [][]float64) []float64 {
 		m := make([]float64, len(xs[0]))
@@ -126,13 +127,13 @@ func TestMissingMessage(t *testing.T) {
 	g := randomGraph(t, 5, 0.5, 1, 1)
 	proc := graph.Bernoulli{G: g, Seed: 1}
 	x0 := startPoints(g.N, 2, 1, 2)
-	p := Params{Alpha: 0.1}
+	p := Params{Step: 0.1}
 	const to = 2
 	from := g.Neighbors(to)[0]
 	nw := newNetwork(t, p, g, proc, nil, x0, lockstep.WithDrop(func(t, ph, i, j int) bool { return i == from && j == to }))
 	nw.round(t, 0)
 	w := make([]float64, g.Degree(to))
-	wii := p.Weights.Row(g, proc, 0, edgeDraw, to, w)
+	wii := p.Mixing.Graph().Row(g, proc, 0, gossip.EdgeDraw, to, w)
 	want := make([]float64, 2)
 	for l := range want {
 		want[l] = wii * x0[to][l]

@@ -30,14 +30,14 @@ func TestConstantStepBias(t *testing.T) {
 		return d
 	}
 	const alpha = 0.1
-	b1 := bias(Params{Alpha: alpha, Gradient: GradientFull}, 3000)
-	b4 := bias(Params{Alpha: alpha / 4, Gradient: GradientFull}, 12000)
+	b1 := bias(Params{Step: alpha, Gradient: GradientFull}, 3000)
+	b4 := bias(Params{Step: alpha / 4, Gradient: GradientFull}, 12000)
 	t.Logf("max_i ||x_i - x*||: %.4g at alpha = %g, %.4g at alpha/4: ratio %.3f", b1, alpha, b4, b1/b4)
 	if !(b1 > 1e-4 && b1/b4 > 2.5 && b1/b4 < 6) {
 		t.Errorf("bias %.3g at alpha, %.3g at alpha/4: want it proportional to alpha", b1, b4)
 	}
-	s1 := bias(Params{Alpha: alpha, Gradient: GradientFull, Schedule: ScheduleSqrt}, 1000)
-	s2 := bias(Params{Alpha: alpha, Gradient: GradientFull, Schedule: ScheduleSqrt}, 8000)
+	s1 := bias(Params{Step: alpha, Gradient: GradientFull, Schedule: ScheduleSqrt}, 1000)
+	s2 := bias(Params{Step: alpha, Gradient: GradientFull, Schedule: ScheduleSqrt}, 8000)
 	t.Logf("diminishing step: %.4g after 1000 rounds, %.4g after 8000", s1, s2)
 	if !(s2 < s1/1.5) {
 		t.Errorf("diminishing step: distance %.3g after 1000 rounds, %.3g after 8000: not approaching x*", s1, s2)

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 )
 
@@ -19,16 +20,17 @@ func TestParamsValidate(t *testing.T) {
 		{"defaults", func(*Params) {}, ""},
 		{"empty schedule and gradient", func(p *Params) { p.Schedule, p.Gradient = "", "" }, ""},
 		{"sqrt full uniform", func(p *Params) {
-			p.Schedule, p.Gradient, p.Weights = ScheduleSqrt, GradientFull, graph.Mixing{Rule: graph.MixUniform, Alpha: 0.2}
+			p.Schedule, p.Gradient, p.Mixing = ScheduleSqrt, GradientFull, gossip.Mixing{Rule: graph.MixUniform, Weight: 0.2}
 		}, ""},
-		{"zero alpha", func(p *Params) { p.Alpha = 0 }, "alpha = 0: must be positive and finite"},
-		{"negative alpha", func(p *Params) { p.Alpha = -1 }, "alpha = -1: must be positive"},
-		{"NaN alpha", func(p *Params) { p.Alpha = math.NaN() }, "alpha = NaN"},
-		{"infinite alpha", func(p *Params) { p.Alpha = math.Inf(1) }, "alpha = +Inf"},
-		{"schedule", func(p *Params) { p.Schedule = "cosine" }, `schedule "cosine": must be "constant" or "sqrt"`},
-		{"gradient", func(p *Params) { p.Gradient = "exact" }, `gradient "exact": must be "stochastic" or "full"`},
-		{"weights rule", func(p *Params) { p.Weights.Rule = "max" }, `weights: mixing: rule "max"`},
-		{"weights alpha", func(p *Params) { p.Weights = graph.Mixing{Rule: graph.MixUniform, Alpha: 1.5} }, "weights: mixing: alpha = 1.5"},
+		{"zero step", func(p *Params) { p.Step = 0 }, "step: must be a finite number > 0, got 0"},
+		{"negative step", func(p *Params) { p.Step = -1 }, "step: must be a finite number > 0, got -1"},
+		{"NaN step", func(p *Params) { p.Step = math.NaN() }, "step: must be a finite number > 0, got NaN"},
+		{"infinite step", func(p *Params) { p.Step = math.Inf(1) }, "step: must be a finite number > 0, got .inf"},
+		{"schedule", func(p *Params) { p.Schedule = "cosine" }, `schedule: "cosine" is not one of constant, sqrt`},
+		{"gradient", func(p *Params) { p.Gradient = "exact" }, `gradient: "exact" is not one of stochastic, full`},
+		{"mixing rule", func(p *Params) { p.Mixing.Rule = "max" }, `mixing.rule: "max" is not one of metropolis, uniform`},
+		{"mixing weight", func(p *Params) { p.Mixing = gossip.Mixing{Rule: graph.MixUniform, Weight: 1.5} }, "mixing.weight: rule uniform needs 0 < weight < 1/d_max, got 1.5"},
+		{"mixing weight for metropolis", func(p *Params) { p.Mixing.Weight = 0.1 }, "mixing.weight: is only used by rule uniform"},
 	}
 	for _, tc := range tests {
 		p := DefaultParams()
@@ -41,10 +43,10 @@ func TestParamsValidate(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	// alpha < 1/d_max is checked against the graph.
+	// weight < 1/d_max is checked against the graph.
 	g, _ := graph.Ring(5)
 	p := DefaultParams()
-	p.Weights = graph.Mixing{Rule: graph.MixUniform, Alpha: 0.5}
+	p.Mixing = gossip.Mixing{Rule: graph.MixUniform, Weight: 0.5}
 	if _, err := NewAgent(p, 0, g, graph.Bernoulli{G: g}, nil, []float64{1}); err == nil || !strings.Contains(err.Error(), "1/d_max = 1/2") {
 		t.Errorf("uniform alpha 0.5 on a ring: error %v", err)
 	}
@@ -54,11 +56,11 @@ func TestParamsValidate(t *testing.T) {
 // scenario does, and checks the keys.
 func TestParamsYAML(t *testing.T) {
 	p := DefaultParams()
-	src := "alpha: 0.05\nschedule: sqrt\nweights: {rule: uniform, alpha: 0.2}\n"
+	src := "step: 0.05\nschedule: sqrt\nmixing: {rule: uniform, weight: 0.2}\n"
 	if err := yaml.Unmarshal([]byte(src), &p); err != nil {
 		t.Fatal(err)
 	}
-	want := Params{Alpha: 0.05, Schedule: ScheduleSqrt, Gradient: GradientStochastic, Weights: graph.Mixing{Rule: graph.MixUniform, Alpha: 0.2}}
+	want := Params{Step: 0.05, Schedule: ScheduleSqrt, Gradient: GradientStochastic, Mixing: gossip.Mixing{Rule: graph.MixUniform, Weight: 0.2}}
 	if p != want {
 		t.Errorf("decoded %+v, want %+v", p, want)
 	}

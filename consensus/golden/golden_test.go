@@ -99,8 +99,8 @@ func run(t *testing.T, agents []consensus.Agent, x func(i int) []float64) []floa
 // almRun runs 4 ALM agents (stochastic gradients, three edge draws per
 // round, the edge safeguard) on kind with fixed parameters.
 func almRun(t *testing.T, kind string) []float64 {
-	return almRunWith(t, kind, func([]objective.Local, *graph.Graph) alm.Params {
-		return alm.Params{Eta: 0.3, Tau: 0.05, Rho: 0.5, Mu: 0.2, Beta: 0.2, My: 50}
+	return almRunWith(t, kind, func([]objective.Local, *graph.Graph) alm.Steps {
+		return alm.Steps{Eta: 0.3, Tau: 0.05, Rho: 0.5, Mu: 0.2, Beta: 0.2, My: 50}
 	})
 }
 
@@ -108,7 +108,7 @@ func almRun(t *testing.T, kind string) []float64 {
 // from L_f (the agents' Gram spectra) and the Laplacian spectra of the
 // graph (alm.ConstantsFor).
 func almPractical(t *testing.T, kind string) []float64 {
-	return almRunWith(t, kind, func(fs []objective.Local, g *graph.Graph) alm.Params {
+	return almRunWith(t, kind, func(fs []objective.Local, g *graph.Graph) alm.Steps {
 		c, err := alm.ConstantsFor(g, fs)
 		if err != nil {
 			t.Fatal(err)
@@ -117,12 +117,12 @@ func almPractical(t *testing.T, kind string) []float64 {
 	})
 }
 
-func almRunWith(t *testing.T, kind string, params func([]objective.Local, *graph.Graph) alm.Params) []float64 {
+func almRunWith(t *testing.T, kind string, params func([]objective.Local, *graph.Graph) alm.Steps) []float64 {
 	g := topology(t)
 	proc := graph.Bernoulli{G: g, Seed: seed}
 	fs := locals(t, kind)
 	cfg := alm.Config{
-		Params:    params(fs, g),
+		Steps:     params(fs, g),
 		Safeguard: alm.SafeguardEdge,
 		Seed:      seed,
 		Rounds:    rounds,

@@ -1,17 +1,15 @@
 package null
 
 import (
-	"fmt"
-
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
 )
 
-// Settings is the (empty) algorithm block of the null algorithm.
-type Settings struct{}
+// Params is the (empty) algorithm block of the null algorithm.
+type Params struct{}
 
-// Validate accepts every Settings.
-func (*Settings) Validate() error { return nil }
+// Validate accepts every Params.
+func (*Params) Validate() error { return nil }
 
 // Algorithm describes the null algorithm to the registry: the exchange of
 // the problem's dimension n with no optimization, to measure the runtime
@@ -20,7 +18,7 @@ func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:    "exchange",
 		Summary: "pure exchange: agents average their neighbours' iterates (no optimization; measures the runtime)",
-		New:     func() registry.Params { return &Settings{} },
+		New:     func() registry.Params { return &Params{} },
 		Build: func(_ registry.Params, env *registry.Env) (registry.Run, error) {
 			return run{env}, nil
 		},
@@ -30,8 +28,8 @@ func Algorithm() registry.Algorithm {
 type run struct{ env *registry.Env }
 
 func (r run) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("null: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("null", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(i, r.env.Graph, r.env.Problem.Dim(), r.env.Init(i))
 }

@@ -32,25 +32,21 @@ type Provider interface {
 	Optimum() (Optimum, error)
 }
 
-// Rules of the scenario key rule of penalty_vrasg, as `consim reproduce
-// penalty --rules` spells them.
-var ruleNames = map[string]Rule2{"3i": Thm3i, "3ii": Thm3ii, "4i": Thm4i, "4ii": Thm4ii}
+// Presets of the scenario key preset of penalty_vrasg: the rules of
+// Theorems 3 and 4, as `consim reproduce penalty --rules` spells them.
+var presets = map[string]Rule2{"3i": Thm3i, "3ii": Thm3ii, "4i": Thm4i, "4ii": Thm4ii}
 
-// Settings is the algorithm block of penalty_vrasg.
-type Settings struct {
-	Rule string  `yaml:"rule" doc:"parameters of Algorithm 2: 3i, 3ii (Theorem 3, constant rho) or 4i, 4ii (Theorem 4, dynamic rho)"`
-	Lf   float64 `yaml:"lf" doc:"L of grad fbar; 0 takes (20), sum_i L_i / s"`
+// Params is the algorithm block of penalty_vrasg.
+type Params struct {
+	Preset string  `yaml:"preset" doc:"parameter rule of Algorithm 2: 3i|3ii (Theorem 3, constant rho)|4i|4ii (Theorem 4, dynamic rho)"`
+	Lf     float64 `yaml:"lf" doc:"L of grad fbar; 0 takes (20), sum_i L_i / s"`
 }
 
-// Validate checks the rule and lf.
-func (s *Settings) Validate() error {
+// Validate checks the preset and lf.
+func (s *Params) Validate() error {
 	var errs registry.FieldErrors
-	if _, ok := ruleNames[s.Rule]; !ok {
-		errs.Add("rule", "%q is not one of 3i, 3ii, 4i, 4ii", s.Rule)
-	}
-	if !(s.Lf >= 0) || math.IsInf(s.Lf, 0) {
-		errs.Add("lf", "must be a finite number >= 0, got %s", registry.Num(s.Lf))
-	}
+	errs.OneOf("preset", s.Preset, "3i", "3ii", "4i", "4ii")
+	errs.Check("lf", &s.Lf, registry.NonNegative)
 	return errs.Err()
 }
 
@@ -66,21 +62,17 @@ func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:    "penalty_vrasg",
 		Summary: "Lu-Xiao Algorithm 2 (variance-reduced ASG, quadratic penalty, constant or dynamic rho), data-parallel agents with an all-reduced full gradient",
-		New:     func() registry.Params { return &Settings{Rule: "4ii"} },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(Provider)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "penalty_vrasg", Needs: "a finite-sum problem with linear constraints and an l1 + box regularizer", Capability: CapConstrainedFiniteSum}
-			}
-			st := p.(*Settings)
+		New:     func() registry.Params { return &Params{Preset: "4ii"} },
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
+			st := p.(*Params)
 			f := inst.FiniteSum()
 			s := f.Len()
 			if env.N > s {
 				return nil, fmt.Errorf("penalty_vrasg: %d agents for %d samples: every agent needs a shard", env.N, s)
 			}
-			rule := ruleNames[st.Rule]
+			rule := presets[st.Preset]
 			if !rule.Dynamic() && env.Rounds < MinK(rule, s) {
-				return nil, registry.FieldErrors{{Key: "rounds", Msg: fmt.Sprintf("rule %s with s = %d samples needs K = rounds >= %d", st.Rule, s, MinK(rule, s))}}
+				return nil, registry.FieldErrors{{Key: "rounds", Msg: fmt.Sprintf("preset %s with s = %d samples needs K = rounds >= %d", st.Preset, s, MinK(rule, s))}}
 			}
 			bounds := make([]int, env.N+1)
 			for a := range bounds {
@@ -89,9 +81,19 @@ func Algorithm() registry.Algorithm {
 			cfg := AgentConfig{Rule: rule, K: env.Rounds, X0: inst.Start(), Seed: env.Seed, Bounds: bounds,
 				Lip: lipOf(f), Lf: st.Lf, Cons: inst.Linear(), Psi: inst.Psi()}
 			return &VRRun{inst: inst, f: f, cfg: cfg}, nil
-		},
+		}),
+		Needs:    []string{CapConstrainedFiniteSum},
+		NeedsDoc: "a finite-sum problem with linear constraints and an l1 + box regularizer",
+		Roles:    registry.Shards,
+		Renamed:  map[string]string{"rule": "preset"},
 	}
 }
+
+var (
+	_ registry.Referencer = (*VRRun)(nil)
+	_ registry.Measurer   = (*VRRun)(nil)
+	_ registry.Evaluator  = (*VRRun)(nil)
+)
 
 // VRRun is penalty_vrasg resolved against one instance.
 type VRRun struct {
@@ -160,10 +162,11 @@ func (r *VRRun) Optimum() (float64, bool, error) {
 	return r.opt.F, true, nil
 }
 
-// Columns declares the KKT residuals of the point.
-func (r *VRRun) Columns() []consensus.Measure {
+// Measures declares the KKT residual of the point, which Evaluate
+// computes.
+func (r *VRRun) Measures() []consensus.Measure {
 	return []consensus.Measure{
-		{Name: "kkt_stationarity", Reduce: consensus.ReduceMax, Doc: "||x - prox_psi(x - grad fbar(x) - A^T lambda*)|| at the optimum's multiplier lambda*"},
+		{Name: "kkt_stationarity", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "||x - prox_psi(x - grad fbar(x) - A^T lambda*)|| at the optimum's multiplier lambda*"},
 	}
 }
 

@@ -10,18 +10,18 @@ import (
 	"github.com/consim/consim/objective"
 )
 
-// Settings is the algorithm block of penalty_asg.
-type Settings struct {
-	Rule string `yaml:"rule" doc:"penalty rule: constant (Theorem 1, rho = T^(3/2)) or growing (Theorem 2, rho_k = (k+4)^(3/2))"`
+// Params is the algorithm block of penalty_asg.
+type Params struct {
+	Preset string `yaml:"preset" doc:"parameter rule: constant|growing (Theorem 1, rho = T^(3/2); Theorem 2, rho_k = (k+4)^(3/2))"`
 }
 
-// NewSettings returns the defaults: the growing penalty.
-func NewSettings() *Settings { return &Settings{Rule: RuleGrowing} }
+// DefaultParams returns the defaults: the growing penalty.
+func DefaultParams() Params { return Params{Preset: RuleGrowing} }
 
-// Validate checks the rule.
-func (s *Settings) Validate() error {
+// Validate checks the preset.
+func (s *Params) Validate() error {
 	var errs registry.FieldErrors
-	errs.OneOf("rule", s.Rule, RuleConstant, RuleGrowing)
+	errs.OneOf("preset", s.Preset, RuleConstant, RuleGrowing)
 	return errs.Err()
 }
 
@@ -29,10 +29,13 @@ func (s *Settings) Validate() error {
 // registry.
 func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
-		Name:    "penalty_asg",
-		Summary: "accelerated stochastic gradient on the quadratic consensus penalty, constant or growing rho (Lu and Xiao, Algorithm 1)",
-		New:     func() registry.Params { return NewSettings() },
-		Build:   build,
+		Name:     "penalty_asg",
+		Summary:  "accelerated stochastic gradient on the quadratic consensus penalty, constant or growing rho (Lu and Xiao, Algorithm 1)",
+		New:      func() registry.Params { p := DefaultParams(); return &p },
+		Build:    registry.BuildWith(build),
+		Needs:    []string{registry.CapLocals},
+		NeedsDoc: "local objectives f_i with gradients and a box X",
+		Renamed:  map[string]string{"rule": "preset"},
 	}
 }
 
@@ -42,6 +45,8 @@ type run struct {
 	locals []objective.Local
 	box    objective.Box
 }
+
+var _ registry.Referencer = (*run)(nil)
 
 // ConfigFor returns the configuration of rule over g for the objectives
 // locals and horizon T: L_f = max_i L_i / N, L_c2 = lambda_max(L_p).
@@ -64,23 +69,18 @@ func ConfigFor(rule string, g *graph.Graph, locals []objective.Local, T int, see
 	return cfg, nil
 }
 
-func build(p registry.Params, env *registry.Env) (registry.Run, error) {
-	s := p.(*Settings)
-	inst, ok := env.Problem.(registry.Locals)
-	if !ok {
-		return nil, &registry.ProblemMismatch{Algorithm: "penalty_asg", Needs: "local objectives f_i with gradients and a box X", Capability: registry.CapLocals}
-	}
+func build(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 	locals := registry.AllLocals(inst, env.N)
-	cfg, err := ConfigFor(s.Rule, env.Graph, locals, env.Rounds, env.Seed)
+	cfg, err := ConfigFor(p.(*Params).Preset, env.Graph, locals, env.Rounds, env.Seed)
 	if err != nil {
-		return nil, registry.FieldErrors{{Key: "rule", Msg: err.Error()}}
+		return nil, registry.FieldErrors{{Key: "preset", Msg: err.Error()}}
 	}
 	return &run{cfg: cfg, env: env, locals: locals, box: inst.Box()}, nil
 }
 
 func (r *run) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("penalty_asg: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("penalty_asg", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(r.cfg, i, r.env.Graph, r.env.Process, r.locals[i], r.box, r.env.Init(i))
 }

@@ -73,7 +73,7 @@ func (a *Agent) Send(k, _ int) consensus.Outbox {
 	for l := range v {
 		v[l] = a.x[l]
 		if a.p.Form == FormPushPull {
-			v[l] -= float64(a.p.Alpha * a.y[l])
+			v[l] -= float64(a.p.Step * a.y[l])
 		}
 		cy[l] = float64(c * a.y[l])
 	}
@@ -96,7 +96,7 @@ func (a *Agent) Receive(k, _ int, in consensus.Inbox) error {
 	r := a.arcs.PullWeight()
 	if a.p.Form == FormAB {
 		for l, y := range a.y { // the step uses y_i(k), which the mix overwrites
-			a.gnew[l] = float64(a.p.Alpha * y)
+			a.gnew[l] = float64(a.p.Step * y)
 		}
 	}
 	x, y := a.x, a.y

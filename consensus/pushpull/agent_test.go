@@ -45,11 +45,11 @@ func TestAgentsMatchReference(t *testing.T) {
 		arcs   graph.ArcProcess
 		locals []objective.Local
 	}{
-		{"push-pull random digraph p=0.5 least squares", Params{Alpha: 0.2, Form: FormPushPull}, d, graph.ArcBernoulli{D: d, Seed: 21}, ls.Locals},
-		{"push-pull k-out logistic", Params{Alpha: 0.5, Form: FormPushPull}, kout, graph.ArcBernoulli{D: kout, Seed: 22}, logit.Locals[:9]},
-		{"ab random digraph logistic", Params{Alpha: 0.5, Form: FormAB}, d, graph.ArcBernoulli{D: d, Seed: 23}, logit.Locals},
-		{"ab sequence of period 4", Params{Alpha: 0.1, Form: FormAB}, seq.Union(), graph.SequenceArcs{S: seq, Seed: 24}, ls.Locals},
-		{"push-pull undirected torus", Params{Alpha: 0.2, Form: FormPushPull}, graph.Symmetric(torus), graph.SymmetricArcs{G: torus, Edges: graph.Bernoulli{G: torus, Seed: 25}}, ls.Locals[:9]},
+		{"push-pull random digraph p=0.5 least squares", Params{Step: 0.2, Form: FormPushPull}, d, graph.ArcBernoulli{D: d, Seed: 21}, ls.Locals},
+		{"push-pull k-out logistic", Params{Step: 0.5, Form: FormPushPull}, kout, graph.ArcBernoulli{D: kout, Seed: 22}, logit.Locals[:9]},
+		{"ab random digraph logistic", Params{Step: 0.5, Form: FormAB}, d, graph.ArcBernoulli{D: d, Seed: 23}, logit.Locals},
+		{"ab sequence of period 4", Params{Step: 0.1, Form: FormAB}, seq.Union(), graph.SequenceArcs{S: seq, Seed: 24}, ls.Locals},
+		{"push-pull undirected torus", Params{Step: 0.2, Form: FormPushPull}, graph.Symmetric(torus), graph.SymmetricArcs{G: torus, Edges: graph.Bernoulli{G: torus, Seed: 25}}, ls.Locals[:9]},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,7 +101,7 @@ func TestTracking(t *testing.T) {
 	d := randomDigraph(t, 8, 0.3, 0.5, 2)
 	pr := problem(t, objective.KindLogistic, 8, 3, 20, 4)
 	x0 := startPoints(8, 3, 1, 5)
-	nw := newNetwork(t, Params{Alpha: 0.3, Form: FormPushPull}, d, graph.ArcBernoulli{D: d, Seed: 3}, pr.Locals, x0)
+	nw := newNetwork(t, Params{Step: 0.3, Form: FormPushPull}, d, graph.ArcBernoulli{D: d, Seed: 3}, pr.Locals, x0)
 	g := make([]float64, 3)
 	for r := range 100 {
 		nw.round(t, r)
@@ -121,9 +121,9 @@ func TestTracking(t *testing.T) {
 	full := randomDigraph(t, 5, 0.5, 1, 3)
 	const to = 2
 	from := full.In(to)[0]
-	lossy := newNetwork(t, Params{Alpha: 0.3, Form: FormPushPull}, full, graph.ArcBernoulli{D: full, Seed: 1}, pr.Locals[:5], x0[:5],
+	lossy := newNetwork(t, Params{Step: 0.3, Form: FormPushPull}, full, graph.ArcBernoulli{D: full, Seed: 1}, pr.Locals[:5], x0[:5],
 		lockstep.WithDrop(func(k, ph, i, j int) bool { return i == from && j == to }))
-	ref, _ := NewReference(Params{Alpha: 0.3, Form: FormPushPull}, full, graph.ArcBernoulli{D: full, Seed: 1}, pr.Locals[:5], x0[:5])
+	ref, _ := NewReference(Params{Step: 0.3, Form: FormPushPull}, full, graph.ArcBernoulli{D: full, Seed: 1}, pr.Locals[:5], x0[:5])
 	v := func(i int) []float64 { // v_i = x_i - alpha y_i at round 0
 		out := make([]float64, 3)
 		for l := range out {
@@ -155,7 +155,7 @@ func TestTracking(t *testing.T) {
 func TestConverges(t *testing.T) {
 	pr := problem(t, objective.KindLogistic, 10, 4, 30, 7)
 	d := randomDigraph(t, 10, 0.2, 0.5, 8)
-	for _, p := range []Params{{Alpha: 1, Form: FormPushPull}, {Alpha: 1, Form: FormAB}} {
+	for _, p := range []Params{{Step: 1, Form: FormPushPull}, {Step: 1, Form: FormAB}} {
 		nw := newNetwork(t, p, d, graph.ArcBernoulli{D: d, Seed: 9}, pr.Locals, startPoints(10, 4, 1, 2))
 		rounds := 0
 		var worst float64
@@ -209,8 +209,8 @@ func TestReceiveErrors(t *testing.T) {
 	if _, err := NewAgent(DefaultParams(), 0, d, graph.ArcBernoulli{D: d}, f, []float64{1}); err == nil {
 		t.Error("wrong dimension: no error")
 	}
-	if err := (Params{Alpha: math.Inf(1), Form: "pull_push"}).Validate(); err == nil ||
-		!strings.Contains(err.Error(), "alpha: must be a finite number > 0, got .inf") || !strings.Contains(err.Error(), `form: "pull_push" is not one of push_pull, ab`) {
+	if err := (Params{Step: math.Inf(1), Form: "pull_push"}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), "step: must be a finite number > 0, got .inf") || !strings.Contains(err.Error(), `form: "pull_push" is not one of push_pull, ab`) {
 		t.Errorf("bad params: %v", err)
 	}
 }

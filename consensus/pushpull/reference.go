@@ -59,7 +59,7 @@ func NewReference(p Params, d *graph.Digraph, arcs graph.ArcProcess, locals []ob
 // Step performs round k.
 func (r *Reference) Step(k int) {
 	N, _ := r.x.Dims()
-	alpha := r.p.Alpha
+	alpha := r.p.Step
 	for i := range N {
 		v, x, y := r.v.RawRowView(i), r.x.RawRowView(i), r.y.RawRowView(i)
 		for l := range v {

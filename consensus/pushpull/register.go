@@ -1,8 +1,6 @@
 package pushpull
 
 import (
-	"fmt"
-
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
@@ -15,16 +13,17 @@ func Algorithm() registry.Algorithm {
 		Summary:  "push-pull gradient tracking (row-stochastic pull of x, column-stochastic push of y) over the round's present arcs (directed graphs)",
 		New:      func() registry.Params { p := DefaultParams(); return &p },
 		Directed: true,
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(registry.Locals)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "push_pull", Needs: "local objectives f_i", Capability: registry.CapLocals}
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 			d, arcs := env.Directed()
 			return &run{p: *p.(*Params), env: env, inst: inst, d: d, arcs: arcs}, nil
-		},
+		}),
+		Needs:    []string{registry.CapLocals},
+		NeedsDoc: "local objectives f_i",
+		Renamed:  map[string]string{"alpha": "step"},
 	}
 }
+
+var _ registry.Referencer = (*run)(nil)
 
 // run is the push-pull method resolved against one instance.
 type run struct {
@@ -36,14 +35,14 @@ type run struct {
 }
 
 func (r *run) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("pushpull: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("push_pull", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(r.p, i, r.d, r.arcs, r.inst.Local(i), r.env.Init(i))
 }
 
 func (r *run) Resolved() []registry.Value {
-	return []registry.Value{{Name: "alpha", Value: r.p.Alpha, Note: "constant step, form " + r.p.Form}}
+	return []registry.Value{{Name: "alpha", Value: r.p.Step, Note: "constant step, form " + r.p.Form}}
 }
 
 // Reference runs the matrix-form method on the same draws.

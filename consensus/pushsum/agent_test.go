@@ -50,9 +50,9 @@ func TestAgentsMatchReference(t *testing.T) {
 		{"push-sum k-out random p", Params{}, kout, graph.ArcBernoulli{D: kout, Seed: 22}, nil},
 		{"push-sum sequence of period 3", Params{}, seq.Union(), graph.SequenceArcs{S: seq, Seed: 23}, nil},
 		{"push-sum undirected ring", Params{}, graph.Symmetric(ring), graph.SymmetricArcs{G: ring, Edges: graph.Bernoulli{G: ring, Seed: 24}}, nil},
-		{"subgradient-push sqrt least squares", Params{Alpha: 0.5, Schedule: ScheduleSqrt}, d, graph.ArcBernoulli{D: d, Seed: 25}, ls.Locals},
-		{"subgradient-push inverse logistic", Params{Alpha: 2, Schedule: ScheduleInverse}, d, graph.ArcBernoulli{D: d, Seed: 26}, logit.Locals},
-		{"subgradient-push constant sequence", Params{Alpha: 0.05, Schedule: ScheduleConstant}, seq.Union(), graph.SequenceArcs{S: seq, Seed: 27}, ls.Locals},
+		{"subgradient-push sqrt least squares", Params{Step: 0.5, Schedule: ScheduleSqrt}, d, graph.ArcBernoulli{D: d, Seed: 25}, ls.Locals},
+		{"subgradient-push inverse logistic", Params{Step: 2, Schedule: ScheduleInverse}, d, graph.ArcBernoulli{D: d, Seed: 26}, logit.Locals},
+		{"subgradient-push constant sequence", Params{Step: 0.05, Schedule: ScheduleConstant}, seq.Union(), graph.SequenceArcs{S: seq, Seed: 27}, ls.Locals},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestReceiveErrors(t *testing.T) {
 			return err
 		}},
 		{"bad step", func() error {
-			_, err := NewAgent(Params{Alpha: -1, Schedule: ScheduleSqrt}, 0, d, graph.ArcBernoulli{D: d}, problem(t, objective.KindLeastSquares, 4, 1, 5, 1).Locals[0], []float64{1})
+			_, err := NewAgent(Params{Step: -1, Schedule: ScheduleSqrt}, 0, d, graph.ArcBernoulli{D: d}, problem(t, objective.KindLeastSquares, 4, 1, 5, 1).Locals[0], []float64{1})
 			return err
 		}},
 	} {
@@ -224,8 +224,8 @@ func TestParams(t *testing.T) {
 	if err := DefaultParams().Validate(); err != nil {
 		t.Fatal(err)
 	}
-	err := Params{Alpha: 0, Schedule: "linear"}.Validate()
-	if err == nil || !strings.Contains(err.Error(), "alpha: must be a finite number > 0") || !strings.Contains(err.Error(), `schedule: "linear" is not one of sqrt, inverse, constant`) {
+	err := Params{Step: 0, Schedule: "linear"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "step: must be a finite number > 0") || !strings.Contains(err.Error(), `schedule: "linear" is not one of sqrt, inverse, constant`) {
 		t.Errorf("bad params: %v", err)
 	}
 	for _, tc := range []struct {
@@ -233,9 +233,9 @@ func TestParams(t *testing.T) {
 		t    int
 		want float64
 	}{
-		{Params{Alpha: 2, Schedule: ScheduleSqrt}, 4, 1},
-		{Params{Alpha: 2, Schedule: ScheduleInverse}, 4, 0.5},
-		{Params{Alpha: 2, Schedule: ScheduleConstant}, 4, 2},
+		{Params{Step: 2, Schedule: ScheduleSqrt}, 4, 1},
+		{Params{Step: 2, Schedule: ScheduleInverse}, 4, 0.5},
+		{Params{Step: 2, Schedule: ScheduleConstant}, 4, 2},
 	} {
 		if got := tc.p.StepAt(tc.t); got != tc.want {
 			t.Errorf("%s: alpha(%d) = %v, want %v", tc.p.Schedule, tc.t, got, tc.want)

@@ -20,28 +20,28 @@ const (
 	ScheduleConstant = "constant"
 )
 
-// DefaultAlpha is the default step alpha, for objectives scaled so that
+// DefaultStep is the default step alpha, for objectives scaled so that
 // the smoothness constants L_i are about 1.
-const DefaultAlpha = 1
+const DefaultStep = 1
 
 // Params are subgradient-push's parameters, with the keys of a scenario's
 // algorithm block. DefaultParams gives the defaults.
 type Params struct {
-	// Alpha is the step alpha > 0 of the schedule.
-	Alpha float64 `yaml:"alpha" doc:"step alpha > 0 of the schedule alpha(t)"`
+	// Step is the step alpha > 0 of the schedule.
+	Step float64 `yaml:"step" doc:"step alpha > 0 of the schedule alpha(t)"`
 	// Schedule is ScheduleSqrt (the default), ScheduleInverse or
 	// ScheduleConstant.
-	Schedule string `yaml:"schedule" doc:"step alpha(t) of round t >= 1: sqrt (alpha/sqrt(t)), inverse (alpha/t) or constant (alpha)"`
+	Schedule string `yaml:"schedule" doc:"step alpha(t) of round t >= 1: sqrt|inverse|constant (alpha/sqrt(t), alpha/t, alpha)"`
 }
 
-// DefaultParams returns alpha = DefaultAlpha with the schedule
+// DefaultParams returns alpha = DefaultStep with the schedule
 // alpha/sqrt(t).
-func DefaultParams() Params { return Params{Alpha: DefaultAlpha, Schedule: ScheduleSqrt} }
+func DefaultParams() Params { return Params{Step: DefaultStep, Schedule: ScheduleSqrt} }
 
 // Validate checks every key against its allowed values.
 func (p Params) Validate() error {
 	var errs registry.FieldErrors
-	errs.Check("alpha", &p.Alpha, registry.Positive)
+	errs.Check("step", &p.Step, registry.Positive)
 	errs.OneOf("schedule", p.Schedule, ScheduleSqrt, ScheduleInverse, ScheduleConstant)
 	return errs.Err()
 }
@@ -51,11 +51,11 @@ func (p Params) Validate() error {
 func (p Params) StepAt(t int) float64 {
 	switch p.Schedule {
 	case ScheduleSqrt:
-		return p.Alpha / math.Sqrt(float64(t))
+		return p.Step / math.Sqrt(float64(t))
 	case ScheduleInverse:
-		return p.Alpha / float64(t)
+		return p.Step / float64(t)
 	}
-	return p.Alpha
+	return p.Step
 }
 
 // AverageParams is the algorithm block of push_sum, which has no keys of

@@ -30,6 +30,13 @@ func PushSum() registry.Algorithm {
 	}
 }
 
+var (
+	_ registry.Referencer = (*averageRun)(nil)
+	_ registry.Measurer   = (*averageRun)(nil)
+	_ registry.Evaluator  = (*averageRun)(nil)
+	_ registry.Referencer = (*gradientRun)(nil)
+)
+
 // SubgradientPush describes subgradient-push to the registry.
 func SubgradientPush() registry.Algorithm {
 	return registry.Algorithm{
@@ -37,14 +44,13 @@ func SubgradientPush() registry.Algorithm {
 		Summary:  "subgradient-push: push-sum with a gradient step on the estimate, over the round's present arcs (directed graphs)",
 		New:      func() registry.Params { p := DefaultParams(); return &p },
 		Directed: true,
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(registry.Locals)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "subgradient_push", Needs: "local objectives f_i", Capability: registry.CapLocals}
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst registry.Locals) (registry.Run, error) {
 			d, arcs := env.Directed()
 			return &gradientRun{p: *p.(*Params), env: env, inst: inst, d: d, arcs: arcs}, nil
-		},
+		}),
+		Needs:    []string{registry.CapLocals},
+		NeedsDoc: "local objectives f_i",
+		Renamed:  map[string]string{"alpha": "step"},
 	}
 }
 
@@ -58,14 +64,14 @@ type gradientRun struct {
 }
 
 func (r *gradientRun) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("pushsum: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("subgradient_push", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(r.p, i, r.d, r.arcs, r.inst.Local(i), r.env.Init(i))
 }
 
 func (r *gradientRun) Resolved() []registry.Value {
-	return []registry.Value{{Name: "alpha", Value: r.p.Alpha, Note: "step alpha(t) = alpha under schedule " + r.p.Schedule}}
+	return []registry.Value{{Name: "alpha", Value: r.p.Step, Note: "step alpha(t) = alpha under schedule " + r.p.Schedule}}
 }
 
 // Reference runs the matrix-form subgradient-push on the same draws and
@@ -90,8 +96,8 @@ type averageRun struct {
 }
 
 func (r *averageRun) Agent(i int) (consensus.Agent, error) {
-	if i < 0 || i >= r.env.N {
-		return nil, fmt.Errorf("pushsum: agent id %d is outside [0, %d)", i, r.env.N)
+	if err := r.env.CheckAgent("push_sum", i); err != nil {
+		return nil, err
 	}
 	return NewAgent(Params{}, i, r.d, r.arcs, nil, r.env.Init(i))
 }
@@ -133,9 +139,9 @@ func (r *averageRun) Optimum() (float64, bool, error) {
 	return r.fbar, true, nil
 }
 
-// Columns implements registry.Evaluator.
-func (r *averageRun) Columns() []consensus.Measure {
-	return []consensus.Measure{{Name: "max_err", Reduce: consensus.ReduceMax,
+// Measures declares max_err, which Evaluate computes.
+func (r *averageRun) Measures() []consensus.Measure {
+	return []consensus.Measure{{Name: "max_err", Reduce: consensus.ReduceMax, Evaluated: true,
 		Doc: "max_i ||z_i - xbar(0)||_inf: the largest deviation of an estimate from the exact average of the initial points"}}
 }
 

@@ -37,8 +37,8 @@ func TestEvaluate(t *testing.T) {
 		math.Abs(e.DistToOpt-want.DistToOpt) > 1e-15 || math.Abs(e.Feasibility-want.Feasibility) > 1e-15 || e.Values[0] != 2 {
 		t.Errorf("Evaluate = %+v, want %+v", e, want)
 	}
-	if len(r.Columns()) != 1 || r.Columns()[0].Name != "max_err" {
-		t.Errorf("columns %v", r.Columns())
+	if ms := r.Measures(); len(ms) != 1 || ms[0].Name != "max_err" || !ms[0].Evaluated {
+		t.Errorf("measures %v", r.Measures())
 	}
 	e, err = r.Evaluate([]consensus.Report{{ID: 0}, {ID: 1, X: []float64{2, 4}}})
 	if err != nil || e.Values[0] != 0 || e.OptGap != 0 || e.Feasibility != 0 {

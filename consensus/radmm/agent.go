@@ -2,9 +2,9 @@ package radmm
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -18,10 +18,7 @@ type Agent struct {
 	id   int
 	n    int
 	cfg  Config
-	invN float64 // 1/N of f = (1/N) sum_i f_i
-	f    objective.Local
-	prox objective.ProxOperator // MethodExact only
-	tau  float64                // MethodLinearized only
+	l    *edgeadmm.Local // f_i with its prox or step tau_i
 	proc graph.EdgeProcess
 
 	nb []edge    // incident edges, ascending by neighbour id
@@ -46,14 +43,10 @@ type Agent struct {
 	ex       []int
 	hasEdges bool // the graph has an edge: every agent runs phase 1
 
-	pcg *rand.PCG
-	rng *rand.Rand
-
-	round     int  // rounds completed
-	phase     int  // phase of the current round whose Receive comes next
-	sent      bool // Send(round, phase) has been called
-	gradEvals int64
-	out       consensus.Outbox
+	round int  // rounds completed
+	phase int  // phase of the current round whose Receive comes next
+	sent  bool // Send(round, phase) has been called
+	out   consensus.Outbox
 }
 
 // edge is the agent's view of an incident edge {i, j}.
@@ -87,14 +80,9 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 	if err != nil {
 		return nil, fmt.Errorf("radmm: agent %d: config: %w", id, err)
 	}
-	if g == nil || proc == nil || f == nil {
-		return nil, fmt.Errorf("radmm: agent %d: graph, edge process and objective are required", id)
-	}
-	if id < 0 || id >= g.N {
-		return nil, fmt.Errorf("radmm: agent id %d: must be in [0, %d)", id, g.N)
-	}
-	if err := checkPoint(f, x0); err != nil {
-		return nil, fmt.Errorf("radmm: agent %d: %w", id, err)
+	l, err := edgeadmm.AgentLocal(cfg.Method, cfg.Tau, cfg.Seed, id, g, proc, f, x0)
+	if err != nil {
+		return nil, fmt.Errorf("radmm: %w", err)
 	}
 	n := f.Dim()
 	nbrs := g.Neighbors(id)
@@ -103,8 +91,7 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 		id:       id,
 		n:        n,
 		cfg:      cfg,
-		invN:     1 / float64(g.N),
-		f:        f,
+		l:        l,
 		proc:     proc,
 		nb:       make([]edge, d),
 		x:        append([]float64(nil), x0...),
@@ -121,46 +108,15 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 		hasEdges: len(g.Edges) > 0,
 		ms:       make([]consensus.Msg, 0, d),
 		ex:       make([]int, 0, d),
-		pcg:      rand.NewPCG(0, 0),
 	}
-	a.rng = rand.New(a.pcg)
 	for k, j := range nbrs {
 		a.nb[k] = edge{j: j, sign: graph.Sign(id, j)}
-		a.sbOff[k], _ = payloadLayout(g, id, n, j)
-		a.nb[k].off, a.nb[k].plen = payloadLayout(g, j, n, id)
+		a.sbOff[k], _ = g.EdgeLayout(id, j, 2*n+1)
+		a.nb[k].off, a.nb[k].plen = g.EdgeLayout(j, id, 2*n+1)
 	}
-	_, size := payloadLayout(g, id, n, -1)
+	_, size := g.EdgeLayout(id, -1, 2*n+1)
 	a.sb = make([]float64, size)
-	switch cfg.Method {
-	case MethodExact:
-		if a.prox, err = objective.ProxOf(f); err != nil {
-			return nil, fmt.Errorf("radmm: agent %d: exact method: %w", id, err)
-		}
-	case MethodLinearized:
-		if a.tau, err = cfg.tauFor(f, g.N); err != nil {
-			return nil, fmt.Errorf("radmm: agent %d: %w", id, err)
-		}
-	}
 	return a, nil
-}
-
-// payloadLayout returns the offset of edge {i, j} in agent i's phase-1
-// payload (-1 if j is not a neighbour) and the payload's length: over
-// i's neighbours m in ascending order, 2n+1 values for an edge i owns
-// (i < m), 1 for an edge it reads.
-func payloadLayout(g *graph.Graph, i, n, j int) (off, size int) {
-	off = -1
-	for _, m := range g.Neighbors(i) {
-		if m == j {
-			off = size
-		}
-		if i < m {
-			size += 2*n + 1
-		} else {
-			size++
-		}
-	}
-	return off, size
 }
 
 // ID implements consensus.Agent.
@@ -179,7 +135,7 @@ func (a *Agent) Phases(int) int {
 func (a *Agent) X() []float64 { return append([]float64(nil), a.x...) }
 
 // Tau returns the agent's step tau_i (0 for MethodExact).
-func (a *Agent) Tau() float64 { return a.tau }
+func (a *Agent) Tau() float64 { return a.l.Tau }
 
 // EdgeZ returns a copy of the agent's z_e, e = {i, j} (the owner's value
 // or the reader's copy), or nil if j is not a neighbour.

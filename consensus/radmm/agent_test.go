@@ -277,9 +277,9 @@ func TestProtocolErrors(t *testing.T) {
 	}
 }
 
-// TestSettings checks the registry parameters: defaults validate, bad
-// values and misplaced tau are named by key.
-func TestSettings(t *testing.T) {
+// TestParams checks the registry parameters: defaults validate, bad
+// values and a misplaced step are named by key.
+func TestParams(t *testing.T) {
 	tau := func(v float64) *float64 { return &v }
 	tests := []struct {
 		alg  func() registry.Algorithm
@@ -289,18 +289,18 @@ func TestSettings(t *testing.T) {
 	}{
 		{Exact, DefaultRho, nil, ""},
 		{Linearized, 0.5, tau(0.1), ""},
-		{Exact, 0, nil, "params.rho: must be a finite number > 0, got 0"},
-		{Exact, math.Inf(1), nil, "params.rho"},
-		{Exact, 1, tau(0.1), "params.tau: only applies to radmm_linearized"},
-		{Linearized, 1, tau(-1), "params.tau: must be a finite number > 0, got -1"},
+		{Exact, 0, nil, "penalty: must be a finite number > 0, got 0"},
+		{Exact, math.Inf(1), nil, "penalty"},
+		{Exact, 1, tau(0.1), "step: only applies to radmm_linearized"},
+		{Linearized, 1, tau(-1), "step: must be a finite number > 0, got -1"},
 	}
 	for _, tc := range tests {
 		a := tc.alg()
-		s := a.New().(*Settings)
+		s := a.New().(*Params)
 		if err := s.Validate(); err != nil {
 			t.Errorf("%s: defaults: %v", a.Name, err)
 		}
-		s.Params.Rho, s.Params.Tau = tc.rho, tc.tau
+		s.Penalty, s.Step = tc.rho, tc.tau
 		err := s.Validate()
 		switch {
 		case tc.want == "" && err != nil:

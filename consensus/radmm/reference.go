@@ -2,10 +2,10 @@ package radmm
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -29,23 +29,11 @@ import (
 // B^T y. It takes the same edge draws and samples as the agents and is a
 // test oracle: it builds dense matrices and does not model message loss.
 type Reference struct {
-	cfg    Config
-	g      *graph.Graph
-	proc   graph.EdgeProcess
-	locals []objective.Local
-	prox   []objective.ProxOperator
-	tau    []float64
-	n      int
-
-	b, babs *mat.Dense // B kron I_n, |B| kron I_n (nil without edges)
-	deg     []float64  // d_i
-
-	x, z, y *mat.VecDense
-
-	pcg *rand.PCG
-	rng *rand.Rand
-
-	gradEvals int64
+	*edgeadmm.Stack // x and the agents' f_i with their prox or tau_i
+	cfg             Config
+	b, babs         *mat.Dense // B kron I_n, |B| kron I_n (nil without edges)
+	deg             []float64  // d_i
+	z, y            *mat.VecDense
 }
 
 // NewReference returns the centralized iteration of the run with
@@ -56,42 +44,12 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []o
 	if err != nil {
 		return nil, fmt.Errorf("radmm: reference: config: %w", err)
 	}
-	if g == nil || proc == nil {
-		return nil, fmt.Errorf("radmm: reference: graph and edge process are required")
+	st, err := edgeadmm.NewStack(cfg.Method, cfg.Tau, cfg.Seed, g, proc, locals, x0)
+	if err != nil {
+		return nil, fmt.Errorf("radmm: reference: %w", err)
 	}
-	if len(locals) != g.N || len(x0) != g.N {
-		return nil, fmt.Errorf("radmm: reference: %d objectives and %d initial points for %d agents", len(locals), len(x0), g.N)
-	}
-	r := &Reference{cfg: cfg, g: g, proc: proc, locals: locals, pcg: rand.NewPCG(0, 0)}
-	r.rng = rand.New(r.pcg)
-	for i, f := range locals {
-		if f == nil {
-			return nil, fmt.Errorf("radmm: reference: agent %d has no objective", i)
-		}
-		if i == 0 {
-			r.n = f.Dim()
-		} else if f.Dim() != r.n {
-			return nil, fmt.Errorf("radmm: reference: agent %d has dimension %d, agent 0 has %d", i, f.Dim(), r.n)
-		}
-		if err := checkPoint(f, x0[i]); err != nil {
-			return nil, fmt.Errorf("radmm: reference: agent %d: %w", i, err)
-		}
-		switch cfg.Method {
-		case MethodExact:
-			p, err := objective.ProxOf(f)
-			if err != nil {
-				return nil, fmt.Errorf("radmm: reference: agent %d: exact method: %w", i, err)
-			}
-			r.prox = append(r.prox, p)
-		case MethodLinearized:
-			tau, err := cfg.tauFor(f, g.N)
-			if err != nil {
-				return nil, fmt.Errorf("radmm: reference: agent %d: %w", i, err)
-			}
-			r.tau = append(r.tau, tau)
-		}
-	}
-	n, N, M := r.n, g.N, len(g.Edges)
+	r := &Reference{Stack: st, cfg: cfg}
+	n, N, M := r.Dim, g.N, len(g.Edges)
 	r.deg = make([]float64, N)
 	for i := range N {
 		r.deg[i] = float64(len(g.Neighbors(i)))
@@ -107,12 +65,6 @@ func NewReference(cfg Config, g *graph.Graph, proc graph.EdgeProcess, locals []o
 		}
 		r.b, r.babs = graph.KronIdentity(sb, n), graph.KronIdentity(ab, n)
 	}
-	r.x = mat.NewVecDense(N*n, nil)
-	for i := range x0 {
-		for k, v := range x0[i] {
-			r.x.SetVec(i*n+k, v)
-		}
-	}
 	if M > 0 {
 		r.z = mat.NewVecDense(M*n, nil)
 		r.y = mat.NewVecDense(M*n, nil)
@@ -125,15 +77,15 @@ func (r *Reference) Step(t int) error {
 	if t < 0 {
 		return fmt.Errorf("radmm: reference: round %d: must be non-negative", t)
 	}
-	n, N, M, rho := r.n, r.g.N, len(r.g.Edges), r.cfg.Rho
+	n, N, M, rho := r.Dim, r.G.N, len(r.G.Edges), r.cfg.Rho
 	// S_t and P_t.
 	active := make([]bool, M)
 	agent := make([]bool, N)
 	for i := range N {
 		agent[i] = r.deg[i] == 0
 	}
-	for k, e := range r.g.Edges {
-		if r.proc.Active(t, graph.DrawDual, e.I, e.J) {
+	for k, e := range r.G.Edges {
+		if r.Proc.Active(t, graph.DrawDual, e.I, e.J) {
 			active[k] = true
 			agent[e.I], agent[e.J] = true, true
 		}
@@ -167,8 +119,8 @@ func (r *Reference) Step(t int) error {
 	}
 	s := mat.NewDiagDense(M*n, sel)
 	var bx, abx, sbx, sabx, keep mat.VecDense
-	bx.MulVec(r.b, r.x)
-	abx.MulVec(r.babs, r.x)
+	bx.MulVec(r.b, r.Primal)
+	abx.MulVec(r.babs, r.Primal)
 	sbx.MulVec(s, &bx)
 	sabx.MulVec(s, &abx)
 	keep.MulVec(s, r.z)
@@ -181,74 +133,67 @@ func (r *Reference) Step(t int) error {
 // exact sets x_i <- prox_{f_i}(r_i / (rho d_i), N rho d_i) on the active
 // blocks with d_i > 0.
 func (r *Reference) exact(coupling *mat.VecDense, agent []bool) {
-	n, N, rho := r.n, float64(r.g.N), r.cfg.Rho
-	for i, p := range r.prox {
+	n, N, rho := r.Dim, float64(r.G.N), r.cfg.Rho
+	for i, l := range r.Locals {
 		if !agent[i] || r.deg[i] == 0 {
 			continue
 		}
 		w := rho * r.deg[i]
 		v := mat.VecDenseCopyOf(coupling.SliceVec(i*n, (i+1)*n))
 		v.ScaleVec(1/w, v)
-		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		p.Prox(v.RawVector().Data, N*w, xi)
+		l.Prox.Prox(v.RawVector().Data, N*w, r.Block(r.Primal, i))
 	}
 }
 
 // linearized solves (rho D + T^{-1}) x+ = T^{-1} x - (1/N) G + coupling on
 // the active blocks.
 func (r *Reference) linearized(t int, coupling *mat.VecDense, agent []bool) {
-	n, N, rho := r.n, r.g.N, r.cfg.Rho
+	n, N, rho := r.Dim, r.G.N, r.cfg.Rho
 	g := mat.NewVecDense(N*n, nil)
-	for i, f := range r.locals {
-		if !agent[i] {
-			continue
+	for i, l := range r.Locals {
+		if agent[i] {
+			l.Sample(t, r.Block(r.Primal, i), r.Block(g, i))
 		}
-		graph.SeedSample(r.pcg, r.cfg.Seed, t, i)
-		xi := r.x.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		gi := g.SliceVec(i*n, (i+1)*n).(*mat.VecDense).RawVector().Data
-		r.gradEvals += int64(f.StochGrad(xi, gi, r.rng))
 	}
 	diag := make([]float64, N*n) // rho D + T^{-1}
 	tinv := make([]float64, N*n) // T^{-1}
 	for i := range N {
 		for l := range n {
-			tinv[i*n+l] = 1 / r.tau[i]
-			diag[i*n+l] = rho*r.deg[i] + 1/r.tau[i]
+			tau := r.Locals[i].Tau
+			tinv[i*n+l] = 1 / tau
+			diag[i*n+l] = rho*r.deg[i] + 1/tau
 		}
 	}
 	rhs := mat.NewVecDense(N*n, nil)
-	rhs.MulVec(mat.NewDiagDense(N*n, tinv), r.x)
+	rhs.MulVec(mat.NewDiagDense(N*n, tinv), r.Primal)
 	rhs.AddScaledVec(rhs, -1/float64(N), g)
 	rhs.AddVec(rhs, coupling)
 	for k := range rhs.Len() {
 		if agent[k/n] {
-			r.x.SetVec(k, rhs.AtVec(k)/diag[k])
+			r.Primal.SetVec(k, rhs.AtVec(k)/diag[k])
 		}
 	}
 }
 
 // X returns a copy of agent i's block x_i.
-func (r *Reference) X(i int) []float64 { return block(r.x, r.n, i) }
+func (r *Reference) X(i int) []float64 { return r.Copy(r.Primal, i) }
 
 // Z returns a copy of z_e for edge index k of graph.Graph.Edges.
-func (r *Reference) Z(k int) []float64 { return block(r.z, r.n, k) }
+func (r *Reference) Z(k int) []float64 { return block(r.z, r.Dim, k) }
 
 // Y returns a copy of the edge dual y_e for edge index k of
 // graph.Graph.Edges (oriented from its lower endpoint).
-func (r *Reference) Y(k int) []float64 { return block(r.y, r.n, k) }
+func (r *Reference) Y(k int) []float64 { return block(r.y, r.Dim, k) }
 
 // Lambda returns a copy of block i of B^T y.
 func (r *Reference) Lambda(i int) []float64 {
 	if r.y == nil {
-		return make([]float64, r.n)
+		return make([]float64, r.Dim)
 	}
 	var bty mat.VecDense
 	bty.MulVec(r.b.T(), r.y)
-	return block(&bty, r.n, i)
+	return block(&bty, r.Dim, i)
 }
-
-// GradEvals is the number of stochastic gradient samples drawn so far.
-func (r *Reference) GradEvals() int64 { return r.gradEvals }
 
 func block(v *mat.VecDense, n, i int) []float64 {
 	out := make([]float64, n)

@@ -1,6 +1,9 @@
 package radmm
 
-import "github.com/consim/consim/consensus"
+import (
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/edgeadmm"
+)
 
 // Report implements consensus.Agent: X = x_i, the Measures ||(1/N) grad
 // f_i(x_i) + Lambda_i||^2 (with the full local gradient) and sum_{e at i}
@@ -13,8 +16,8 @@ func (a *Agent) Report() consensus.Report {
 		ID:        a.id,
 		Round:     a.round,
 		X:         a.X(),
-		GradEvals: a.gradEvals,
-		Measures:  []float64{a.kktSq(), sq(a.y)},
+		GradEvals: a.l.GradEvals,
+		Measures:  []float64{a.kktSq(), edgeadmm.Sq(a.y)},
 	}
 	if a.cfg.ReportDuals {
 		rep.EdgeDuals = make([]consensus.EdgeDual, len(a.nb))
@@ -37,22 +40,6 @@ func Measures() []consensus.Measure {
 
 // kktSq returns ||(1/N) grad f_i(x_i) + Lambda_i||^2.
 func (a *Agent) kktSq() float64 {
-	g := a.kg
-	a.f.Grad(a.x, g)
 	a.lambda(a.v)
-	var s float64
-	for l := range g {
-		r := float64(g[l]*a.invN) + a.v[l]
-		s += float64(r * r)
-	}
-	return s
-}
-
-// sq returns ||v||^2.
-func sq(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += float64(x * x)
-	}
-	return s
+	return a.l.KKTSq(a.x, a.v, a.kg)
 }

@@ -118,7 +118,7 @@ func (a *Agent) exactStep() {
 	for l := range v {
 		v[l] = (v[l] - lam[l]/rho) / fd
 	}
-	a.prox.Prox(v, float64(rho*fd)/a.invN, a.x)
+	a.l.Prox.Prox(v, float64(rho*fd)/a.l.InvN, a.x)
 }
 
 // linearizedStep computes, with the sample xi_i of round t,
@@ -126,12 +126,11 @@ func (a *Agent) exactStep() {
 //	x_i <- x_i - [ (1/N) G_i(x_i, xi_i) + Lambda_i + rho sum_{e at i} (x_i - z_e) ] / (rho d_i + 1/tau_i).
 func (a *Agent) linearizedStep(t int) {
 	n, rho := a.n, a.cfg.Rho
-	graph.SeedSample(a.pcg, a.cfg.Seed, t, a.id)
 	g, lam := a.w, a.v
-	a.gradEvals += int64(a.f.StochGrad(a.x, g, a.rng))
+	a.l.Sample(t, a.x, g)
 	a.lambda(lam)
 	for l := range g {
-		g[l] = float64(g[l]*a.invN) + lam[l]
+		g[l] = float64(g[l]*a.l.InvN) + lam[l]
 	}
 	for k := range a.nb {
 		zk := a.z[k*n : (k+1)*n]
@@ -139,7 +138,7 @@ func (a *Agent) linearizedStep(t int) {
 			g[l] += float64(rho * (a.x[l] - zk[l]))
 		}
 	}
-	step := 1 / (float64(rho*float64(len(a.nb))) + 1/a.tau)
+	step := 1 / (float64(rho*float64(len(a.nb))) + 1/a.l.Tau)
 	for l := range a.x {
 		a.x[l] -= float64(step * g[l])
 	}

@@ -14,9 +14,10 @@ import (
 // Central problem and the feasibility of x_i = x_j describe the run. A run
 // whose agents hold different things (a network node its own block of
 // variables, a server the iterate and its workers nothing, an upper-level
-// agent y and task agents blocks of x) implements Evaluator instead: the
-// coordinator then asks it for the measures of the reports, and the
-// instance's Central is never called (it may return ErrNoCentral).
+// agent y and task agents blocks of x) declares its Roles and implements
+// Evaluator instead: the coordinator then asks it for the measures of the
+// reports, and the instance's Central is never called (it may return
+// ErrNoCentral).
 
 // ErrNoCentral is returned (wrapped) by the Central of an instance whose
 // agents do not each hold a copy of one common x, so that the consensus
@@ -39,12 +40,6 @@ type Evaluator interface {
 	// agent that has departed. It must be deterministic and must not keep
 	// reps.
 	Evaluate(reps []consensus.Report) (Evaluation, error)
-	// Columns declares the run's own values in Evaluation.Values, in
-	// order: further columns of the metrics after the measures the agents
-	// declare (Measurer). Reduce names how Evaluate combines the agents
-	// (e.g. ReduceMax for a largest violation); it is documentation, the
-	// coordinator does not apply it.
-	Columns() []consensus.Measure
 }
 
 // Evaluation is what an Evaluator makes of one round's reports. The
@@ -68,7 +63,8 @@ type Evaluation struct {
 	// in the Evaluator's documentation); 0 for a problem without
 	// constraints.
 	Feasibility float64
-	// Values are the values of Columns, in order.
+	// Values are the values of the run's Evaluated measures (Measurer),
+	// in declaration order.
 	Values []float64
 }
 

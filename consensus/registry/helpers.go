@@ -18,6 +18,15 @@ func (e *Env) InitialPoints() [][]float64 {
 	return x0
 }
 
+// CheckAgent returns the error of algorithm name asked for agent i when i
+// is not one of the run's agents 0..N-1, nil otherwise.
+func (e *Env) CheckAgent(name string, i int) error {
+	if i < 0 || i >= e.N {
+		return fmt.Errorf("%s: agent id %d is outside [0, %d)", name, i, e.N)
+	}
+	return nil
+}
+
 // AllLocals returns f_i of agents 0..n-1 of inst.
 func AllLocals(inst Locals, n int) []objective.Local {
 	fs := make([]objective.Local, n)

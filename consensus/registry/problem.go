@@ -14,9 +14,13 @@ type Problem struct {
 	// Build generates or loads the instance of a run. Paths in p are
 	// resolved already (relative to the scenario file).
 	Build func(p Params, env ProblemEnv) (Instance, error)
-	// Offers names the capabilities of its instances, e.g. CapLocals, so
-	// that an algorithm that cannot run on it can say which problems can.
+	// Offers names the capabilities of its instances, e.g. CapLocals:
+	// Registry.Check compares them with an algorithm's Needs.
 	Offers []string
+	// Renamed maps keys that the block had in earlier versions (dotted,
+	// inside the block) to the keys that replaced them, so that a
+	// scenario using an old key gets an error naming the new one.
+	Renamed map[string]string
 }
 
 // ProblemEnv is what a problem's Build gets from the run.
@@ -40,12 +44,6 @@ type Instance interface {
 	// Evaluator, and the coordinator does not call Central for them.
 	Central() (*objective.Problem, error)
 }
-
-// Capabilities that instances offer and algorithms need.
-const (
-	// CapLocals: the instance implements Locals.
-	CapLocals = "locals"
-)
 
 // Locals is the capability of the consensus problems
 // min_{x in X} (1/N) sum_i f_i(x): agent i's smooth local objective f_i

@@ -1,17 +1,26 @@
 // Package registry is where algorithms and problems make themselves known
 // to consim: each algorithm package describes itself once in an Algorithm
-// (its name, its own typed parameters with defaults and validation, and a
-// constructor of its agents), each problem in a Problem, and a Registry
-// holds them by name. Scenario files, the command line and the library API
-// find everything through a Registry; nothing outside an algorithm's own
-// package switches on its name.
+// (its name, its own typed parameters with defaults and validation, what
+// it needs of a problem, and a constructor of its agents), each problem in
+// a Problem (what its instances offer), and a Registry holds them by name.
+// Scenario files, the command line and the library API find everything
+// through a Registry; nothing outside an algorithm's own package switches
+// on its name.
+//
+// Every block of parameters follows one idiom: a struct (called Params)
+// whose exported fields are the block's keys, flat (no params: sub-block),
+// with a Validate that returns FieldErrors keyed by those keys. Keys a
+// block no longer has are listed in its entry's Renamed, so that an old
+// scenario gets an error naming the new key. docs/parameters.md lists the
+// key names every algorithm shares (step, dual_step, penalty, ...).
 //
 // Most algorithms are consensus methods: every agent holds a copy of one
 // x, and the coordinator measures them against the instance's Central
-// problem. A Run whose agents hold different blocks or play roles (a
-// server and its oracle workers, an upper-level agent and task agents)
-// implements Evaluator and measures itself; its instances may have no
-// Central (ErrNoCentral). See evaluator.go.
+// problem (Roles Peers). An algorithm whose agents hold different blocks
+// or play roles (a server and its oracle workers, an upper-level agent and
+// task agents) declares its Roles, and its Run implements Evaluator and
+// measures itself; its instances may have no Central (ErrNoCentral). See
+// capability.go and evaluator.go.
 //
 // The registry is pure like the rest of consensus: no I/O, no goroutines.
 // Problems that read data files register from a package that may do I/O
@@ -31,10 +40,13 @@ import (
 	"github.com/consim/consim/graph"
 )
 
-// Params is an algorithm's or a problem's own parameter struct, held by
-// pointer. Its exported fields carry yaml tags: a scenario's algorithm (or
-// problem) block decodes strictly into it, key by key, over the defaults
-// that the New function of its entry filled in.
+// Params is an algorithm's or a problem's own parameter struct (a type
+// named Params), held by pointer. Its exported fields are the keys of the
+// block, flat, each with a yaml tag (its key) and a doc tag (its meaning
+// and allowed range): a scenario's algorithm (or problem) block decodes
+// strictly into it, key by key, over the defaults that the New function of
+// its entry filled in. A field may be a struct of its own when the keys
+// belong together (mixing: {rule, weight}).
 type Params interface {
 	// Validate checks the values that need no instance (signs, ranges,
 	// allowed names) and returns nil or a FieldErrors naming each key, as
@@ -44,7 +56,8 @@ type Params interface {
 
 // FieldError is a bad value of one key of an algorithm or problem block.
 type FieldError struct {
-	// Key is the dotted key inside the block, e.g. "params.eta". An
+	// Key is the dotted key inside the block, e.g. "dual_step" or
+	// "mixing.weight". An
 	// error about another section of the scenario (a Build that finds the
 	// problem's box unsuitable) names it in full from the scenario's root,
 	// starting with that section's name, e.g. "problem.box".
@@ -201,6 +214,26 @@ type Algorithm struct {
 	// undirected ones; an algorithm without it runs on undirected
 	// topologies only.
 	Directed bool
+
+	// Needs are the capabilities (see Problem.Offers) that Build asks of
+	// the problem's instance, e.g. CapLocals; Check tests them against the
+	// problem's Offers before Build.
+	Needs []string
+	// NeedsDoc says in words what Needs asks of a problem, for the error
+	// of a problem that lacks it, e.g. "local objectives f_i with
+	// gradients and a box X".
+	NeedsDoc string
+	// Roles is how the agents divide the problem; Peers when empty.
+	Roles Roles
+	// FansOut is set when the agents ask for evaluations
+	// (consensus.Outbox.Evals): the Run implements Oracles and the
+	// scenario's oracle workers (runtime.workers) apply.
+	FansOut bool
+	// Renamed maps keys that the block had in earlier versions (dotted,
+	// inside the block, e.g. "params.eta") to the keys that replaced them
+	// (e.g. "dual_step"), so that a scenario using an old key gets an
+	// error naming the new one.
+	Renamed map[string]string
 }
 
 // Run is an algorithm resolved against one instance: it builds the
@@ -229,12 +262,47 @@ type Oracles interface {
 	Oracle(worker int) consensus.Oracle
 }
 
-// Measurer is implemented by a Run whose agents report measures of their
-// own in consensus.Report.Measures: it declares them, in the order the
-// agents report them. The coordinator reduces each as declared and writes
-// it as a column of the run's metrics.
+// Measurer is implemented by a Run that adds columns of its own to the
+// run's metrics, the one way to add them: Measures declares them in
+// column order. The agents report the values of the measures that are not
+// Evaluated in consensus.Report.Measures (in declaration order), and the
+// coordinator reduces each as declared; the run's Evaluator computes the
+// Evaluated ones (Evaluation.Values, in declaration order).
 type Measurer interface {
 	Measures() []consensus.Measure
+}
+
+// Reported returns the measures of ms that the agents report (those not
+// Evaluated), in order.
+func Reported(ms []consensus.Measure) []consensus.Measure {
+	var out []consensus.Measure
+	for _, m := range ms {
+		if !m.Evaluated {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Evaluated returns the measures of ms that an Evaluator computes, in
+// order.
+func Evaluated(ms []consensus.Measure) []consensus.Measure {
+	var out []consensus.Measure
+	for _, m := range ms {
+		if m.Evaluated {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MeasuresOf returns the measures run declares (Measurer), nil when it
+// declares none.
+func MeasuresOf(run Run) []consensus.Measure {
+	if m, ok := run.(Measurer); ok {
+		return m.Measures()
+	}
+	return nil
 }
 
 // Value is one resolved parameter or constant.
@@ -264,14 +332,21 @@ func (r *Registry) RegisterAlgorithm(a Algorithm) error {
 		return fmt.Errorf("registry: algorithm without a name")
 	case a.New == nil || a.Build == nil:
 		return fmt.Errorf("registry: algorithm %q: New and Build must be set", a.Name)
+	case !a.Roles.valid():
+		return fmt.Errorf("registry: algorithm %q: roles %q are not one of peers, server, star, nodes, shards", a.Name, a.Roles)
 	}
-	if _, dup := r.algorithms[a.Name]; dup {
-		return fmt.Errorf("registry: algorithm %q is registered already", a.Name)
+	return add(&r.algorithms, "algorithm", a.Name, a)
+}
+
+// add enters e under name in *m, unless the name is taken.
+func add[E any](m *map[string]E, what, name string, e E) error {
+	if _, dup := (*m)[name]; dup {
+		return fmt.Errorf("registry: %s %q is registered already", what, name)
 	}
-	if r.algorithms == nil {
-		r.algorithms = make(map[string]Algorithm)
+	if *m == nil {
+		*m = make(map[string]E)
 	}
-	r.algorithms[a.Name] = a
+	(*m)[name] = e
 	return nil
 }
 
@@ -283,14 +358,7 @@ func (r *Registry) RegisterProblem(p Problem) error {
 	case p.New == nil || p.Build == nil:
 		return fmt.Errorf("registry: problem %q: New and Build must be set", p.Kind)
 	}
-	if _, dup := r.problems[p.Kind]; dup {
-		return fmt.Errorf("registry: problem %q is registered already", p.Kind)
-	}
-	if r.problems == nil {
-		r.problems = make(map[string]Problem)
-	}
-	r.problems[p.Kind] = p
-	return nil
+	return add(&r.problems, "problem", p.Kind, p)
 }
 
 // Algorithm returns the algorithm registered as name.
@@ -318,44 +386,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// ProblemMismatch is the error of an algorithm that cannot run on the
-// problem it was given: it names what the algorithm needs.
-type ProblemMismatch struct {
-	Algorithm, Problem string
-	// Needs says what the algorithm needs of a problem, e.g. "local
-	// objectives f_i with gradients and a box X".
-	Needs string
-	// Capability is the capability constant (e.g. CapLocals) the
-	// algorithm needs, if it is one, so that the problems offering it can
-	// be listed.
-	Capability string
-	// Accepts lists the problem kinds that offer it, when known.
-	Accepts []string
-}
-
-func (e *ProblemMismatch) Error() string {
-	msg := fmt.Sprintf("algorithm %s cannot run on problem %s: it needs %s", e.Algorithm, e.Problem, e.Needs)
-	if len(e.Accepts) > 0 {
-		msg += " (problems that offer it: " + strings.Join(e.Accepts, ", ") + ")"
-	}
-	return msg
-}
-
-// Accepting lists the registered problem kinds whose Offers include
-// every capability in needs.
-func (r *Registry) Accepting(needs ...string) []string {
-	var kinds []string
-	for _, k := range r.Problems() {
-		p := r.problems[k]
-		ok := true
-		for _, n := range needs {
-			ok = ok && slices.Contains(p.Offers, n)
-		}
-		if ok {
-			kinds = append(kinds, k)
-		}
-	}
-	return kinds
 }

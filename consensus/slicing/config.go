@@ -1,8 +1,9 @@
 package slicing
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
 // Config is the regularized problem (6.5) and Algorithm 1's parameters,
@@ -27,23 +28,15 @@ type Config struct {
 	Rounds int
 }
 
-// Validate checks the ranges of the fields.
+// Validate checks the ranges of the fields; its errors are a
+// registry.FieldErrors at the keys of the block (Params).
 func (c Config) Validate() error {
-	switch {
-	case !(c.RegWeight >= 0) || math.IsInf(c.RegWeight, 0):
-		return fmt.Errorf("slicing: reg_weight %v must be finite and >= 0", c.RegWeight)
-	case !(c.P > 0 && c.P < 1):
-		return fmt.Errorf("slicing: p %v must be in (0, 1)", c.P)
-	case !(c.Eps > 0) || math.IsInf(c.Eps, 0):
-		return fmt.Errorf("slicing: eps %v must be finite and > 0", c.Eps)
-	case !(c.Scale > 0) || math.IsInf(c.Scale, 0):
-		return fmt.Errorf("slicing: scale %v must be finite and > 0", c.Scale)
-	case !(c.Rho >= 0), !(c.Mu >= 0), !(c.Tau > 0), !(c.Eta >= 0), !(c.Beta >= 0 && c.Beta <= 1):
-		return fmt.Errorf("slicing: need rho >= 0, mu >= 0, tau > 0, eta >= 0 and beta in [0, 1] (got rho %v, mu %v, tau %v, eta %v, beta %v)", c.Rho, c.Mu, c.Tau, c.Eta, c.Beta)
-	case c.Rounds < 0:
-		return fmt.Errorf("slicing: rounds %d must be >= 0", c.Rounds)
+	var errs registry.FieldErrors
+	checkKeys(&errs, keys{&c.RegWeight, &c.P, &c.Eps, &c.Scale, &c.Rho, &c.Mu, &c.Tau, &c.Eta, &c.Beta})
+	if c.Rounds < 0 {
+		errs.Add("rounds", "must be >= 0, got %d", c.Rounds)
 	}
-	return nil
+	return errs.Err()
 }
 
 // Lf returns the Lipschitz constant of grad f on the box:

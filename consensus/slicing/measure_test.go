@@ -17,11 +17,11 @@ func TestConfigValidate(t *testing.T) {
 		edit func(c *Config)
 		part string
 	}{
-		{"p = 1", func(c *Config) { c.P = 1 }, "p 1"},
-		{"eps = 0", func(c *Config) { c.Eps = 0 }, "eps 0"},
+		{"p = 1", func(c *Config) { c.P = 1 }, "p: must be in (0, 1), got 1"},
+		{"eps = 0", func(c *Config) { c.Eps = 0 }, "eps: must be a finite number > 0, got 0"},
 		{"negative weight", func(c *Config) { c.RegWeight = -1 }, "reg_weight"},
-		{"zero tau", func(c *Config) { c.Tau = 0 }, "tau"},
-		{"beta above 1", func(c *Config) { c.Beta = 2 }, "beta"},
+		{"zero tau", func(c *Config) { c.Tau = 0 }, "step"},
+		{"beta above 1", func(c *Config) { c.Beta = 2 }, "smoothing"},
 		{"zero scale", func(c *Config) { c.Scale = 0 }, "scale"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,17 +27,15 @@ type Provider interface {
 // Params is the algorithm block of slicing_alm: the regularizer of (6.5)
 // and optional overrides of Practical's parameters.
 type Params struct {
-	RegWeight float64 `yaml:"reg_weight" doc:"sigma >= 0, weight of the l_p regularizer P_eps in units of g (0: the LP relaxation)"`
-	P         float64 `yaml:"p" doc:"exponent p in (0, 1) of P_eps"`
-	Eps       float64 `yaml:"eps" doc:"offset eps > 0 of P_eps"`
-	Params    struct {
-		Rho   *float64 `yaml:"rho,omitempty" doc:"penalty rho >= 0" default:"1"`
-		Mu    *float64 `yaml:"mu,omitempty" doc:"proximal weight mu >= 0" default:"max{2, 4 L_f}"`
-		Tau   *float64 `yaml:"tau,omitempty" doc:"primal step tau > 0" default:"1/(2 L_K)"`
-		Eta   *float64 `yaml:"eta,omitempty" doc:"dual step eta >= 0" default:"rho"`
-		Beta  *float64 `yaml:"beta,omitempty" doc:"smoothing step beta in [0, 1]" default:"tau mu"`
-		Scale *float64 `yaml:"scale,omitempty" doc:"objective scale > 0" default:"1/max_k lambda(k)"`
-	} `yaml:"params"`
+	RegWeight  float64  `yaml:"reg_weight" doc:"sigma >= 0, weight of the l_p regularizer P_eps in units of g (0: the LP relaxation)"`
+	P          float64  `yaml:"p" doc:"exponent p in (0, 1) of P_eps"`
+	Eps        float64  `yaml:"eps" doc:"offset eps > 0 of P_eps"`
+	Penalty    *float64 `yaml:"penalty,omitempty" doc:"penalty rho >= 0" default:"1"`
+	ProxWeight *float64 `yaml:"prox_weight,omitempty" doc:"proximal weight mu >= 0 of (mu/2)||w - z||^2" default:"max{2, 4 L_f}"`
+	Step       *float64 `yaml:"step,omitempty" doc:"primal step tau > 0" default:"1/(2 L_K)"`
+	DualStep   *float64 `yaml:"dual_step,omitempty" doc:"dual step eta >= 0" default:"rho"`
+	Smoothing  *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in [0, 1] of z <- z + beta (w - z)" default:"tau mu"`
+	Scale      *float64 `yaml:"scale,omitempty" doc:"objective scale > 0" default:"1/max_k lambda(k)"`
 }
 
 // DefaultParams are the table's regularizer: sigma = 2, p = 0.5,
@@ -47,34 +45,31 @@ func DefaultParams() Params { return Params{RegWeight: 2, P: 0.5, Eps: 0.1} }
 // Validate checks the values that need no instance.
 func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	if !(p.RegWeight >= 0) || math.IsInf(p.RegWeight, 0) {
-		errs.Add("reg_weight", "must be a finite number >= 0, got %s", registry.Num(p.RegWeight))
-	}
-	if !(p.P > 0 && p.P < 1) {
-		errs.Add("p", "must be in (0, 1), got %s", registry.Num(p.P))
-	}
-	if !(p.Eps > 0) || math.IsInf(p.Eps, 0) {
-		errs.Add("eps", "must be a finite number > 0, got %s", registry.Num(p.Eps))
-	}
-	o := p.Params
-	for _, c := range []struct {
-		key string
-		v   *float64
-		ok  func(float64) bool
-		msg string
-	}{
-		{"params.rho", o.Rho, func(v float64) bool { return v >= 0 }, ">= 0"},
-		{"params.mu", o.Mu, func(v float64) bool { return v >= 0 }, ">= 0"},
-		{"params.tau", o.Tau, func(v float64) bool { return v > 0 }, "> 0"},
-		{"params.eta", o.Eta, func(v float64) bool { return v >= 0 }, ">= 0"},
-		{"params.beta", o.Beta, func(v float64) bool { return v >= 0 && v <= 1 }, "in [0, 1]"},
-		{"params.scale", o.Scale, func(v float64) bool { return v > 0 }, "> 0"},
-	} {
-		if c.v != nil && (!c.ok(*c.v) || math.IsInf(*c.v, 0)) {
-			errs.Add(c.key, "must be finite and %s, got %s", c.msg, registry.Num(*c.v))
-		}
-	}
+	checkKeys(&errs, keys{&p.RegWeight, &p.P, &p.Eps, p.Scale, p.Penalty, p.ProxWeight, p.Step, p.DualStep, p.Smoothing})
 	return errs.Err()
+}
+
+// keys are the values of the block's keys that have a range: those of the
+// regularizer, the scale and the steps (nil: not given).
+type keys struct{ regWeight, p, eps, scale, rho, mu, tau, eta, beta *float64 }
+
+// The ranges of the exponent p and of the smoothing step beta.
+var (
+	openUnit   = registry.Range{In: func(x float64) bool { return x > 0 && x < 1 }, Want: "in (0, 1)"}
+	closedUnit = registry.Range{In: func(x float64) bool { return x >= 0 && x <= 1 }, Want: "in [0, 1]"}
+)
+
+// checkKeys adds the errors of k, at the keys of the block, to errs.
+func checkKeys(errs *registry.FieldErrors, k keys) {
+	errs.Check("reg_weight", k.regWeight, registry.NonNegative)
+	errs.Check("p", k.p, openUnit)
+	errs.Check("eps", k.eps, registry.Positive)
+	errs.Check("scale", k.scale, registry.Positive)
+	errs.Check("penalty", k.rho, registry.NonNegative)
+	errs.Check("prox_weight", k.mu, registry.NonNegative)
+	errs.Check("step", k.tau, registry.Positive)
+	errs.Check("dual_step", k.eta, registry.NonNegative)
+	errs.Check("smoothing", k.beta, closedUnit)
 }
 
 // Algorithm describes slicing_alm to the registry: the per-node agents of
@@ -85,19 +80,20 @@ func Algorithm() registry.Algorithm {
 		Name:    "slicing_alm",
 		Summary: "network slicing by the smoothed linearized ALM (Algorithm 1) on the l_p-regularized relaxation, one agent per network node",
 		New:     func() registry.Params { p := DefaultParams(); return &p },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(Provider)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "slicing_alm", Needs: "a network-slicing instance (one agent per network node)", Capability: CapSlicing}
-			}
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
 			md := inst.Slicing()
 			if md.Inst.Nodes != env.N {
-				return nil, fmt.Errorf("the slicing instance has %d nodes, one agent each: set agents: %d (got %d)", md.Inst.Nodes, md.Inst.Nodes, env.N)
+				return nil, registry.FieldErrors{{Key: "agents", Msg: fmt.Sprintf("the slicing instance has %d nodes, one agent each: set agents: %d (got %d)", md.Inst.Nodes, md.Inst.Nodes, env.N)}}
 			}
 			prm := *p.(*Params)
 			return NewRun(md, prm.Config(md, env.Rounds))
-		},
+		}),
 		CanRejoin: true,
+		Needs:     []string{CapSlicing},
+		NeedsDoc:  "a network-slicing instance (one agent per network node)",
+		Roles:     registry.Nodes,
+		Renamed: map[string]string{"params.rho": "penalty", "params.mu": "prox_weight", "params.tau": "step",
+			"params.eta": "dual_step", "params.beta": "smoothing", "params.scale": "scale"},
 	}
 }
 
@@ -105,11 +101,10 @@ func Algorithm() registry.Algorithm {
 // with the overrides given, and horizon T = rounds.
 func (p Params) Config(md *Model, rounds int) Config {
 	c := Practical(md, p.RegWeight, p.P, p.Eps, rounds)
-	o := p.Params
 	for _, f := range []struct {
 		dst *float64
 		v   *float64
-	}{{&c.Rho, o.Rho}, {&c.Mu, o.Mu}, {&c.Tau, o.Tau}, {&c.Eta, o.Eta}, {&c.Beta, o.Beta}, {&c.Scale, o.Scale}} {
+	}{{&c.Rho, p.Penalty}, {&c.Mu, p.ProxWeight}, {&c.Tau, p.Step}, {&c.Eta, p.DualStep}, {&c.Beta, p.Smoothing}, {&c.Scale, p.Scale}} {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
@@ -125,10 +120,18 @@ type RunOn struct {
 	lp  float64 // the LP bound, once solved
 }
 
-// NewRun returns the run of cfg on md.
+var (
+	_ registry.Referencer = (*RunOn)(nil)
+	_ registry.Measurer   = (*RunOn)(nil)
+	_ registry.Evaluator  = (*RunOn)(nil)
+	_ registry.Artefacter = (*RunOn)(nil)
+)
+
+// NewRun returns the run of cfg on md; an invalid cfg is a FieldErrors at
+// the keys of the block.
 func NewRun(md *Model, cfg Config) (*RunOn, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, registry.FieldErrors{{Key: "params", Msg: err.Error()}}
+		return nil, err
 	}
 	return &RunOn{cfg: cfg, md: md, lp: math.NaN()}, nil
 }
@@ -153,8 +156,14 @@ func (r *RunOn) Resolved() []registry.Value {
 	}
 }
 
-// Measures declares the agents' own measures (AgentMeasures).
-func (r *RunOn) Measures() []consensus.Measure { return AgentMeasures() }
+// Measures declares the agents' own measures (AgentMeasures) and the
+// run's: binary_frac and lp_gap_rel, which Evaluate computes.
+func (r *RunOn) Measures() []consensus.Measure {
+	return append(AgentMeasures(),
+		consensus.Measure{Name: "binary_frac", Reduce: consensus.ReduceMean, Evaluated: true, Doc: "fraction of the placement variables x_i(k,m) within 1e-3 of 0 or 1"},
+		consensus.Measure{Name: "lp_gap_rel", Reduce: consensus.ReduceSum, Evaluated: true, Doc: "(g(u) - LP) / LP, the relative gap of the routing cost to the LP bound"},
+	)
+}
 
 // Reference runs the matrix-form Algorithm 1 (Reference) and returns
 // every node's block of w after rounds rounds.
@@ -201,18 +210,10 @@ func (r *RunOn) point(reps []consensus.Report) ([]float64, error) {
 	return w, nil
 }
 
-// Columns declares the run's own columns: binary_frac and lp_gap_rel.
-func (r *RunOn) Columns() []consensus.Measure {
-	return []consensus.Measure{
-		{Name: "binary_frac", Reduce: consensus.ReduceMean, Doc: "fraction of the placement variables x_i(k,m) within 1e-3 of 0 or 1"},
-		{Name: "lp_gap_rel", Reduce: consensus.ReduceSum, Doc: "(g(u) - LP) / LP, the relative gap of the routing cost to the LP bound"},
-	}
-}
-
 // Evaluate measures the slice the nodes hold: ObjValue is the routing
 // cost g(u), OptGap g(u) - LP, Feasibility the largest violation of the
 // constraints of (6.4) relaxed to [0,1] (Measures.Violation: conservation
-// and assignment residuals, relative capacity excess), and the columns
+// and assignment residuals, relative capacity excess), and the measures
 // binary_frac and lp_gap_rel. ConsensusErr is 0: no two nodes hold a
 // copy of the same variable.
 func (r *RunOn) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -31,10 +32,10 @@ func TestAgentsMatchReference(t *testing.T) {
 		p    Params
 		proc graph.EdgeProcess
 	}{
-		{"metropolis full", Params{Alpha: 0.05}, graph.Bernoulli{G: g, Seed: 21}},
-		{"uniform stochastic", Params{Alpha: 0.03, Gradient: GradientStochastic, Seed: 5,
-			Weights: graph.Mixing{Rule: graph.MixUniform, Alpha: 0.9 / float64(g.MaxDegree())}}, graph.Bernoulli{G: g, Seed: 4}},
-		{"metropolis gilbert-elliott", Params{Alpha: 0.05}, ge},
+		{"metropolis full", Params{Step: 0.05}, graph.Bernoulli{G: g, Seed: 21}},
+		{"uniform stochastic", Params{Step: 0.03, Gradient: GradientStochastic, Seed: 5,
+			Mixing: gossip.Mixing{Rule: graph.MixUniform, Weight: 0.9 / float64(g.MaxDegree())}}, graph.Bernoulli{G: g, Seed: 4}},
+		{"metropolis gilbert-elliott", Params{Step: 0.05}, ge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +90,7 @@ func TestMissingMessage(t *testing.T) {
 	proc := graph.Bernoulli{G: g, Seed: 1}
 	x0 := startPoints(g.N, 2, 1, 2)
 	ls := lsProblem(t, 5, 2, 10, 1, 3)
-	p := Params{Alpha: 0.1}
+	p := Params{Step: 0.1}
 	const to = 2
 	from := g.Neighbors(to)[0]
 	nw := newNetwork(t, p, g, proc, ls.Locals, x0, lockstep.WithDrop(func(t, ph, i, j int) bool { return i == from && j == to }))
@@ -99,10 +100,10 @@ func TestMissingMessage(t *testing.T) {
 	}
 	nw.round(t, 0)
 	w := make([]float64, g.Degree(to))
-	wii := p.Weights.Row(g, proc, 0, edgeDraw, to, w)
+	wii := p.Mixing.Graph().Row(g, proc, 0, gossip.EdgeDraw, to, w)
 	want := make([]float64, 2)
 	for l := range want {
-		want[l] = wii*x0[to][l] - p.Alpha*y0[to][l]
+		want[l] = wii*x0[to][l] - p.Step*y0[to][l]
 		for k, j := range g.Neighbors(to) {
 			src := x0[j]
 			if j == from {
@@ -133,12 +134,12 @@ func TestParams(t *testing.T) {
 	}{
 		{"defaults", func(*Params) {}, ""},
 		{"stochastic uniform", func(p *Params) {
-			p.Gradient, p.Weights = GradientStochastic, graph.Mixing{Rule: graph.MixUniform, Alpha: 0.3}
+			p.Gradient, p.Mixing = GradientStochastic, gossip.Mixing{Rule: graph.MixUniform, Weight: 0.3}
 		}, ""},
-		{"zero alpha", func(p *Params) { p.Alpha = 0 }, "alpha = 0: must be positive and finite"},
-		{"NaN alpha", func(p *Params) { p.Alpha = math.NaN() }, "alpha = NaN"},
-		{"gradient", func(p *Params) { p.Gradient = "zeroth" }, `gradient "zeroth": must be "full" or "stochastic"`},
-		{"weights", func(p *Params) { p.Weights.Rule = "max" }, `weights: mixing: rule "max"`},
+		{"zero step", func(p *Params) { p.Step = 0 }, "step: must be a finite number > 0, got 0"},
+		{"NaN step", func(p *Params) { p.Step = math.NaN() }, "step: must be a finite number > 0, got NaN"},
+		{"gradient", func(p *Params) { p.Gradient = "zeroth" }, `gradient: "zeroth" is not one of stochastic, full`},
+		{"mixing", func(p *Params) { p.Mixing.Rule = "max" }, `mixing.rule: "max" is not one of metropolis, uniform`},
 	}
 	for _, tc := range tests {
 		p := DefaultParams()
@@ -152,10 +153,10 @@ func TestParams(t *testing.T) {
 		}
 	}
 	p := DefaultParams()
-	if err := yaml.Unmarshal([]byte("alpha: 0.02\nweights: {rule: uniform, alpha: 0.25}\n"), &p); err != nil {
+	if err := yaml.Unmarshal([]byte("step: 0.02\nmixing: {rule: uniform, weight: 0.25}\n"), &p); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Params{Alpha: 0.02, Gradient: GradientFull, Weights: graph.Mixing{Rule: graph.MixUniform, Alpha: 0.25}}); p != want {
+	if want := (Params{Step: 0.02, Gradient: GradientFull, Mixing: gossip.Mixing{Rule: graph.MixUniform, Weight: 0.25}}); p != want {
 		t.Errorf("decoded %+v, want %+v", p, want)
 	}
 	g, _ := graph.Ring(4)

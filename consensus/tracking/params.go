@@ -2,80 +2,70 @@ package tracking
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/consim/consim/consensus/gossip"
+	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
 
-// Gradient oracles of Params.Gradient.
+// The gradient oracles of Params.Gradient (see package gossip):
+// GradientFull is DIGing as published.
 const (
-	// GradientFull uses grad f_i(x_i): DIGing as published.
-	GradientFull = "full"
-	// GradientStochastic uses G_i(x_i, xi_i^t), one call of
-	// objective.Local.StochGrad per round.
-	GradientStochastic = "stochastic"
+	GradientFull       = gossip.GradientFull
+	GradientStochastic = gossip.GradientStochastic
 )
 
-// DefaultAlpha is the default step alpha, for objectives scaled so that
+// DefaultStep is the default step alpha, for objectives scaled so that
 // the smoothness constants L_i are about 1. Gradient tracking needs a
 // smaller step than DGD: its bound scales with the spectral gap of the
 // mixing.
-const DefaultAlpha = 0.01
+const DefaultStep = 0.01
 
 // Params are the parameters of gradient tracking, with the keys of a
-// scenario's algorithm block. DefaultParams gives the defaults.
+// scenario's algorithm block (each key's doc tag says what it is; empty
+// words take the defaults: full gradients, Metropolis-Hastings weights).
+// Seed is the run's, not a key.
 type Params struct {
-	// Alpha is the constant step alpha > 0. Default DefaultAlpha.
-	Alpha float64 `yaml:"alpha" doc:"step alpha > 0"`
-	// Gradient is GradientFull (the default, also when empty) or
-	// GradientStochastic.
-	Gradient string `yaml:"gradient" doc:"gradient oracle: full or stochastic (one minibatch per round)"`
-	// Weights is the mixing rule of W(zeta). Default Metropolis-Hastings.
-	Weights graph.Mixing `yaml:"weights"`
-	// Seed is the run seed of the stochastic samples; it comes from the
-	// run, not from the algorithm block.
-	Seed uint64 `yaml:"-"`
+	Step     float64       `yaml:"step" doc:"constant step alpha > 0"`
+	Gradient string        `yaml:"gradient" doc:"gradient oracle: stochastic|full (one minibatch per round, or grad f_i)"`
+	Mixing   gossip.Mixing `yaml:"mixing"`
+	Seed     uint64        `yaml:"-"`
 }
 
-// DefaultParams returns alpha = DefaultAlpha, full gradients and
+// DefaultParams returns alpha = DefaultStep, full gradients and
 // Metropolis-Hastings weights.
 func DefaultParams() Params {
-	return Params{Alpha: DefaultAlpha, Gradient: GradientFull, Weights: graph.Mixing{Rule: graph.MixMetropolis}}
+	return Params{Step: DefaultStep, Gradient: GradientFull, Mixing: gossip.Mixing{Rule: graph.MixMetropolis}}
 }
 
 // Validate checks every key against its allowed values.
 func (p Params) Validate() error {
-	switch {
-	case !(p.Alpha > 0) || math.IsInf(p.Alpha, 1):
-		return fmt.Errorf("alpha = %v: must be positive and finite", p.Alpha)
-	case p.Gradient != "" && p.Gradient != GradientFull && p.Gradient != GradientStochastic:
-		return fmt.Errorf("gradient %q: must be %q or %q", p.Gradient, GradientFull, GradientStochastic)
-	}
-	if err := p.Weights.Validate(); err != nil {
-		return fmt.Errorf("weights: %w", err)
-	}
-	return nil
+	var errs registry.FieldErrors
+	gossip.Check(&errs, p.Step, p.Gradient, p.Mixing)
+	return errs.Err()
 }
 
-// edgeDraw is the draw index of the round's edges zeta_t.
-const edgeDraw = int(graph.StreamDual)
+// normalized returns p with the documented defaults of its empty keys.
+func (p Params) normalized() Params {
+	if p.Gradient == "" {
+		p.Gradient = GradientFull
+	}
+	if p.Mixing.Rule == "" {
+		p.Mixing.Rule = graph.MixMetropolis
+	}
+	return p
+}
 
-// check validates p and the arguments of NewAgent.
-func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) error {
-	switch {
-	case g == nil || proc == nil || f == nil:
-		return fmt.Errorf("graph, edge process and objective are required")
-	case id < 0 || id >= g.N:
-		return fmt.Errorf("id must be in [0, %d)", g.N)
-	case len(x0) == 0 || f.Dim() != len(x0):
-		return fmt.Errorf("initial point has length %d, objective dimension is %d", len(x0), f.Dim())
+// check validates p and the arguments of NewAgent, and returns p with its
+// defaults filled in.
+func (p Params) check(id int, g *graph.Graph, proc graph.EdgeProcess, f objective.Local, x0 []float64) (Params, error) {
+	p = p.normalized()
+	if f == nil {
+		return p, fmt.Errorf("an objective is required")
 	}
 	if err := p.Validate(); err != nil {
-		return err
+		return p, err
 	}
-	if err := p.Weights.ValidateFor(g); err != nil {
-		return fmt.Errorf("weights: %w", err)
-	}
-	return nil
+	return p, gossip.CheckAgent(p.Mixing, id, g, proc, f, x0)
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/consim/consim/consensus/gossip"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 )
@@ -204,7 +205,7 @@ func TestStaticRingTextbook(t *testing.T) {
 		locals[i] = fs[i]
 	}
 	x0 := startPoints(N, 3, 2, 3)
-	nw := newNetwork(t, Params{Alpha: alpha}, g, graph.Bernoulli{G: g, Seed: 1}, locals, x0)
+	nw := newNetwork(t, Params{Step: alpha}, g, graph.Bernoulli{G: g, Seed: 1}, locals, x0)
 	want := textbookDIGing(fs, x0, alpha, rounds)
 	xstar := lsOptimum(t, fs)
 	errs := []float64{}
@@ -255,8 +256,8 @@ func TestConvergesOnRandomGraph(t *testing.T) {
 	}
 	xstar := lsOptimum(t, fs)
 	g := randomGraph(t, N, 0.3, 0.6, 2)
-	for _, m := range []graph.Mixing{{}, {Rule: graph.MixUniform, Alpha: 0.8 / float64(g.MaxDegree())}} {
-		nw := newNetwork(t, Params{Alpha: 0.05, Weights: m}, g, graph.Bernoulli{G: g, Seed: 6}, locals, startPoints(N, 3, 2, 7))
+	for _, m := range []gossip.Mixing{{}, {Rule: graph.MixUniform, Weight: 0.8 / float64(g.MaxDegree())}} {
+		nw := newNetwork(t, Params{Step: 0.05, Mixing: m}, g, graph.Bernoulli{G: g, Seed: 6}, locals, startPoints(N, 3, 2, 7))
 		var e float64
 		for r := range 1500 {
 			nw.round(t, r)

@@ -43,7 +43,7 @@ type UpperAgent struct {
 	evals      int64
 
 	tasks []int // ids 1..K
-	prm   Params
+	prm   Constants
 	f0    Objective
 	g0    Objective
 	ny    int
@@ -62,7 +62,7 @@ type TaskAgent struct {
 	evals   int64
 
 	id  int
-	prm Params
+	prm Constants
 	g   Objective
 	ny  int
 
@@ -79,7 +79,7 @@ type Star struct {
 
 // NewStar returns the agents of TSP on s from x0 (the blocks x_k
 // concatenated) and y0, with the same initialization as NewTSP.
-func NewStar(s *Split, x0, y0 []float64, prm Params) (*Star, error) {
+func NewStar(s *Split, x0, y0 []float64, prm Constants) (*Star, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}

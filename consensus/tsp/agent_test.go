@@ -11,8 +11,8 @@ import (
 
 // smallParams are TSP constants that keep the small random instances
 // stable and move every variable (lambda becomes positive early).
-func smallParams(znew bool) Params {
-	return Params{Alpha: 0.5, Beta: 0.05, Eta: 0.01, Tau: 0.05, Mu: 0.7, Theta: 0.8, Omega: 0.3, P: 1,
+func smallParams(znew bool) Constants {
+	return Constants{Alpha: 0.5, Beta: 0.05, Eta: 0.01, Tau: 0.05, Mu: 0.7, Theta: 0.8, Omega: 0.3, P: 1,
 		Gamma: 0.5, Delta: 0.01, Lambda0: 0.1, ZNew: znew}
 }
 

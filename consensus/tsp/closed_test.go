@@ -138,8 +138,8 @@ func vectorKKT(t *testing.T, a, b []float64, q quadG, gamma, delta float64) (x, 
 }
 
 // quadParams are TSP constants for the quadratic test problems.
-func quadParams(gamma, delta float64, znew bool) Params {
-	return Params{Alpha: 0.02, Beta: 0.02, Eta: 0.3, Tau: 0.5, Mu: 0.5, Theta: 0.5, Omega: 0.2, P: 2,
+func quadParams(gamma, delta float64, znew bool) Constants {
+	return Constants{Alpha: 0.02, Beta: 0.02, Eta: 0.3, Tau: 0.5, Mu: 0.5, Theta: 0.5, Omega: 0.2, P: 2,
 		Gamma: gamma, Delta: delta, ZNew: znew}
 }
 
@@ -266,13 +266,13 @@ func TestParamsValidate(t *testing.T) {
 	if err := good.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for _, mod := range []func(*Params){
-		func(p *Params) { p.Alpha = 0 },
-		func(p *Params) { p.Gamma = math.Inf(1) },
-		func(p *Params) { p.Mu = 1.5 },
-		func(p *Params) { p.Omega = 1 },
-		func(p *Params) { p.Delta = -1 },
-		func(p *Params) { p.Tau = math.NaN() },
+	for _, mod := range []func(*Constants){
+		func(p *Constants) { p.Alpha = 0 },
+		func(p *Constants) { p.Gamma = math.Inf(1) },
+		func(p *Constants) { p.Mu = 1.5 },
+		func(p *Constants) { p.Omega = 1 },
+		func(p *Constants) { p.Delta = -1 },
+		func(p *Constants) { p.Tau = math.NaN() },
 	} {
 		p := good
 		mod(&p)

@@ -24,7 +24,7 @@ type Experiment struct {
 	Data CleaningConfig
 	// The constants of each method, in the units of the problem as built
 	// (the lower-level loss is a sum over the Data.Train samples).
-	TSP  Params
+	TSP  Constants
 	PBGD PBGDParams
 	BOME BOMEParams
 	MEHA MEHAParams
@@ -69,7 +69,7 @@ type MeanUnits struct {
 // V-PBGD's ramp length.
 func (e *Experiment) Convert(u MeanUnits, m, rounds int) {
 	fm := float64(m)
-	e.TSP = Params{
+	e.TSP = Constants{
 		Alpha: u.Alpha, Beta: u.Beta, Eta: u.Eta / fm, Tau: u.Tau / (fm * fm),
 		Mu: u.Mu, Theta: u.Theta, Omega: u.Omega, P: u.P, Gamma: u.Gamma / fm, Delta: u.Delta * fm,
 	}

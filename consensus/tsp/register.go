@@ -3,7 +3,6 @@ package tsp
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
@@ -39,48 +38,46 @@ type Provider interface {
 	Measure(x, y []float64) (values []float64, distToOpt float64, err error)
 }
 
-// Settings is the algorithm block of tsp: the constants of Algorithm 1 in
+// Params is the algorithm block of tsp: the constants of Algorithm 1 in
 // the units the scenario chooses.
-type Settings struct {
-	Units string `yaml:"units" doc:"units of the steps: mean (for the lower level as a mean over its m terms, converted to the sum as Experiment.Convert does: eta/m, tau/m^2, gamma/m, delta m) or sum (as given)"`
-	// The constants of Params, in Units.
-	Alpha   float64 `yaml:"alpha" doc:"x step alpha > 0"`
-	Beta    float64 `yaml:"beta" doc:"y step beta > 0"`
-	Eta     float64 `yaml:"eta" doc:"z step eta > 0"`
-	Tau     float64 `yaml:"tau" doc:"dual step tau > 0"`
-	Mu      float64 `yaml:"mu" doc:"dual damping mu in (0, 1]"`
-	Theta   float64 `yaml:"theta" doc:"constraint averaging theta in (0, 1]"`
-	Omega   float64 `yaml:"omega" doc:"anchor smoothing omega in (0, 1)"`
-	P       float64 `yaml:"p" doc:"proximal weight p >= 0"`
-	Gamma   float64 `yaml:"gamma" doc:"Moreau parameter gamma > 0"`
-	Delta   float64 `yaml:"delta" doc:"constraint slack delta >= 0"`
-	Lambda0 float64 `yaml:"lambda0" doc:"initial dual lambda >= 0"`
-	ZNew    bool    `yaml:"z_new" doc:"the appendix's updates with z^{r+1} instead of the main text's z^r"`
+type Params struct {
+	Units string `yaml:"units" doc:"units of the steps: mean (for the lower level as a mean over its m terms, converted to the sum as Experiment.Convert does: step_z/m, dual_step/m^2, gamma/m, delta m) or sum (as given)"`
+	// The constants of Constants, in Units.
+	StepX       float64 `yaml:"step_x" doc:"x step alpha > 0"`
+	StepY       float64 `yaml:"step_y" doc:"y step beta > 0"`
+	StepZ       float64 `yaml:"step_z" doc:"z step eta > 0"`
+	DualStep    float64 `yaml:"dual_step" doc:"dual step tau > 0"`
+	Mu          float64 `yaml:"mu" doc:"dual damping mu in (0, 1]"`
+	Theta       float64 `yaml:"theta" doc:"constraint averaging theta in (0, 1]"`
+	Smoothing   float64 `yaml:"smoothing" doc:"anchor smoothing omega in (0, 1) of x_hat <- x_hat + omega (x - x_hat)"`
+	ProxWeight  float64 `yaml:"prox_weight" doc:"proximal weight p >= 0 of (p/2)||x - x_hat||^2"`
+	Gamma       float64 `yaml:"gamma" doc:"Moreau parameter gamma > 0"`
+	Delta       float64 `yaml:"delta" doc:"constraint slack delta >= 0"`
+	InitialDual float64 `yaml:"initial_dual" doc:"initial dual lambda >= 0"`
+	ZNew        bool    `yaml:"z_new" doc:"the appendix's updates with z^{r+1} instead of the main text's z^r"`
 }
 
-// DefaultSettings are DefaultMeanUnits' TSP constants in mean units.
-func DefaultSettings() Settings {
+// DefaultParams are DefaultMeanUnits' TSP constants in mean units.
+func DefaultParams() Params {
 	u := DefaultMeanUnits()
-	return Settings{Units: "mean", Alpha: u.Alpha, Beta: u.Beta, Eta: u.Eta, Tau: u.Tau, Mu: u.Mu, Theta: u.Theta,
-		Omega: u.Omega, P: u.P, Gamma: u.Gamma, Delta: u.Delta}
+	return Params{Units: "mean", StepX: u.Alpha, StepY: u.Beta, StepZ: u.Eta, DualStep: u.Tau, Mu: u.Mu, Theta: u.Theta,
+		Smoothing: u.Omega, ProxWeight: u.P, Gamma: u.Gamma, Delta: u.Delta}
 }
 
 // Validate checks the ranges.
-func (s *Settings) Validate() error {
+func (s *Params) Validate() error {
 	var errs registry.FieldErrors
 	errs.OneOf("units", s.Units, "mean", "sum")
-	if err := s.params(1).Validate(); err != nil {
-		// Params.Validate names the constant first: "tsp: alpha = ...".
-		key, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "tsp: "), " ")
-		errs.Add(key, "%v", err)
+	if err := s.constants(1).Validate(); err != nil {
+		errs = append(errs, err.(registry.FieldErrors)...)
 	}
 	return errs.Err()
 }
 
-// params converts s for a lower level of m terms.
-func (s *Settings) params(m int) Params {
-	p := Params{Alpha: s.Alpha, Beta: s.Beta, Eta: s.Eta, Tau: s.Tau, Mu: s.Mu, Theta: s.Theta, Omega: s.Omega,
-		P: s.P, Gamma: s.Gamma, Delta: s.Delta, Lambda0: s.Lambda0, ZNew: s.ZNew}
+// constants converts s for a lower level of m terms.
+func (s *Params) constants(m int) Constants {
+	p := Constants{Alpha: s.StepX, Beta: s.StepY, Eta: s.StepZ, Tau: s.DualStep, Mu: s.Mu, Theta: s.Theta, Omega: s.Smoothing,
+		P: s.ProxWeight, Gamma: s.Gamma, Delta: s.Delta, Lambda0: s.InitialDual, ZNew: s.ZNew}
 	if s.Units == "mean" {
 		fm := float64(m)
 		p.Eta, p.Tau, p.Gamma, p.Delta = p.Eta/fm, p.Tau/(fm*fm), p.Gamma/fm, p.Delta*fm
@@ -96,16 +93,9 @@ func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:    "tsp",
 		Summary: "TSP (Lu, ICML 2025): two-sided smoothed primal-dual bilevel method, an upper-level agent (agent 0) and N-1 task agents in a star",
-		New:     func() registry.Params { s := DefaultSettings(); return &s },
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(Provider)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "tsp", Needs: "a bilevel problem whose lower level is a sum over task blocks", Capability: CapSplitBilevel}
-			}
-			if env.N < 2 {
-				return nil, fmt.Errorf("tsp runs an upper-level agent and at least one task agent: set agents >= 2, got %d", env.N)
-			}
-			prm := p.(*Settings).params(inst.LowerTerms())
+		New:     func() registry.Params { s := DefaultParams(); return &s },
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
+			prm := p.(*Params).constants(inst.LowerTerms())
 			if err := prm.Validate(); err != nil {
 				return nil, registry.FieldErrors{{Key: "units", Msg: fmt.Sprintf("after conversion: %v", err)}}
 			}
@@ -114,14 +104,25 @@ func Algorithm() registry.Algorithm {
 				return nil, err
 			}
 			return &StarRun{inst: inst, prm: prm, n: env.N, meas: meas, given: make([]bool, env.N)}, nil
-		},
+		}),
+		Needs:    []string{CapSplitBilevel},
+		NeedsDoc: "a bilevel problem whose lower level is a sum over task blocks",
+		Roles:    registry.Star,
+		Renamed: map[string]string{"alpha": "step_x", "beta": "step_y", "eta": "step_z", "tau": "dual_step",
+			"omega": "smoothing", "p": "prox_weight", "lambda0": "initial_dual"},
 	}
 }
+
+var (
+	_ registry.Referencer = (*StarRun)(nil)
+	_ registry.Measurer   = (*StarRun)(nil)
+	_ registry.Evaluator  = (*StarRun)(nil)
+)
 
 // StarRun is tsp resolved against one problem.
 type StarRun struct {
 	inst  Provider
-	prm   Params
+	prm   Constants
 	n     int
 	meas  *Split // oracles of the measurement
 	star  *Star
@@ -183,12 +184,18 @@ func (a taskReporter) Report() consensus.Report {
 }
 
 // Measures declares h_est and lambda, which only the upper-level agent
-// holds (the task agents report 0).
+// holds (the task agents report 0), and the problem's own measures,
+// which Evaluate computes.
 func (r *StarRun) Measures() []consensus.Measure {
-	return []consensus.Measure{
+	ms := []consensus.Measure{
 		{Name: "h_est", Reduce: consensus.ReduceSum, Doc: "h^r, the averaged estimate of g(x, y) - g*_gamma(x, y) - delta (7a)"},
 		{Name: "lambda", Reduce: consensus.ReduceSum, Doc: "lambda^r, the multiplier of the lower-level constraint"},
 	}
+	for _, c := range r.inst.Columns() {
+		c.Evaluated = true
+		ms = append(ms, c)
+	}
+	return ms
 }
 
 // Resolved lists the constants after the unit conversion.
@@ -234,9 +241,6 @@ func (r *StarRun) Optimum() (float64, bool, error) {
 	f, convex := r.inst.Optimum()
 	return f, convex, nil
 }
-
-// Columns are the problem's own measures.
-func (r *StarRun) Columns() []consensus.Measure { return r.inst.Columns() }
 
 // Evaluate assembles (x, y) from the reports (PointFromReports) and
 // measures it: ObjValue is the upper objective f(x, y) = F0(y), OptGap

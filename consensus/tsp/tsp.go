@@ -1,14 +1,15 @@
 package tsp
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/consim/consim/consensus/registry"
 )
 
-// Params are the constants of TSP (Algorithm 1). The paper's analysis takes
+// Constants are the constants of TSP (Algorithm 1). The paper's analysis takes
 // all step sizes of order 1/sqrt(T) and p > L; its hyper-cleaning run uses
 // tau = 0.01 and p = 1.
-type Params struct {
+type Constants struct {
 	// Alpha, Beta and Eta are the step sizes of x, y and z.
 	Alpha, Beta, Eta float64
 	// Tau is the dual step size of lambda_+ = max(0, lambda + tau h).
@@ -35,32 +36,37 @@ type Params struct {
 	ZNew bool
 }
 
-// Validate checks the ranges of the constants.
-func (p Params) Validate() error {
+// Validate checks the ranges of the constants; its errors are a
+// registry.FieldErrors at the keys of the algorithm block (Params) that
+// set them, each naming its symbol.
+func (p Constants) Validate() error {
+	var errs registry.FieldErrors
 	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"alpha", p.Alpha}, {"beta", p.Beta}, {"eta", p.Eta}, {"tau", p.Tau}, {"gamma", p.Gamma}} {
-		if !(c.v > 0) || math.IsInf(c.v, 0) {
-			return fmt.Errorf("tsp: %s = %v must be positive and finite", c.name, c.v)
+		key, sym string
+		v        float64
+		r        registry.Range
+	}{
+		{"step_x", "alpha", p.Alpha, registry.Positive},
+		{"step_y", "beta", p.Beta, registry.Positive},
+		{"step_z", "eta", p.Eta, registry.Positive},
+		{"dual_step", "tau", p.Tau, registry.Positive},
+		{"gamma", "gamma", p.Gamma, registry.Positive},
+		{"mu", "mu", p.Mu, registry.UnitInterval},
+		{"theta", "theta", p.Theta, registry.UnitInterval},
+		{"smoothing", "omega", p.Omega, openUnit},
+		{"prox_weight", "p", p.P, registry.NonNegative},
+		{"delta", "delta", p.Delta, registry.NonNegative},
+		{"initial_dual", "lambda0", p.Lambda0, registry.NonNegative},
+	} {
+		if !c.r.In(c.v) {
+			errs.Add(c.key, "%s must be %s, got %s", c.sym, c.r.Want, registry.Num(c.v))
 		}
 	}
-	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"mu", p.Mu}, {"theta", p.Theta}} {
-		if !(c.v > 0 && c.v <= 1) {
-			return fmt.Errorf("tsp: %s = %v must be in (0, 1]", c.name, c.v)
-		}
-	}
-	if !(p.Omega > 0 && p.Omega < 1) {
-		return fmt.Errorf("tsp: omega = %v must be in (0, 1)", p.Omega)
-	}
-	if !(p.P >= 0) || !(p.Delta >= 0) || !(p.Lambda0 >= 0) || math.IsInf(p.P+p.Delta+p.Lambda0, 0) {
-		return fmt.Errorf("tsp: p = %v, delta = %v and lambda0 = %v must be non-negative and finite", p.P, p.Delta, p.Lambda0)
-	}
-	return nil
+	return errs.Err()
 }
+
+// openUnit is the range (0, 1) of omega.
+var openUnit = registry.Range{In: func(x float64) bool { return x > 0 && x < 1 }, Want: "in (0, 1)"}
 
 // TSP is the centralized (single-process, matrix-form) TSP iteration on a
 // Bilevel. Round r (Step) computes, in this order,
@@ -86,7 +92,7 @@ type TSP struct {
 	GradEvals int64
 
 	pb  Bilevel
-	prm Params
+	prm Constants
 
 	gyY, gyZ, gxZ, gfY []float64 // grad_y g(x,y), grad_y g(x,z), grad_x g(x,zu), grad_y f(x,y)
 	gfX, gxY, zNew     []float64 // grad_x f(x,y'), grad_x g(x,y'), z'
@@ -94,7 +100,7 @@ type TSP struct {
 
 // NewTSP returns TSP on pb from x^1 = x_hat^1 = x0, y^1 = y_hat^1 = z^1 =
 // y0, lambda^1 = Lambda0, h^1 = 0.
-func NewTSP(pb Bilevel, x0, y0 []float64, prm Params) (*TSP, error) {
+func NewTSP(pb Bilevel, x0, y0 []float64, prm Constants) (*TSP, error) {
 	if err := pb.validate(); err != nil {
 		return nil, err
 	}
@@ -118,7 +124,7 @@ func NewTSP(pb Bilevel, x0, y0 []float64, prm Params) (*TSP, error) {
 
 // dualStep applies (7a)-(7c) given gxy = g(x, y), gxz = g(x, z) and
 // dist2 = ||z - y||^2, and returns the new h and lambda.
-func dualStep(prm Params, h, lam, gxy, gxz, dist2 float64) (float64, float64) {
+func dualStep(prm Constants, h, lam, gxy, gxz, dist2 float64) (float64, float64) {
 	h = (1-prm.Theta)*h + prm.Theta*(gxy-gxz-dist2/(2*prm.Gamma)-prm.Delta)
 	lamPlus := math.Max(0, lam+prm.Tau*h)
 	lam = (1-prm.Mu)*lam + prm.Mu*lamPlus
@@ -126,7 +132,7 @@ func dualStep(prm Params, h, lam, gxy, gxz, dist2 float64) (float64, float64) {
 }
 
 // zStep writes z' = z - eta (gyz + (z - y)/gamma) into dst.
-func zStep(prm Params, dst, z, y, gyz []float64) {
+func zStep(prm Constants, dst, z, y, gyz []float64) {
 	for i := range dst {
 		dst[i] = z[i] - prm.Eta*(gyz[i]+(z[i]-y[i])/prm.Gamma)
 	}
@@ -135,7 +141,7 @@ func zStep(prm Params, dst, z, y, gyz []float64) {
 // yStep applies (9) and (10) in place: y <- y - beta (gfy + lam (gyy +
 // (zu - y)/gamma) + p (y - y_hat)), then y_hat <- y_hat + omega (y -
 // y_hat).
-func yStep(prm Params, lam float64, y, yHat, gfy, gyy, zu []float64) {
+func yStep(prm Constants, lam float64, y, yHat, gfy, gyy, zu []float64) {
 	for i := range y {
 		d := gfy[i] + lam*(gyy[i]+(zu[i]-y[i])/prm.Gamma) + prm.P*(y[i]-yHat[i])
 		y[i] -= prm.Beta * d
@@ -144,7 +150,7 @@ func yStep(prm Params, lam float64, y, yHat, gfy, gyy, zu []float64) {
 }
 
 // xStep applies (11) and (12) in place.
-func xStep(prm Params, lam float64, x, xHat, gfx, gxy, gxz []float64) {
+func xStep(prm Constants, lam float64, x, xHat, gfx, gxy, gxz []float64) {
 	for i := range x {
 		var f float64
 		if gfx != nil {

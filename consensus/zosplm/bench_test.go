@@ -32,7 +32,7 @@ func BenchmarkIteration(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := NewServer(0, q.Box, 1, make([]float64, n), DefaultParams(n), 1)
+			s, err := NewServer(0, q.Box, 1, make([]float64, n), DefaultSPLMParams(n), 1)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func BenchmarkWorkers(b *testing.B) {
 	}
 	for _, W := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("W=%d", W), func(b *testing.B) {
-			s, err := NewServer(0, q.Box, 1, make([]float64, n), DefaultParams(n), 1)
+			s, err := NewServer(0, q.Box, 1, make([]float64, n), DefaultSPLMParams(n), 1)
 			if err != nil {
 				b.Fatal(err)
 			}

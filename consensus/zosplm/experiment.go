@@ -68,7 +68,7 @@ type Experiment struct {
 	// default rule for N (DefaultParams, DefaultALMParams,
 	// DefaultConExParams). Their Estimator's K, R and Chunk are replaced by
 	// the experiment's.
-	SPLM  *Params
+	SPLM  *SPLMParams
 	ALM   *ALMParams
 	ConEx *ConExParams
 }
@@ -122,7 +122,7 @@ func (e Experiment) NewMethod(method string, q *QCQP, trial int) (Method, error)
 	x0 := make([]float64, q.Dim())
 	switch method {
 	case MethodSPLM:
-		p := DefaultParams(e.N)
+		p := DefaultSPLMParams(e.N)
 		if e.SPLM != nil {
 			p = *e.SPLM
 		}

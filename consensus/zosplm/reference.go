@@ -27,7 +27,7 @@ import (
 type Reference struct {
 	bb      BlackBox
 	box     objective.Box
-	prm     Params
+	prm     SPLMParams
 	seed    uint64
 	n, m    int
 	t       int
@@ -35,7 +35,7 @@ type Reference struct {
 }
 
 // NewReference returns the reference at x^0 = z^0 = x0, y^0 = Y0.
-func NewReference(bb BlackBox, box objective.Box, x0 []float64, prm Params, seed uint64) (*Reference, error) {
+func NewReference(bb BlackBox, box objective.Box, x0 []float64, prm SPLMParams, seed uint64) (*Reference, error) {
 	if err := prm.Validate(); err != nil {
 		return nil, err
 	}

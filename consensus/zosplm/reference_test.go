@@ -9,8 +9,8 @@ import (
 // rule with a small mini-batch, an uneven chunk split (k = 40 in chunks of
 // 7) and r = 1e-2, so that the rounding of the finite differences (which
 // n/r amplifies) stays near 1e-14 and the comparison can be tight.
-func smallParams(n int) Params {
-	p := DefaultParams(n)
+func smallParams(n int) SPLMParams {
+	p := DefaultSPLMParams(n)
 	p.Estimator.K, p.Estimator.Chunk, p.Estimator.R = 40, 7, 1e-2
 	return p
 }

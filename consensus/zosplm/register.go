@@ -70,72 +70,68 @@ func (i qcqpInstance) Central() (*objective.Problem, error) {
 	return nil, fmt.Errorf("qcqp: %w", registry.ErrNoCentral)
 }
 
-// Settings is the algorithm block of zo_splm: the estimator and optional
-// overrides of DefaultParams(n).
-type Settings struct {
-	K         int     `yaml:"k" doc:"directions per iteration k >= 1 (the paper's Table 2: 10,000)"`
-	R         float64 `yaml:"r" doc:"smoothing radius r > 0"`
-	Dist      string  `yaml:"dist" doc:"directions: sphere|gaussian"`
-	Chunk     int     `yaml:"chunk" doc:"directions per evaluation request (the unit of work of an oracle worker), >= 1"`
-	ExactProx bool    `yaml:"exact_prox" doc:"add p (x - z) exactly instead of estimating it with the same directions"`
-	Params    struct {
-		C     *float64 `yaml:"c,omitempty" doc:"primal step c > 0" default:"1/(L + p), L = 4n"`
-		Alpha *float64 `yaml:"alpha,omitempty" doc:"dual step alpha > 0" default:"10 c"`
-		Beta  *float64 `yaml:"beta,omitempty" doc:"proximal averaging beta in (0, 1]" default:"1"`
-		P     *float64 `yaml:"p,omitempty" doc:"proximal parameter p > 0" default:"1.2 L, L = 4n"`
-		B     *float64 `yaml:"b,omitempty" doc:"dual box bound B > 0" default:"100"`
-		Y0    *float64 `yaml:"y0,omitempty" doc:"every component of y_0, in [0, B]" default:"0"`
-	} `yaml:"params"`
+// Params is the algorithm block of zo_splm: the estimator and optional
+// overrides of DefaultSPLMParams(n).
+type Params struct {
+	Directions  int      `yaml:"directions" doc:"directions k >= 1 per iteration (the paper's Table 2: 10,000)"`
+	R           float64  `yaml:"r" doc:"smoothing radius r > 0"`
+	Dist        string   `yaml:"dist" doc:"directions: sphere|gaussian"`
+	Chunk       int      `yaml:"chunk" doc:"directions per evaluation request (the unit of work of an oracle worker), >= 1"`
+	ExactProx   bool     `yaml:"exact_prox" doc:"add p (x - z) exactly instead of estimating it with the same directions"`
+	Step        *float64 `yaml:"step,omitempty" doc:"primal step c > 0" default:"1/(L + p), L = 4n"`
+	DualStep    *float64 `yaml:"dual_step,omitempty" doc:"dual step alpha > 0" default:"10 c"`
+	Smoothing   *float64 `yaml:"smoothing,omitempty" doc:"smoothing step beta in (0, 1] of z <- z + beta (x - z)" default:"1"`
+	ProxWeight  *float64 `yaml:"prox_weight,omitempty" doc:"proximal weight p > 0 of (p/2)||x - z||^2" default:"1.2 L, L = 4n"`
+	B           *float64 `yaml:"b,omitempty" doc:"dual box bound B > 0" default:"100"`
+	InitialDual *float64 `yaml:"initial_dual,omitempty" doc:"every component of y_0, in [0, B]" default:"0"`
+}
+
+// DefaultParams is the paper's estimator (DefaultEstimator) in chunks of
+// DefaultChunk directions, with DefaultSPLMParams' steps.
+func DefaultParams() Params {
+	e := DefaultEstimator()
+	return Params{Directions: e.K, R: e.R, Dist: e.Dist.String(), Chunk: DefaultChunk}
 }
 
 // Validate checks the values that need no instance.
-func (s *Settings) Validate() error {
+func (p *Params) Validate() error {
 	var errs registry.FieldErrors
-	if s.K < 1 {
-		errs.Add("k", "must be >= 1, got %d", s.K)
+	if p.Directions < 1 {
+		errs.Add("directions", "must be >= 1, got %d", p.Directions)
 	}
-	if !(s.R > 0) || math.IsInf(s.R, 0) {
-		errs.Add("r", "must be a finite number > 0, got %s", registry.Num(s.R))
+	errs.Check("r", &p.R, registry.Positive)
+	errs.OneOf("dist", p.Dist, Sphere.String(), Gaussian.String())
+	if p.Chunk < 1 {
+		errs.Add("chunk", "must be >= 1, got %d", p.Chunk)
 	}
-	errs.OneOf("dist", s.Dist, Sphere.String(), Gaussian.String())
-	if s.Chunk < 1 {
-		errs.Add("chunk", "must be >= 1, got %d", s.Chunk)
+	errs.Check("step", p.Step, registry.Positive)
+	errs.Check("dual_step", p.DualStep, registry.Positive)
+	errs.Check("smoothing", p.Smoothing, registry.UnitInterval)
+	errs.Check("prox_weight", p.ProxWeight, registry.Positive)
+	errs.Check("b", p.B, registry.Positive)
+	bound := DefaultSPLMParams(1).B
+	if p.B != nil {
+		bound = *p.B
 	}
-	o := s.Params
-	for _, c := range []struct {
-		key string
-		v   *float64
-		ok  bool
-	}{
-		{"params.c", o.C, o.C == nil || *o.C > 0},
-		{"params.alpha", o.Alpha, o.Alpha == nil || *o.Alpha > 0},
-		{"params.beta", o.Beta, o.Beta == nil || (*o.Beta > 0 && *o.Beta <= 1)},
-		{"params.p", o.P, o.P == nil || *o.P > 0},
-		{"params.b", o.B, o.B == nil || *o.B > 0},
-		{"params.y0", o.Y0, o.Y0 == nil || *o.Y0 >= 0},
-	} {
-		if !c.ok || (c.v != nil && math.IsInf(*c.v, 0)) {
-			errs.Add(c.key, "out of range: %s (see the key's documentation)", registry.Num(*c.v))
-		}
-	}
+	errs.Check("initial_dual", p.InitialDual, registry.Range{
+		In: func(y float64) bool { return y >= 0 && y <= bound }, Want: "in [0, b = " + registry.Num(bound) + "]"})
 	return errs.Err()
 }
 
-// params resolves s for n variables over DefaultParams(n).
-func (s *Settings) params(n int) (Params, error) {
-	p := DefaultParams(n)
-	dist, err := ParseDist(s.Dist)
+// params resolves p for n variables over DefaultSPLMParams(n).
+func (p *Params) params(n int) (SPLMParams, error) {
+	s := DefaultSPLMParams(n)
+	dist, err := ParseDist(p.Dist)
 	if err != nil {
-		return Params{}, err
+		return SPLMParams{}, err
 	}
-	p.Estimator = Estimator{K: s.K, R: s.R, Dist: dist, Chunk: s.Chunk, ExactProx: s.ExactProx}
-	o := s.Params
-	for _, f := range []struct{ dst, v *float64 }{{&p.C, o.C}, {&p.Alpha, o.Alpha}, {&p.Beta, o.Beta}, {&p.P, o.P}, {&p.B, o.B}, {&p.Y0, o.Y0}} {
+	s.Estimator = Estimator{K: p.Directions, R: p.R, Dist: dist, Chunk: p.Chunk, ExactProx: p.ExactProx}
+	for _, f := range []struct{ dst, v *float64 }{{&s.C, p.Step}, {&s.Alpha, p.DualStep}, {&s.Beta, p.Smoothing}, {&s.P, p.ProxWeight}, {&s.B, p.B}, {&s.Y0, p.InitialDual}} {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
 	}
-	return p, p.Validate()
+	return s, s.Validate()
 }
 
 // Algorithm describes zo_splm to the registry: one server agent (agent 0)
@@ -147,36 +143,39 @@ func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:    "zo_splm",
 		Summary: "ZO-SPLM (Dong et al.): zeroth-order smoothed proximal Lagrangian, a server agent with its evaluations fanned out to runtime.workers oracle workers",
-		New: func() registry.Params {
-			e := DefaultEstimator()
-			return &Settings{K: e.K, R: e.R, Dist: e.Dist.String(), Chunk: DefaultChunk}
-		},
-		Build: func(p registry.Params, env *registry.Env) (registry.Run, error) {
-			inst, ok := env.Problem.(Provider)
-			if !ok {
-				return nil, &registry.ProblemMismatch{Algorithm: "zo_splm", Needs: "a black-box constrained problem (f, h) over a box", Capability: CapQCQP}
-			}
-			if env.N != 1 {
-				return nil, fmt.Errorf("zo_splm runs one server agent, its oracle workers are runtime.workers: set agents: 1, got %d", env.N)
-			}
+		New:     func() registry.Params { p := DefaultParams(); return &p },
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
 			q := inst.QCQP()
-			prm, err := p.(*Settings).params(q.Dim())
+			prm, err := p.(*Params).params(q.Dim())
 			if err != nil {
-				return nil, registry.FieldErrors{{Key: "params", Msg: err.Error()}}
+				return nil, err
 			}
 			x0 := env.Init(0)
 			if err := checkX0(x0, q.Box); err != nil {
 				return nil, fmt.Errorf("problem.init: %w", err)
 			}
 			return &SPLMRun{q: q, prm: prm, x0: x0, seed: graph.Hash(env.Seed, 0, drawDirection, 2, 0)}, nil
-		},
+		}),
+		Needs:    []string{CapQCQP},
+		NeedsDoc: "a black-box constrained problem (f, h) over a box",
+		Roles:    registry.Server,
+		FansOut:  true,
+		Renamed: map[string]string{"k": "directions", "params.c": "step", "params.alpha": "dual_step", "params.beta": "smoothing",
+			"params.p": "prox_weight", "params.b": "b", "params.y0": "initial_dual"},
 	}
 }
+
+var (
+	_ registry.Referencer = (*SPLMRun)(nil)
+	_ registry.Measurer   = (*SPLMRun)(nil)
+	_ registry.Evaluator  = (*SPLMRun)(nil)
+	_ registry.Oracles    = (*SPLMRun)(nil)
+)
 
 // SPLMRun is zo_splm resolved against one QCQP.
 type SPLMRun struct {
 	q    *QCQP
-	prm  Params
+	prm  SPLMParams
 	x0   []float64
 	seed uint64
 }
@@ -219,8 +218,15 @@ func (r *SPLMRun) Resolved() []registry.Value {
 	}
 }
 
-// Measures declares the server's own measure, dual_norm = ||y||.
-func (r *SPLMRun) Measures() []consensus.Measure { return AgentMeasures() }
+// Measures declares the server's own measure, dual_norm = ||y||, and the
+// three measures of the paper's stopping test, which Evaluate computes.
+func (r *SPLMRun) Measures() []consensus.Measure {
+	return append(AgentMeasures(),
+		consensus.Measure{Name: "stationarity", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "dist(0, grad f(x) + J_h(x)^T y + N_X(x)), exact gradients (6)"},
+		consensus.Measure{Name: "complementarity", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "|<y, h(x)>| (8)"},
+		consensus.Measure{Name: "eps_stat", Reduce: consensus.ReduceMax, Evaluated: true, Doc: "max of stationarity, feasibility and complementarity: the paper stops when it is < eps = 1"},
+	)
+}
 
 // Reference runs Algorithm 1 in matrix form (Reference) and returns the
 // server's report state (x_T, y_{T-1}) after T rounds (the server takes
@@ -245,15 +251,6 @@ func (r *SPLMRun) Reference(rounds int) ([][]float64, error) {
 
 // Optimum returns NaN: the NC-QCQP's optimum is not known.
 func (r *SPLMRun) Optimum() (float64, bool, error) { return math.NaN(), false, nil }
-
-// Columns declares the three measures of the paper's stopping test.
-func (r *SPLMRun) Columns() []consensus.Measure {
-	return []consensus.Measure{
-		{Name: "stationarity", Reduce: consensus.ReduceMax, Doc: "dist(0, grad f(x) + J_h(x)^T y + N_X(x)), exact gradients (6)"},
-		{Name: "complementarity", Reduce: consensus.ReduceMax, Doc: "|<y, h(x)>| (8)"},
-		{Name: "eps_stat", Reduce: consensus.ReduceMax, Doc: "max of stationarity, feasibility and complementarity: the paper stops when it is < eps = 1"},
-	}
-}
 
 // Evaluate measures the server's (x, y) with exact gradients (Measure):
 // ObjValue f(x), Feasibility ||max(h(x), 0)|| (7), and the columns

@@ -7,8 +7,8 @@ import (
 	"github.com/consim/consim/objective"
 )
 
-// Params are the parameters of Algorithm 1 (ZO-SPLM).
-type Params struct {
+// SPLMParams are the parameters of Algorithm 1 (ZO-SPLM).
+type SPLMParams struct {
 	// C is the primal step c; the analysis needs c <= 1/L_L with
 	// L_L = L_f + B sqrt(m sum_j L_hj^2) + p.
 	C float64
@@ -32,7 +32,7 @@ type Params struct {
 // default rules use n, not the instance.
 func LfRule(n int) float64 { return 4 * float64(n) }
 
-// DefaultParams is the documented default rule for n variables, with
+// DefaultSPLMParams is the documented default rule for n variables, with
 // L = LfRule(n) = 4n:
 //
 //	p = 1.2 L              (p > L_f, as the analysis needs)
@@ -45,16 +45,16 @@ func LfRule(n int) float64 { return 4 * float64(n) }
 // two conditions the values were chosen by a sweep at n = 50 (fewest
 // iterations to eps = 1; see the package report). Steps beyond
 // c = 1/(L + p) or p < L_f reach eps faster still, outside the analysis.
-func DefaultParams(n int) Params {
+func DefaultSPLMParams(n int) SPLMParams {
 	L := LfRule(n)
 	p := 1.2 * L
 	c := 1 / (L + p)
-	return Params{C: c, Alpha: 10 * c, Beta: 1, P: p, B: 100, Estimator: DefaultEstimator()}
+	return SPLMParams{C: c, Alpha: 10 * c, Beta: 1, P: p, B: 100, Estimator: DefaultEstimator()}
 }
 
 // Validate checks that every parameter is finite and in range: c, alpha,
 // p, B > 0, beta in (0, 1], y0 in [0, B], and the estimator.
-func (p Params) Validate() error {
+func (p SPLMParams) Validate() error {
 	for _, v := range []struct {
 		name string
 		v    float64
@@ -89,7 +89,7 @@ func (p Params) Validate() error {
 // paper's stationarity argument (appendix C).
 type Server struct {
 	*core
-	prm     Params
+	prm     SPLMParams
 	x, z, y []float64
 	w       []float64
 }
@@ -99,7 +99,7 @@ var _ Method = (*Server)(nil)
 // NewServer returns the ZO-SPLM server with id, feasible box X, m
 // constraints, x^0 = z^0 = x0 (copied, in X), y^0 = Y0 and the run seed
 // (the key of its directions).
-func NewServer(id int, box objective.Box, m int, x0 []float64, prm Params, seed uint64) (*Server, error) {
+func NewServer(id int, box objective.Box, m int, x0 []float64, prm SPLMParams, seed uint64) (*Server, error) {
 	if err := prm.Validate(); err != nil {
 		return nil, err
 	}

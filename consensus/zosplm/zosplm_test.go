@@ -310,7 +310,7 @@ func TestWorkersBitIdentical(t *testing.T) {
 		)
 		switch name {
 		case MethodSPLM:
-			p := DefaultParams(n)
+			p := DefaultSPLMParams(n)
 			p.Estimator = est
 			a, err = NewServer(0, q.Box, 1, x0, p, 8)
 		case MethodALM:
@@ -393,12 +393,12 @@ func TestConvergesOnBall(t *testing.T) {
 		mk   func() (Method, error)
 	}{
 		{"zo-splm", func() (Method, error) {
-			return NewServer(0, q.Box, 1, x0, Params{C: 0.2, Alpha: 0.5, Beta: 0.5, P: 2, B: 10, Estimator: est}, 1)
+			return NewServer(0, q.Box, 1, x0, SPLMParams{C: 0.2, Alpha: 0.5, Beta: 0.5, P: 2, B: 10, Estimator: est}, 1)
 		}},
 		{"zo-splm exact prox", func() (Method, error) {
 			e := est
 			e.ExactProx = true
-			return NewServer(0, q.Box, 1, x0, Params{C: 0.2, Alpha: 0.5, Beta: 0.5, P: 2, B: 10, Estimator: e}, 1)
+			return NewServer(0, q.Box, 1, x0, SPLMParams{C: 0.2, Alpha: 0.5, Beta: 0.5, P: 2, B: 10, Estimator: e}, 1)
 		}},
 		{"zo-alm", func() (Method, error) {
 			return NewALM(0, q.Box, 1, x0, ALMParams{Step: 0.5, G2: 1, Rho0: 1, RhoGrowth: 1.5, RhoMax: 10, Gamma: 0.1, Inner: 10, Estimator: est}, 1)
@@ -465,20 +465,20 @@ func TestOracleRejectsBadRequests(t *testing.T) {
 }
 
 func TestParamsValidate(t *testing.T) {
-	good := DefaultParams(10)
+	good := DefaultSPLMParams(10)
 	if err := good.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		mod  func(*Params)
+		mod  func(*SPLMParams)
 	}{
-		{"c", func(p *Params) { p.C = 0 }},
-		{"beta", func(p *Params) { p.Beta = 1.5 }},
-		{"y0", func(p *Params) { p.Y0 = p.B + 1 }},
-		{"k", func(p *Params) { p.Estimator.K = 0 }},
-		{"r", func(p *Params) { p.Estimator.R = math.Inf(1) }},
-		{"p", func(p *Params) { p.P = math.NaN() }},
+		{"c", func(p *SPLMParams) { p.C = 0 }},
+		{"beta", func(p *SPLMParams) { p.Beta = 1.5 }},
+		{"y0", func(p *SPLMParams) { p.Y0 = p.B + 1 }},
+		{"k", func(p *SPLMParams) { p.Estimator.K = 0 }},
+		{"r", func(p *SPLMParams) { p.Estimator.R = math.Inf(1) }},
+		{"p", func(p *SPLMParams) { p.P = math.NaN() }},
 	} {
 		p := good
 		tc.mod(&p)
@@ -498,7 +498,7 @@ func TestParamsValidate(t *testing.T) {
 // in-line driver allocates nothing, however many directions it draws.
 func TestRoundAllocations(t *testing.T) {
 	q, _ := NewQCQP(20, 1, 1)
-	p := DefaultParams(20)
+	p := DefaultSPLMParams(20)
 	p.Estimator.K = 5000
 	s, err := NewServer(0, q.Box, 1, make([]float64, 20), p, 1)
 	if err != nil {

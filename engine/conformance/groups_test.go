@@ -19,6 +19,7 @@ func registryWithGroups(t *testing.T) *registry.Registry {
 	err := reg.RegisterAlgorithm(registry.Algorithm{
 		Name:    "groups",
 		Summary: "test agents that reduce over groups, sit reduces out and fan evaluations out",
+		FansOut: true,
 		New:     func() registry.Params { return &noParams{} },
 		Build: func(_ registry.Params, env *registry.Env) (registry.Run, error) {
 			return groupsRun{env}, nil

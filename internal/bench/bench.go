@@ -310,7 +310,7 @@ func Agents(algo string, g *graph.Graph, d, rounds int) ([]consensus.Agent, erro
 		if err != nil {
 			return nil, fmt.Errorf("bench: ALM constants: %w", err)
 		}
-		cfg := alm.Config{Params: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
+		cfg := alm.Config{Steps: alm.Practical(consts, rounds), Safeguard: alm.SafeguardGlobal, SafeguardEvery: 10, Seed: 1, Rounds: rounds}
 		proc := graph.Bernoulli{G: g, Seed: 1}.Specialize()
 		box := objective.Box{Lo: -10, Hi: 10}
 		for i := range agents {

@@ -14,33 +14,33 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a
 func TestPresets(t *testing.T) {
 	cases := []struct {
 		name string
-		got  Params
-		want Params
+		got  Steps
+		want Steps
 	}{
 		{
 			// mu = 2, L_K = 0.5 + 4 + 2 = 6.5, tau = 1/(2 L_K) = 1/13.
 			name: "practical, short horizon",
 			got:  Practical(Constants{Lf: 0.5, NormA: 2}, 100),
-			want: Params{Eta: 0.005408653846153846, Tau: 0.07692307692307693, Rho: 1, Mu: 2, Beta: 0.15384615384615385, My: DefaultMy, TauSchedule: TauConstant},
+			want: Steps{Eta: 0.005408653846153846, Tau: 0.07692307692307693, Rho: 1, Mu: 2, Beta: 0.15384615384615385, My: DefaultMy, TauSchedule: TauConstant},
 		},
 		{
 			// tau = 10 / (6.5 * 100).
 			name: "practical, long horizon",
 			got:  Practical(Constants{Lf: 0.5, NormA: 2}, 10000),
-			want: Params{Eta: 0.0010817307692307692, Tau: 0.015384615384615385, Rho: 1, Mu: 2, Beta: 0.03076923076923077, My: DefaultMy, TauSchedule: TauConstant},
+			want: Steps{Eta: 0.0010817307692307692, Tau: 0.015384615384615385, Rho: 1, Mu: 2, Beta: 0.03076923076923077, My: DefaultMy, TauSchedule: TauConstant},
 		},
 		{
 			// No edges: no dual step; mu = 4, L_K = 5, tau = 1/10.
 			name: "practical, single agent",
 			got:  Practical(Constants{Lf: 1}, 1),
-			want: Params{Eta: 0, Tau: 0.1, Rho: 1, Mu: 4, Beta: 0.4, My: DefaultMy, TauSchedule: TauConstant},
+			want: Steps{Eta: 0, Tau: 0.1, Rho: 1, Mu: 4, Beta: 0.4, My: DefaultMy, TauSchedule: TauConstant},
 		},
 		{
 			// mu = 4, L_K = 6, tau = 1/(6 * 36 * 10), eta = tau/200,
 			// beta = eta/(36 mu).
 			name: "theory",
 			got:  Theory(Constants{Lf: 1, NormA: 1}, 100),
-			want: Params{Eta: 2.3148148148148148e-06, Tau: 0.000462962962962963, Rho: 1, Mu: 4, Beta: 1.607510288065844e-08, My: DefaultMy, TauSchedule: TauConstant},
+			want: Steps{Eta: 2.3148148148148148e-06, Tau: 0.000462962962962963, Rho: 1, Mu: 4, Beta: 1.607510288065844e-08, My: DefaultMy, TauSchedule: TauConstant},
 		},
 	}
 	for _, tc := range cases {
@@ -53,7 +53,7 @@ func TestPresets(t *testing.T) {
 }
 
 func TestTauSchedule(t *testing.T) {
-	p := Params{Tau: 0.3}
+	p := Steps{Tau: 0.3}
 	if p.tauAt(8) != 0.3 {
 		t.Errorf("constant: tau_8 = %v", p.tauAt(8))
 	}
