@@ -75,6 +75,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeFrame$$' -fuzztime $(FUZZTIME) ./node/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEval$$' -fuzztime $(FUZZTIME) ./node/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStatus$$' -fuzztime $(FUZZTIME) ./node/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodePayload$$' -fuzztime $(FUZZTIME) ./consensus/compress/
 
 ## check: what CI checks besides the tests: gofmt, vet, staticcheck, go mod tidy.
 check: vet lint tidy

@@ -6,16 +6,31 @@
 // round by round, moves its messages and tells it what arrived; every
 // random choice comes from the common randomness of package graph.
 //
-// consensus may import graph and gonum; it must not import node,
-// coordinator, scenarios or cmd.
+// consensus may import graph, gonum and consensus/compress; it must not
+// import node, coordinator, scenarios or cmd.
 package consensus
+
+import "github.com/consim/consim/consensus/compress"
 
 // Msg is one payload from agent From to agent To in a phase of a round.
 type Msg struct {
 	From, To     int
 	Round, Phase int
 	Data         []float64
+	// Enc is the wire form of Data the sender chose: the zero value
+	// (compress.Dense) sends every value; a compact encoding, the one a
+	// compression operator returned with the Data it computed, sends Data
+	// in compact form, which the runtime decodes at the receiver to the
+	// same bits. Data must fit Enc (compress.PayloadLen), or the phase
+	// fails. Enc is read on sent messages only: a receiver must not
+	// depend on the Enc of the messages in its Inbox.
+	Enc compress.Encoding
 }
+
+// PayloadLen is the number of bytes m's values take on the wire
+// (compress.PayloadLen of Enc and Data): 8 per value when dense. Every
+// driver and transport counts a message's values with it.
+func (m *Msg) PayloadLen() (int, error) { return compress.PayloadLen(m.Enc, m.Data) }
 
 // Outbox is what an agent emits in one phase: messages to other agents,
 // the senders it expects to hear from in the same phase, optionally a

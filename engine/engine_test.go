@@ -253,7 +253,7 @@ func TestPhaseDelivery(t *testing.T) {
 	if ev := p.Inbox(3).Evals; !reflect.DeepEqual(ev, [][]float64{{10}, {15}}) {
 		t.Errorf("agent 3: Evals %v, want [[10] [15]]", ev)
 	}
-	if want := (Counts{Sent: 8, Delivered: 7, Values: 7, Dropped: 1, Missing: 1}); c != want {
+	if want := (Counts{Sent: 8, Bytes: 64, Delivered: 7, Values: 7, Dropped: 1, Missing: 1}); c != want {
 		t.Errorf("Counts = %+v, want %+v", c, want)
 	}
 	// The values are copies: the sender may reuse its buffer.

@@ -28,10 +28,12 @@ type Options struct {
 
 // Counts are what a phase moved, or a run so far.
 type Counts struct {
-	// Sent is the number of messages the agents emitted; Delivered the
-	// number delivered, carrying Values float64 values; Dropped the number
-	// Options.Drop discarded.
-	Sent, Delivered, Values, Dropped int64
+	// Sent is the number of messages the agents emitted, Bytes the bytes
+	// their values take on the wire (consensus.Msg.PayloadLen: 8 per
+	// value, or the compact payload), without a transport's headers and
+	// MACs; Delivered the number delivered, carrying Values float64
+	// values; Dropped the number Options.Drop discarded.
+	Sent, Bytes, Delivered, Values, Dropped int64
 	// Missing counts the expected senders reported Missing (dropouts).
 	Missing int64
 	// ReduceMissing counts the missing terms of the reduces.
@@ -41,6 +43,7 @@ type Counts struct {
 // Add adds c2 to c.
 func (c *Counts) Add(c2 Counts) {
 	c.Sent += c2.Sent
+	c.Bytes += c2.Bytes
 	c.Delivered += c2.Delivered
 	c.Values += c2.Values
 	c.Dropped += c2.Dropped
@@ -89,10 +92,12 @@ type groupSum struct {
 	sum     Sum
 }
 
-// account is what Deliver counted for one recipient in a phase.
+// account is what Set counted for one sender and Deliver for one
+// recipient in a phase.
 type account struct {
 	routed, delivered, dropped, missing int32
 	values                              int64
+	bytes                               int64 // of the messages sent
 }
 
 // NewPhase returns the core of a run of n >= 1 agents.
@@ -116,8 +121,9 @@ func (p *Phase) N() int { return p.n }
 func (p *Phase) Begin(t, ph int) { p.t, p.ph = t, ph }
 
 // Set records agent i's outbox o of the phase and checks it
-// (CheckOutbox, and CheckSymmetric under Options.Symmetric). The outbox's
-// slices must stay unchanged until End.
+// (CheckOutbox, CheckSymmetric under Options.Symmetric, and that every
+// message's values fit its wire encoding, consensus.Msg.PayloadLen). The
+// outbox's slices must stay unchanged until End.
 func (p *Phase) Set(i int, o consensus.Outbox) error {
 	p.outs[i] = o
 	if err := CheckOutbox(i, p.n, o); err != nil {
@@ -128,6 +134,15 @@ func (p *Phase) Set(i int, o consensus.Outbox) error {
 			return err
 		}
 	}
+	var bytes int64
+	for k := range o.Msgs {
+		size, err := o.Msgs[k].PayloadLen()
+		if err != nil {
+			return fmt.Errorf("agent %d's message to agent %d: %w", i, o.Msgs[k].To, err)
+		}
+		bytes += int64(size)
+	}
+	p.acct[i].bytes = bytes
 	p.sortedTo[i] = slices.IsSortedFunc(o.Msgs, func(a, b consensus.Msg) int { return a.To - b.To })
 	return nil
 }
@@ -220,7 +235,7 @@ func (p *Phase) reduceOf(i int) []float64 {
 // none).
 func (p *Phase) Deliver(i int, o consensus.Oracle) error {
 	in := &p.ins[i]
-	a := account{}
+	a := account{bytes: p.acct[i].bytes}
 	size := 0
 	in.Msgs, in.Missing = assemble(in.Msgs, in.Missing, p.t, p.ph, i, p.outs[i].Expect, func(_, j int) ([]float64, bool) {
 		m, ok := p.find(j, i)
@@ -299,6 +314,7 @@ func (p *Phase) End() (Counts, error) {
 	for i := range p.acct {
 		a := &p.acct[i]
 		c.Sent += int64(len(p.outs[i].Msgs))
+		c.Bytes += a.bytes
 		routed += int64(a.routed)
 		c.Delivered += int64(a.delivered)
 		c.Values += a.values

@@ -25,6 +25,8 @@ var fmaKernels = []string{
 	"./consensus/dadmm",
 	"./consensus/admm",
 	"./objective",
+	"./problems/regression",
+	"./problems/portfolio",
 	"./observe",
 	"./engine",
 	"./consensus/lockstep",

@@ -44,7 +44,8 @@ const (
 	// (round 0 | 1, Instance) in this stream too.
 	StreamSample Stream = DrawSample
 	// StreamProblem generates the problem data: key i for agent i's data,
-	// reserved keys for the shared quantities (package objective).
+	// reserved keys for the shared quantities (problems/regression and
+	// package objective).
 	StreamProblem Stream = 0x70726f626c656d // "problem"
 	// StreamInit draws agent i's initial point x_i^0 (key i, round 0).
 	StreamInit Stream = 0x696e6974 // "init"
@@ -102,6 +103,10 @@ const (
 	StreamSlicingLoss Stream = 1 << 20
 	// StreamPenaltyData generates the synthetic data of package penalty.
 	StreamPenaltyData Stream = 0x70656e616c7479 // "penalty"
+	// StreamCompress draws the randomness of agent i's compression
+	// operator in round t (rand_k's entries, qsgd's dithers; package
+	// choco): key i.
+	StreamCompress Stream = 0x636f6d7072657373 // "compress"
 )
 
 // SlicingPhases bounds the phases of StreamSlicingLoss, which steps by 1.
@@ -152,6 +157,7 @@ var registry = [...]StreamInfo{
 	{StreamGraph, "graph", false},
 	{StreamPenaltyData, "penalty-data", false},
 	{StreamProblem, "problem", false},
+	{StreamCompress, "compress", false},
 }
 
 // Streams returns the registered streams in ascending value. The slice is

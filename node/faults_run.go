@@ -164,7 +164,7 @@ func (r *runner) down(ctx context.Context, at, restart int) (next int, stop bool
 			r.tr.DroppedWhileDown++
 		default:
 			r.tr.MsgsRecv++
-			r.tr.BytesRecv += int64(len(f))
+			r.tr.BytesRecv += r.wireLen(f, -1)
 			r.keepFuture(h, f, max(restart, next))
 			next = max(next, h.Round)
 		}
@@ -219,7 +219,7 @@ func (r *runner) rememberValues(h Header, data []float64) {
 // holding round h.Round, if h is a data frame newer than the slot's;
 // nil otherwise or without bounded staleness.
 func (r *runner) staleSlot(h Header) *staleMsg {
-	if r.o.Faults.Staleness == 0 || h.Kind != FrameData {
+	if r.o.Faults.Staleness == 0 || !h.Kind.data() {
 		return nil
 	}
 	for len(r.stale) <= h.Phase {

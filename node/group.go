@@ -90,5 +90,5 @@ func (r *runner) sendGroupSum(t, ph int) {
 		return
 	}
 	r.tr.MsgsSent += int64(len(to))
-	r.tr.BytesSent += int64(len(f))
+	r.tr.BytesSent += r.wireLen(f, len(to))
 }

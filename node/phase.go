@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/compress"
 	"github.com/consim/consim/engine"
 )
 
@@ -90,7 +91,7 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 		for i := range out.Msgs {
 			m := &out.Msgs[i]
 			r.one[0] = m.To
-			f, err := AppendFrameTo(r.wbuf[:0], FrameData, r.id, r.one[:], t, ph, m.Data)
+			f, err := AppendDataTo(r.wbuf[:0], r.id, r.one[:], t, ph, m.Enc, m.Data)
 			if err != nil {
 				return err
 			}
@@ -100,7 +101,7 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 				continue
 			}
 			r.tr.MsgsSent++
-			r.tr.BytesSent += int64(len(f))
+			r.tr.BytesSent += r.wireLen(f, 1)
 		}
 	} else if err := r.sendGrouped(t, ph, out.Msgs); err != nil {
 		return err
@@ -127,34 +128,37 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 // sendGroup is the destinations of one distinct payload of a phase.
 type sendGroup struct {
 	data []float64
+	enc  compress.Encoding
 	to   []int
 }
 
-// sendGrouped sends msgs as one frame per distinct payload. A payload is
-// matched against every group by slice identity and against the last
-// group by value, so an outbox of n messages costs O(n) comparisons in
-// the usual cases (one shared slice, or one slice per message).
+// sendGrouped sends msgs as one frame per distinct payload (values and
+// encoding). A payload is matched against every group by slice identity
+// and against the last group by value, so an outbox of n messages costs
+// O(n) comparisons in the usual cases (one shared slice, or one slice per
+// message).
 func (r *runner) sendGrouped(t, ph int, msgs []consensus.Msg) error {
 	groups := r.groups[:0]
 	for i := range msgs {
 		m := &msgs[i]
 		k := -1
 		for g := range groups {
-			if sameSlice(groups[g].data, m.Data) {
+			if sameSlice(groups[g].data, m.Data) && groups[g].enc == m.Enc {
 				k = g
 				break
 			}
 		}
-		if k < 0 && len(groups) > 0 && equalBits(groups[len(groups)-1].data, m.Data) {
-			k = len(groups) - 1
+		if last := len(groups) - 1; k < 0 && last >= 0 && groups[last].enc == m.Enc && equalBits(groups[last].data, m.Data) {
+			k = last
 		}
 		if k < 0 {
 			if len(groups) < cap(groups) {
 				groups = groups[:len(groups)+1]
 				groups[len(groups)-1].data = m.Data
+				groups[len(groups)-1].enc = m.Enc
 				groups[len(groups)-1].to = groups[len(groups)-1].to[:0]
 			} else {
-				groups = append(groups, sendGroup{data: m.Data})
+				groups = append(groups, sendGroup{data: m.Data, enc: m.Enc})
 			}
 			k = len(groups) - 1
 		}
@@ -163,19 +167,23 @@ func (r *runner) sendGrouped(t, ph int, msgs []consensus.Msg) error {
 	r.groups = groups
 	for g := range groups {
 		gr := &groups[g]
-		f, err := r.encodeFrame(FrameData, gr.to, t, ph, gr.data)
+		kind := FrameData
+		if gr.enc.Compact() {
+			kind = FrameCompact
+		}
+		f, err := r.encodeData(gr.to, t, ph, gr.enc, gr.data)
 		gr.data = nil // the agent's slice is not kept past the phase
 		if err != nil {
 			return err
 		}
-		if err := r.publishFrame(f, FrameData, gr.to); err != nil {
+		if err := r.publishFrame(f, kind, gr.to); err != nil {
 			for _, j := range gr.to {
 				r.sendFailed(j, err)
 			}
 			continue
 		}
 		r.tr.MsgsSent += int64(len(gr.to))
-		r.tr.BytesSent += int64(len(f))
+		r.tr.BytesSent += r.wireLen(f, len(gr.to))
 	}
 	return nil
 }
@@ -201,6 +209,21 @@ func (r *runner) encodeFrame(kind FrameKind, to []int, t, ph int, data []float64
 		return AppendFrameTo(r.owned.frameBuffer(frameLen(len(to), len(data))), kind, r.id, to, t, ph, data)
 	}
 	f, err := AppendFrameTo(r.wbuf[:0], kind, r.id, to, t, ph, data)
+	r.wbuf = f
+	return f, err
+}
+
+// encodeData is encodeFrame for a data frame carrying data with wire
+// encoding enc (AppendDataTo).
+func (r *runner) encodeData(to []int, t, ph int, enc compress.Encoding, data []float64) ([]byte, error) {
+	if r.owned != nil {
+		n, err := dataFrameLen(len(to), enc, data)
+		if err != nil {
+			return nil, fmt.Errorf("node: encode data frame: %w", err)
+		}
+		return AppendDataTo(r.owned.frameBuffer(n), r.id, to, t, ph, enc, data)
+	}
+	f, err := AppendDataTo(r.wbuf[:0], r.id, to, t, ph, enc, data)
 	r.wbuf = f
 	return f, err
 }
@@ -245,7 +268,7 @@ func (r *runner) sendTerm(t, ph int) error {
 		return nil
 	}
 	r.tr.MsgsSent++
-	r.tr.BytesSent += int64(len(f))
+	r.tr.BytesSent += r.wireLen(f, 1)
 	return nil
 }
 
@@ -285,7 +308,7 @@ func (r *runner) broadcastSum(t, ph int) {
 		return
 	}
 	r.tr.MsgsSent++
-	r.tr.BytesSent += int64(len(f))
+	r.tr.BytesSent += r.wireLen(f, 0)
 }
 
 // futureFrame is a buffered frame of a later phase.
@@ -657,15 +680,15 @@ func (r *runner) wait(ctx context.Context) (expired bool, err error) {
 // ignored (its reduce term is kept locally).
 func (r *runner) receive(f []byte) {
 	h, err := DecodeHeader(f)
-	if err == nil && h.Kind >= FrameEval {
+	if err == nil && h.Kind.eval() {
 		r.receiveEval(h, f)
 		return
 	}
-	if err == nil && h.From == r.id && h.Kind != FrameData {
+	if err == nil && h.From == r.id && !h.Kind.data() {
 		return
 	}
 	r.tr.MsgsRecv++
-	r.tr.BytesRecv += int64(len(f))
+	r.tr.BytesRecv += r.wireLen(f, -1)
 	if err == nil && h.From >= r.o.N {
 		err = fmt.Errorf("sender %d outside 0..%d", h.From, r.o.N-1)
 	}
@@ -696,7 +719,7 @@ func (r *runner) receive(f []byte) {
 // accept stores a data or reduce frame of the current phase.
 func (r *runner) accept(h Header, f []byte) {
 	switch h.Kind {
-	case FrameData:
+	case FrameData, FrameCompact:
 		k, ok := r.in.Slot(h.From)
 		if !ok {
 			r.tr.Unexpected++

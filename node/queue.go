@@ -40,7 +40,7 @@ type countWaiter interface {
 // count at once (queue.putWake): a leave frame may settle two awaited
 // items of its sender (its message and its reduce term), and eval frames
 // are awaited outside the count.
-func urgent(k FrameKind) bool { return k != FrameData && k != FrameReduce && k != FrameSum }
+func urgent(k FrameKind) bool { return !k.data() && k != FrameReduce && k != FrameSum }
 
 // queue is a FIFO of frames for one reader: put never blocks, take hands
 // over everything queued. It holds at most limit frames

@@ -259,6 +259,7 @@ type runner struct {
 	wbuf      []byte                     // encode buffer
 	touched   byte                       // see touch
 	owned     framePublisher             // ep, if it publishes without a copy
+	envelope  envelope                   // ep, if its messages carry more than the frame
 	one       [1]int                     // a destination list of one
 	groups    []sendGroup                // the phase's distinct payloads
 	sumTo     []int                      // destinations of a group reduce's sum
@@ -336,6 +337,9 @@ func newRunner(a consensus.Agent, ep Endpoint, o Options) *runner {
 	}
 	if fp, ok := ep.(framePublisher); ok {
 		r.owned = fp
+	}
+	if en, ok := ep.(envelope); ok {
+		r.envelope = en
 	}
 	r.crashes = r.o.Faults.crashesOf(id)
 	if rt, ok := ep.(roundTracker); ok && len(r.crashes) == 0 {
@@ -486,7 +490,7 @@ func (r *runner) leave() {
 		return
 	}
 	r.tr.MsgsSent++
-	r.tr.BytesSent += int64(len(f))
+	r.tr.BytesSent += r.wireLen(f, 0)
 }
 
 // publish sends a status of the given kind; cause, if non-nil, is its Err.

@@ -12,18 +12,23 @@ import (
 //	offset  size    field
 //	0       1       version (FrameVersion = 1)
 //	1       1       kind    (1 data, 2 reduce term, 3 leave, 4 reduce sum,
-//	                         5 eval requests, 6 eval results, 7 eval failure)
+//	                         5 eval requests, 6 eval results, 7 eval failure,
+//	                         8 compact data)
 //	2       4       from    uint32, the sending agent's id (for eval
 //	                        results and failures: the requesting agent's)
 //	6       4       round   uint32
 //	10      2       phase   uint16
 //	12      4       count   uint32, number of 8-byte values that follow
+//	                        (compact data: number of payload bytes)
 //	16      2       nto     uint16, number of destination ids that follow
 //	18      4*nto   to      uint32 each: the agents the frame is for; none
 //	                        (nto = 0) addresses every agent of the run
-//	18+4nto 8*count values, IEEE 754 binary64 bit patterns
+//	18+4nto 8*count values, IEEE 754 binary64 bit patterns (compact
+//	                data: count bytes, the payload of
+//	                compress.AppendPayload)
 //
-// A frame is exactly HeaderLen+4*nto+8*count bytes long. One frame with
+// A frame is exactly HeaderLen+4*nto+8*count bytes long (compact data:
+// HeaderLen+4*nto+count). One frame with
 // several destinations carries the same values to each of them: an agent
 // that sends the same x_i to all its neighbours publishes it once. A leave
 // frame carries no values; its (round, phase) is the first phase its
@@ -66,6 +71,11 @@ const (
 	// FrameEvalFail tells the requesting agent that an oracle worker
 	// could not evaluate one of its requests (see AppendEvalFail).
 	FrameEvalFail FrameKind = 7
+	// FrameCompact carries a consensus.Msg whose values travel in a
+	// compact encoding (consensus.Msg.Enc): its count is the length in
+	// bytes of the compress payload that follows the destination list,
+	// which DecodeHeader checks in full (see AppendDataTo).
+	FrameCompact FrameKind = 8
 )
 
 // String returns the kind's name.
@@ -85,12 +95,22 @@ func (k FrameKind) String() string {
 		return "eval-result"
 	case FrameEvalFail:
 		return "eval-fail"
+	case FrameCompact:
+		return "compact"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
 // known reports whether k is one of the frame kinds above.
-func (k FrameKind) known() bool { return k >= FrameData && k <= FrameEvalFail }
+func (k FrameKind) known() bool { return k >= FrameData && k <= FrameCompact }
+
+// eval reports whether k is one of the eval kinds, which travel between
+// agents and oracle workers.
+func (k FrameKind) eval() bool { return k >= FrameEval && k <= FrameEvalFail }
+
+// data reports whether k carries a consensus.Msg (FrameData or
+// FrameCompact).
+func (k FrameKind) data() bool { return k == FrameData || k == FrameCompact }
 
 // HeaderLen is the length of the fixed part of a frame header in bytes;
 // the destination list follows it.
@@ -115,7 +135,8 @@ type Header struct {
 	From  int
 	Round int
 	Phase int
-	// Count is the number of float64 values after the header.
+	// Count is the number of float64 values after the header; for
+	// FrameCompact, the length of the compact payload in bytes.
 	Count int
 	// NTo is the length of the destination list; zero addresses every
 	// agent. FrameTo reads its entries.
@@ -134,7 +155,7 @@ var ErrMalformedFrame = errors.New("malformed frame")
 // so a caller that keeps the returned buffer and passes buf[:0] next time
 // encodes without allocating. For the eval kinds data holds the raw words
 // of the body; AppendEvalChunk, AppendEvalResults and AppendEvalFail build
-// them.
+// them. A compact data frame is written by AppendDataTo.
 func AppendFrame(dst []byte, kind FrameKind, from, round, phase int, data []float64) ([]byte, error) {
 	return AppendFrameTo(dst, kind, from, nil, round, phase, data)
 }
@@ -143,29 +164,17 @@ func AppendFrame(dst []byte, kind FrameKind, from, round, phase int, data []floa
 // (every agent when to is empty). Eval frames take no list.
 func AppendFrameTo(dst []byte, kind FrameKind, from int, to []int, round, phase int, data []float64) ([]byte, error) {
 	switch {
-	case !kind.known():
+	case !kind.known() || kind == FrameCompact:
 		return dst, fmt.Errorf("node: encode frame: unknown kind %d", uint8(kind))
 	case kind == FrameLeave && len(data) != 0:
 		return dst, fmt.Errorf("node: encode leave frame: carries %d values, want 0", len(data))
-	case kind >= FrameEval && len(to) != 0:
+	case kind.eval() && len(to) != 0:
 		return dst, fmt.Errorf("node: encode %s frame: destination list %v: eval frames take none", kind, to)
-	case from < 0 || uint64(from) > MaxFrameID:
-		return dst, fmt.Errorf("node: encode frame: agent id %d outside [0, %d]", from, uint64(MaxFrameID))
-	case round < 0 || uint64(round) > MaxFrameRound:
-		return dst, fmt.Errorf("node: encode frame: round %d outside [0, %d]", round, uint64(MaxFrameRound))
-	case phase < 0 || phase > MaxFramePhase:
-		return dst, fmt.Errorf("node: encode frame: phase %d outside [0, %d]", phase, MaxFramePhase)
-	case len(data) > maxFrameCount:
-		return dst, fmt.Errorf("node: encode frame: %d values exceed the limit %d", len(data), maxFrameCount)
-	case len(to) > MaxFrameTo:
-		return dst, fmt.Errorf("node: encode frame: %d destinations exceed the limit %d", len(to), MaxFrameTo)
 	}
-	for _, j := range to {
-		if j < 0 || uint64(j) > MaxFrameID {
-			return dst, fmt.Errorf("node: encode frame: destination %d outside [0, %d]", j, uint64(MaxFrameID))
-		}
+	if err := checkFrame(kind, from, to, round, phase, len(data)); err != nil {
+		return dst, err
 	}
-	dst, b := growFrame(dst, kind, from, to, round, phase, len(data))
+	dst, b := growFrame(dst, kind, from, to, round, phase, len(data), 8*len(data))
 	p := b[HeaderLen+4*len(to):]
 	for i, v := range data {
 		binary.LittleEndian.PutUint64(p[8*i:], math.Float64bits(v))
@@ -173,15 +182,33 @@ func AppendFrameTo(dst []byte, kind FrameKind, from int, to []int, round, phase 
 	return dst, nil
 }
 
+// checkFrame checks the header fields of a frame of kind to the
+// destinations to that declares count (values, or payload bytes).
+func checkFrame(kind FrameKind, from int, to []int, round, phase, count int) error {
+	if err := checkFields(kind, from, round, phase, count); err != nil {
+		return err
+	}
+	if len(to) > MaxFrameTo {
+		return fmt.Errorf("node: encode %s frame: %d destinations exceed the limit %d", kind, len(to), MaxFrameTo)
+	}
+	for _, j := range to {
+		if j < 0 || uint64(j) > MaxFrameID {
+			return fmt.Errorf("node: encode %s frame: destination %d outside [0, %d]", kind, j, uint64(MaxFrameID))
+		}
+	}
+	return nil
+}
+
 // frameLen is the length of a frame with nto destinations and count
 // values.
 func frameLen(nto, count int) int { return HeaderLen + 4*nto + 8*count }
 
-// growFrame extends dst by a frame of count words with destinations to,
-// writes its header and list, and returns the extended slice and the
-// frame's bytes. The fields are valid.
-func growFrame(dst []byte, kind FrameKind, from int, to []int, round, phase, count int) ([]byte, []byte) {
-	n := frameLen(len(to), count)
+// growFrame extends dst by a frame with destinations to whose header
+// declares count and whose body has the given number of bytes, writes
+// its header and list, and returns the extended slice and the frame's
+// bytes. The fields are valid.
+func growFrame(dst []byte, kind FrameKind, from int, to []int, round, phase, count, body int) ([]byte, []byte) {
+	n := HeaderLen + 4*len(to) + body
 	start := len(dst)
 	if cap(dst)-start < n {
 		grown := make([]byte, start, start+n)
@@ -236,7 +263,9 @@ func FrameTo(frame []byte, h Header, k int) int {
 
 // DecodeHeader parses and validates the header of frame: the version, a
 // known kind, no values on a leave frame, no destination list on an eval
-// frame, and a total length of exactly HeaderLen+4*NTo+8*Count.
+// frame, and a total length of exactly HeaderLen+4*NTo+8*Count; for a
+// compact data frame HeaderLen+4*NTo+Count and a payload that decodes
+// (compress.CheckPayload).
 func DecodeHeader(frame []byte) (Header, error) {
 	h, err := decodeAddress(frame)
 	if err != nil {
@@ -244,6 +273,8 @@ func DecodeHeader(frame []byte) (Header, error) {
 	}
 	switch h.Kind {
 	case FrameData, FrameReduce, FrameSum:
+	case FrameCompact:
+		return h, checkCompact(frame, h)
 	case FrameEval, FrameEvalResult, FrameEvalFail:
 		if h.NTo != 0 {
 			return Header{}, fmt.Errorf("node: %w: %s frame from agent %d has %d destinations", ErrMalformedFrame, h.Kind, h.From, h.NTo)
@@ -265,6 +296,9 @@ func DecodeHeader(frame []byte) (Header, error) {
 // DecodeValues writes the values of a frame whose header h was returned by
 // DecodeHeader into dst, reusing its storage, and returns it.
 func DecodeValues(dst []float64, frame []byte, h Header) []float64 {
+	if h.Kind == FrameCompact {
+		return compactValues(dst, frame, h)
+	}
 	if cap(dst) < h.Count {
 		dst = make([]float64, h.Count)
 	}

@@ -101,7 +101,7 @@ func (w *wordWriter) floats(vs []float64) {
 // writes its header and returns the extended slice and a writer
 // positioned at the body.
 func startFrame(dst []byte, kind FrameKind, from, round, phase, count int) ([]byte, wordWriter) {
-	dst, b := growFrame(dst, kind, from, nil, round, phase, count)
+	dst, b := growFrame(dst, kind, from, nil, round, phase, count, 8*count)
 	return dst, wordWriter{b: b, i: HeaderLen}
 }
 

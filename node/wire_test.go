@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/compress"
 )
 
 func mustFrame(t testing.TB, kind FrameKind, from, round, phase int, data []float64) []byte {
@@ -149,7 +150,8 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		{"destinations without room", withNTo(1)},
 		{"eval frame with destinations", evalTo},
 		{"kind zero", withKind(0)},
-		{"kind unknown", withKind(8)},
+		{"kind unknown", withKind(9)},
+		{"dense values as a compact payload", withKind(byte(FrameCompact))},
 		{"truncated values", good[:len(good)-1]},
 		{"trailing bytes", append(append([]byte(nil), good...), 0)},
 		{"count too small", withCount(1)},
@@ -197,6 +199,12 @@ func FuzzDecodeFrame(f *testing.F) {
 	f.Add(mustFrameTo(f, FrameSum, 1, []int{0, 2}, 3, 4, []float64{5}))
 	f.Add([]byte{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 0, 0})
 	f.Add([]byte{1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0})
+	// Compact data frames (wire_compact.go).
+	for _, c := range compactCases() {
+		if frame, err := AppendDataTo(nil, 1, []int{0, 2}, 3, 4, c.enc, c.data); err == nil {
+			f.Add(frame)
+		}
+	}
 	// The eval kinds: their bodies are raw words at this level.
 	if chunk, err := AppendEvalChunk(nil, 1, 2, 3, 4, 5, []consensus.EvalRequest{{Op: 1, Key: 2, Arg: []float64{3}}}); err == nil {
 		f.Add(chunk)
@@ -220,6 +228,13 @@ func FuzzDecodeFrame(f *testing.F) {
 			to[k] = FrameTo(frame, h, k)
 		}
 		again, err := AppendFrameTo(nil, h.Kind, h.From, to, h.Round, h.Phase, vals)
+		if h.Kind == FrameCompact {
+			_, enc, derr := compress.DecodePayload(nil, frame[h.body():], maxFrameCount)
+			if derr != nil {
+				t.Fatalf("compact frame passed DecodeHeader, its payload does not decode: %v", derr)
+			}
+			again, err = AppendDataTo(nil, h.From, to, h.Round, h.Phase, enc, vals)
+		}
 		if err != nil {
 			t.Fatalf("decoded %+v does not encode: %v", h, err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/observe"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // Scenario sources of the ADMM tests: a least-squares problem like
@@ -271,7 +272,7 @@ func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	agents := runOnChan(t, st, outer*k)
-	pf := st.Env.Problem.(dadmm.Portfolios)
+	pf := st.Env.Problem.(portfolio.Provider)
 	ref, err := admm.NewComSVRADMM(pf.Shard(0), pf.Reg(), st.InitialPoint(0),
 		admm.Params{Eta: 0.1, Rho: 0.5, K: k, Batch: 2})
 	if err != nil {
@@ -308,7 +309,7 @@ func TestCompositionDefaults(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	pf := st.Env.Problem.(dadmm.Portfolios)
+	pf := st.Env.Problem.(portfolio.Provider)
 	if pf.Dim() != 8 || pf.Shard(3).Dims().M != 40 {
 		t.Errorf("dim %d, shard 3 has %d periods", pf.Dim(), pf.Shard(3).Dims().M)
 	}

@@ -177,6 +177,9 @@ func (v *validator) faults() {
 	if f.Staleness < 0 {
 		v.fail("faults.staleness", "must be an integer >= 0, got %d", f.Staleness)
 	}
+	if a, ok := v.s.registry().Algorithm(v.s.Algorithm.Name); ok && a.SendsDeltas && f.Staleness > 0 {
+		v.fail("faults.staleness", "algorithm %s sends changes to state its neighbours keep: an earlier round's message cannot stand in for a missing one; leave staleness out", a.Name)
+	}
 	v.oneOf("faults.on_departure", f.OnDeparture, Departures())
 	for k, c := range f.Crashes {
 		key := elemKey("faults.crashes", k)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,28 @@ func TestFaultsValidateErrors(t *testing.T) {
 			}
 			checkErrors(t, err, tt.want)
 		})
+	}
+}
+
+// TestStalenessRefusedForDeltas: an algorithm whose messages are changes
+// (choco_sgd) refuses faults.staleness, which would apply an earlier
+// round's change twice; loss alone is allowed.
+func TestStalenessRefusedForDeltas(t *testing.T) {
+	choco := strings.Replace(minimal, "{name: alm}", "{name: choco_sgd}", 1)
+	s, err := Parse([]byte(choco+"faults:\n  staleness: 2\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Validate()
+	if err == nil {
+		t.Fatal("choco_sgd with staleness validated")
+	}
+	checkErrors(t, err, []string{`x.yaml:7:14: faults.staleness: algorithm choco_sgd sends changes to state its neighbours keep: an earlier round's message cannot stand in for a missing one; leave staleness out`})
+	s, err = Parse([]byte(choco+"faults:\n  loss: {rate: 0.1}\n"), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("choco_sgd with loss: %v", err)
 	}
 }

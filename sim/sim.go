@@ -8,6 +8,11 @@
 //	...
 //	res, err := sim.Run(ctx, s, sim.Options{Observe: func(p coordinator.Progress) { ... }})
 //
+// The same package runs a scenario with every agent as its own `consim
+// node` process (Launch, over a supervisor that stops and reaps them),
+// joins one agent process to a run (RunAgent) and coordinates a run whose
+// agents are processes (DialObserver, Coordinate).
+//
 // sim imports scenarios, coordinator, node and the consensus packages; it
 // must not import cmd.
 package sim
@@ -340,11 +345,20 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // NATS subjects and a directory, or whose results bundle already exists.
 // Its errors wrap ErrInput.
 func CheckRunID(s *scenarios.Scenario, runID string) error {
-	if !idRE.MatchString(runID) {
-		return inputError{fmt.Errorf("run id %q: use letters, digits, '-' and '_'", runID)}
+	if err := CheckID("run id", runID); err != nil {
+		return err
 	}
 	if err := coordinator.CheckBundle(s.Output.Dir, runID); err != nil {
 		return inputError{err}
+	}
+	return nil
+}
+
+// CheckID rejects an id (what names it: "run id", "--sweep-id") that
+// cannot name NATS subjects and a directory; its error wraps ErrInput.
+func CheckID(what, id string) error {
+	if !idRE.MatchString(id) {
+		return inputError{fmt.Errorf("%s %q: use letters, digits, '-' and '_'", what, id)}
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 			return false, err
 		}
 		tr := eng.Traffic()
-		return rec.Record(coordinator.Row{Metrics: m, Elapsed: time.Since(start), Msgs: tr.Msgs, Bytes: 8 * tr.Values})
+		return rec.Record(coordinator.Row{Metrics: m, Elapsed: time.Since(start), Msgs: tr.Msgs, Bytes: tr.Bytes})
 	}
 	t := 0
 	cause := coordinator.StopRounds
@@ -131,7 +131,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 	sum.WallSeconds = wall.Seconds()
 	sum.RoundsPerSec = float64(t) / max(wall.Seconds(), 1e-9)
 	tr := eng.Traffic()
-	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = tr.Msgs, 8*tr.Values
+	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = tr.Msgs, tr.Bytes
 	rec.Summarize(sum)
 	sum.Status, sum.StopCause = coordinator.StatusOK, cause
 	switch {

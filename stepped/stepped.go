@@ -60,8 +60,11 @@ type Options struct {
 // Traffic counts what an Engine has moved so far.
 type Traffic struct {
 	// Msgs is the number of messages delivered, Values the number of
-	// float64 values they carried.
-	Msgs, Values int64
+	// float64 values they carried, Bytes the bytes the values of the
+	// messages sent take on the wire (consensus.Msg.PayloadLen: 8 per
+	// value, or the compact payload), without the transports' frame
+	// headers and MACs: with Options.Drop, those of the lost messages too.
+	Msgs, Values, Bytes int64
 }
 
 // Engine steps agents 0..N-1 in lockstep on its workers. Its methods must
@@ -128,7 +131,9 @@ func (e *Engine) Workers() int { return len(e.blocks) }
 func (e *Engine) Agents() []consensus.Agent { return e.agents }
 
 // Traffic returns the message counts so far.
-func (e *Engine) Traffic() Traffic { return Traffic{Msgs: e.counts.Delivered, Values: e.counts.Values} }
+func (e *Engine) Traffic() Traffic {
+	return Traffic{Msgs: e.counts.Delivered, Values: e.counts.Values, Bytes: e.counts.Bytes}
+}
 
 // Counts returns everything the phase core counted so far: messages,
 // dropouts (Missing) and missing reduce terms.

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,81 +14,31 @@ import (
 // benchCmd is `consim bench`: consim's runtime against the raw baselines
 // of internal/bench, in one process and one invocation.
 func (a *app) benchCmd() *cobra.Command {
-	var (
-		ns          []int
-		dim, rounds int
-		reps        int
-		transports  []string
-		algos       []string
-		reportEvery int
-		asJSON      bool
-	)
+	var cfg bench.Config
+	var transports []string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "bench",
-		Short: "measure the runtime against raw Go channels and raw nats.go on the same exchange",
-		Long: `Bench measures consim's runtime against raw baselines on the same exchange:
-on a torus of N agents (every edge up), each agent sends its iterate in R^d
-to its 4 neighbours every round, waits for theirs and averages. The raw
-baselines are written straight on the transport (raw Go channels; raw
-nats.go in its best layout: one connection, one wildcard subscription and
-one publish per agent and round, in-process or over TCP). consim runs the
-null algorithm (the same exchange and average) and, with --algos, the
-stochastic ALM (practical preset, an all-reduce every 10 rounds).
-
-For every transport and N, the raw baseline and each algorithm run
-alternately --reps times; the table gives medians: rounds/s, the ratio
-consim/raw, process CPU time, heap allocations and bytes per round (all
-agents), and peak memory (heap and stacks above the start). Setup and
-start-up are not timed. --rounds 0 picks, per transport and N, the rounds
-the raw baseline runs in about 0.3 s.`,
-		Example: `  consim bench
-  consim bench --n 16,64 --transports chan --algos null,alm
-  consim bench --n 256 --dim 100 --rounds 200 --json`,
+		Use:               "bench",
+		Short:             "measure the runtime against raw Go channels and raw nats.go on the same exchange",
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
+	withHelp(cmd, "bench")
 	f := cmd.Flags()
-	f.IntSliceVar(&ns, "n", []int{16, 64, 256, 1024}, "numbers of agents (tori; each at least 9)")
-	f.IntVar(&dim, "dim", 10, "dimension d of the iterates")
-	f.IntVar(&rounds, "rounds", 0, "rounds per run; 0 calibrates to about 0.3 s of the raw baseline")
-	f.IntVar(&reps, "reps", 3, "alternating measurements of each implementation")
+	f.IntSliceVar(&cfg.N, "n", []int{16, 64, 256, 1024}, "numbers of agents (tori; each at least 9)")
+	f.IntVar(&cfg.D, "dim", 10, "dimension d of the iterates")
+	f.IntVar(&cfg.Rounds, "rounds", 0, "rounds per run; 0 calibrates to about 0.3 s of the raw baseline")
+	f.IntVar(&cfg.Reps, "reps", 3, "alternating measurements of each implementation")
 	f.StringSliceVar(&transports, "transports", []string{"chan", "nats", "nats-tcp"}, "transports: chan, nats, nats-tcp")
-	f.StringSliceVar(&algos, "algos", []string{bench.AlgoNull}, "algorithms run on consim: null, alm")
-	f.IntVar(&reportEvery, "report-every", 0, "progress statuses every k rounds in the consim runs (0: none)")
+	f.StringSliceVar(&cfg.Algos, "algos", []string{bench.AlgoNull}, "algorithms run on consim: null, alm")
+	f.IntVar(&cfg.ReportEvery, "report-every", 0, "progress statuses every k rounds in the consim runs (0: none)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
 	cmd.RunE = a.runE(func(*cobra.Command, []string) error {
-		cfg := bench.Config{N: ns, D: dim, Rounds: rounds, Reps: reps, Algos: algos, ReportEvery: reportEvery}
-		switch {
-		case len(ns) == 0:
-			return usagef("--n: give at least one number of agents")
-		case dim < 1:
-			return usagef("--dim %d: want at least 1", dim)
-		case rounds < 0:
-			return usagef("--rounds %d: want 0 (calibrate) or more", rounds)
-		case reps < 1:
-			return usagef("--reps %d: want at least 1", reps)
-		case reportEvery < 0:
-			return usagef("--report-every %d: want 0 or more", reportEvery)
-		}
-		for _, n := range ns {
-			if _, err := bench.Torus(n); err != nil {
-				return usagef("--n %d: %v", n, err)
-			}
-		}
 		for _, t := range transports {
-			k := node.TransportKind(t)
-			if !slices.Contains(node.TransportKinds, k) {
-				return usagef("--transports: unknown transport %q: want chan, nats or nats-tcp", t)
-			}
-			cfg.Transports = append(cfg.Transports, k)
+			cfg.Transports = append(cfg.Transports, node.TransportKind(t))
 		}
-		for _, al := range algos {
-			if al != bench.AlgoNull && al != bench.AlgoALM {
-				return usagef("--algos: unknown algorithm %q: want %s or %s", al, bench.AlgoNull, bench.AlgoALM)
-			}
-		}
-		if len(algos) == 0 {
-			return usagef("--algos: give at least one algorithm")
+		if err := cfg.Validate(); err != nil {
+			return usageError{err}
 		}
 		cfg.Progress = func(what string) { fmt.Fprintf(a.stderr, "bench: %s\n", what) }
 		rows, err := bench.Compare(cfg)
@@ -99,33 +46,12 @@ the raw baseline runs in about 0.3 s.`,
 			return err
 		}
 		if asJSON {
-			return writeBenchJSON(a.stdout, cfg, rows)
+			return bench.WriteJSON(a.stdout, rows)
 		}
 		writeBenchTable(a.stdout, cfg, rows)
 		return nil
 	})
 	return cmd
-}
-
-// benchReport is the JSON of consim bench.
-type benchReport struct {
-	GoVersion  string      `json:"go_version"`
-	GOMAXPROCS int         `json:"gomaxprocs"`
-	CPUs       int         `json:"cpus"`
-	Time       string      `json:"time"`
-	Rows       []bench.Row `json:"rows"`
-}
-
-func writeBenchJSON(w io.Writer, _ bench.Config, rows []bench.Row) error {
-	b, err := json.MarshalIndent(benchReport{
-		GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU(),
-		Time: time.Now().UTC().Format(time.RFC3339), Rows: rows,
-	}, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 // writeBenchTable prints one line per transport, N and implementation.

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/dataset"
+	"github.com/consim/consim/sim"
 )
 
 // TestDataExportReproducesFStar: the exported shards of quickstart, read
@@ -22,7 +23,7 @@ func TestDataExportReproducesFStar(t *testing.T) {
 	if code := mainExit([]string{"data", "export", "../../scenarios/quickstart.yaml", dir}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var m exportManifest
+	var m sim.ExportManifest
 	b, err := os.ReadFile(filepath.Join(dir, "problem.json"))
 	if err != nil {
 		t.Fatal(err)

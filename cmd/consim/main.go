@@ -24,6 +24,7 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -144,24 +145,13 @@ func (a *app) runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra
 // rootCmd builds the `consim` command tree, writing to a's outputs.
 func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "consim",
-		Short: "decentralized primal-dual optimization over a message bus",
-		Long: `consim runs decentralized primal-dual optimization: agents exchanging
-iterates over NATS (or in-memory channels) along the edges of a random
-time-varying graph, observed by a coordinator that writes a results bundle.
-
-Environment (a flag given on the command line overrides it):
-  ` + envNATSURL + `   default of --nats (run, launch, sweep, node, coordinator)
-  ` + envLogLevel + `  default of --log-level (run, launch, sweep, node, coordinator)
-
-Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
-		Example: `  consim run scenarios/quickstart.yaml
-  consim help run
-  source <(consim completion bash)`,
+		Use:               "consim",
+		Short:             "decentralized primal-dual optimization over a message bus",
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		PersistentPreRunE: checkEnvFlags,
 	}
+	withHelp(root, "consim")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -199,12 +189,9 @@ Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
 // helpCmd is `consim help [command]`: the command's help on stdout, exit
 // 0; an unknown command is a usage error.
 func helpCmd(root *cobra.Command) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "help [command]",
 		Short: "print the help of any command",
-		Long:  "Help prints the help of any command: what it does, its arguments, its flags and an example.",
-		Example: `  consim help
-  consim help data export`,
 		ValidArgsFunction: func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			c, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
@@ -227,6 +214,8 @@ func helpCmd(root *cobra.Command) *cobra.Command {
 			return c.Help()
 		},
 	}
+	withHelp(cmd, "help")
+	return cmd
 }
 
 // checkEnvFlags rejects a CONSIM_LOG_LEVEL that --log-level does not
@@ -241,15 +230,6 @@ func checkEnvFlags(cmd *cobra.Command, _ []string) error {
 		return usagef("%s=%q: want trace, debug, info, warn, error or off", envLogLevel, v)
 	}
 	return nil
-}
-
-// envOr is the value of the environment variable name, or def if it is
-// unset or empty.
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // Shared flags: one spelling, one meaning, in every command that has them.
@@ -306,7 +286,10 @@ func addNATSFlag(cmd *cobra.Command, p *string, usage string) {
 // addLogLevelFlag adds --log-level, whose default is $CONSIM_LOG_LEVEL,
 // else def.
 func addLogLevelFlag(cmd *cobra.Command, p *string, def, usage string) {
-	cmd.Flags().StringVar(p, "log-level", envOr(envLogLevel, def), usage+": trace, debug, info, warn, error, off (env "+envLogLevel+")")
+	if v := os.Getenv(envLogLevel); v != "" {
+		def = v
+	}
+	cmd.Flags().StringVar(p, "log-level", def, usage+": trace, debug, info, warn, error, off (env "+envLogLevel+")")
 	mustComplete(cmd, "log-level", cobra.FixedCompletions(logLevels, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -319,6 +302,24 @@ func addTransportFlag(cmd *cobra.Command, p *string, def, usage string) {
 	mustComplete(cmd, "transport", cobra.FixedCompletions(
 		[]cobra.Completion{string(node.TransportChan), string(node.TransportNATS), string(node.TransportNATSTCP), "stepped"},
 		cobra.ShellCompDirectiveNoFileComp))
+}
+
+// helpFiles hold the long help of the commands, one text file each
+// (help/<command path, words joined by _>.txt): the help itself, then,
+// after a line "Example:", the examples.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// withHelp sets cmd's Long and Example from help/name.txt; a missing file
+// is a programming error.
+func withHelp(cmd *cobra.Command, name string) {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err)
+	}
+	long, example, _ := strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n\nExample:\n")
+	cmd.Long, cmd.Example = long, example
 }
 
 // mustComplete registers the completion of flag name; it fails only on a

@@ -2,23 +2,17 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/node"
+	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
-
-// readyRepeat is how often an agent process repeats its ready status
-// until the coordinator's first control arrives (node.Options.ReadyRepeat).
-const readyRepeat = time.Second
 
 // nodeFlags are the flags of `consim node`.
 type nodeFlags struct {
@@ -37,19 +31,12 @@ type nodeFlags struct {
 func (a *app) nodeCmd() *cobra.Command {
 	var f nodeFlags
 	cmd := &cobra.Command{
-		Use:   "node SCENARIO",
-		Short: "join a run as one agent process (see launch)",
-		Long: `Node runs agent --id of a run in this process. It rebuilds the scenario
-from the file, the --set overrides and the run seed, so that its data and
-draws match the other agents' and nothing large crosses the bus; joins
-run --run-id at the NATS server --nats; and runs until the last round or
-the coordinator's stop. Every agent and the coordinator must be given the
-same scenario file and --set overrides.`,
-		Example: `  consim node --nats nats://host0:4222 --run-id r1 --id 3 scenarios/quickstart.yaml
-  CONSIM_NATS_URL=nats://host0:4222 consim node --run-id r1 --id 3 scenarios/quickstart.yaml`,
+		Use:               "node SCENARIO",
+		Short:             "join a run as one agent process (see launch)",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "node")
 	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
 	addRunIDFlag(cmd, &f.runID, "run `ID` shared by the coordinator and every agent (required)")
 	addLegacyRunFlag(cmd, &f.runID)
@@ -79,63 +66,14 @@ same scenario file and --set overrides.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return runNode(ctx, args[0], f.sets, f.natsURL, f.runID, f.id, f.sec, logger)
+		// The memory estimate counts this process's one agent.
+		s, err := scenarios.LoadProcessWith(args[0], 1, f.sets...)
+		if err != nil {
+			return usageError{err}
+		}
+		return inputErr(sim.RunAgent(ctx, s, f.id, f.natsURL, f.runID, f.sec.apply, logger))
 	})
 	return cmd
-}
-
-// runNode runs agent id of the scenario at path (with the overrides sets)
-// over the NATS server at url, in run runID, with the credentials and TLS
-// files of sec.
-func runNode(ctx context.Context, path string, sets []string, url, runID string, id int, sec natsSecurity, logger hclog.Logger) error {
-	s, err := loadProcessScenario(path, sets, 1)
-	if err != nil {
-		return err
-	}
-	if id >= s.Agents {
-		return usagef("--id %d: scenario %s has agents 0..%d", id, s.Name, s.Agents-1)
-	}
-	st, err := buildScenario(s)
-	if err != nil {
-		return err
-	}
-	agent, err := st.Agent(id)
-	if err != nil {
-		return err
-	}
-	logger = logger.With("agent", id)
-	nopts := node.NATSOptions{
-		RunID:            runID,
-		URL:              url,
-		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
-		Logger:           logger.Named("transport"),
-		// One agent per process: the server delivers it only its frames.
-		PerDestination: true,
-	}
-	if err := sec.apply(&nopts); err != nil {
-		return err
-	}
-	tr, err := node.NewNATSTransport(nopts)
-	if err != nil {
-		return fmt.Errorf("agent %d: %w", id, err)
-	}
-	defer tr.Close()
-	ep, err := tr.Endpoint(id)
-	if err != nil {
-		return fmt.Errorf("agent %d: %w", id, err)
-	}
-	opts := sim.NodeOptions(st, logger)
-	// The coordinator may subscribe after this process starts (agents on
-	// several hosts): repeat ready until its start arrives.
-	opts.ReadyRepeat = readyRepeat
-	runErr := node.Run(ctx, agent, ep, opts)
-	if err := ep.Close(); err != nil {
-		logger.Warn("closing the endpoint", "error", err)
-	}
-	if lost := tr.Lost(); lost != nil && runErr != nil {
-		return fmt.Errorf("%w (%w)", runErr, lost)
-	}
-	return runErr
 }
 
 // newLogger returns a logger named name at level (a usage error if level

@@ -23,6 +23,7 @@ import (
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/sim"
 )
 
 const quickstart = "../../scenarios/quickstart.yaml"
@@ -225,7 +226,7 @@ func TestLaunchKilledAgent(t *testing.T) {
 			if !errors.Is(err, coordinator.ErrAgentLost) || !errors.As(err, &ae) || ae.ID != victim || ae.PID != pid {
 				t.Fatalf("launch error = %v; want agent %d (pid %d) lost", err, victim, pid)
 			}
-			var ce *childError
+			var ce *sim.ChildError
 			if errors.As(err, &ce) {
 				t.Errorf("launch error = %v; the lost agent's exit is reported twice", err)
 			}
@@ -280,7 +281,7 @@ func TestLaunchInterruptStopsChildren(t *testing.T) {
 	if sum == nil || sum.StopCause != coordinator.StopInterrupted {
 		t.Errorf("summary %+v; want stop cause %s", sum, coordinator.StopInterrupted)
 	}
-	var ce *childError
+	var ce *sim.ChildError
 	if errors.As(err, &ce) {
 		t.Errorf("a stopped agent is reported as failed: %v", ce)
 	}
@@ -296,44 +297,6 @@ func TestLaunchInterruptStopsChildren(t *testing.T) {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("agent process %d still exists after launch returned (kill 0: %v)", pid, err)
 		}
-	}
-}
-
-// TestChildFailureReported starts an agent process with an id outside the
-// scenario: the supervisor reports its exit status and stderr tail.
-func TestChildFailureReported(t *testing.T) {
-	exe := consimBinary(t)
-	var exited []string
-	var mu sync.Mutex
-	sup := &supervisor{onExit: func(c *child) { mu.Lock(); exited = append(exited, c.name); mu.Unlock() }}
-	c, err := sup.start("agent 99", 99, exe, "node", "--nats", "nats://127.0.0.1:1", "--run", "r1", "--id", "99", quickstart)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !sup.wait(15 * time.Second) {
-		sup.stop(time.Second)
-		t.Fatal("the agent process did not exit")
-	}
-	var ce *childError
-	if err := c.failure(); !errors.As(err, &ce) || !errors.Is(err, ErrChildFailed) {
-		t.Fatalf("failure() = %v, want a *childError", err)
-	}
-	if ce.Code != exitUsage || ce.Status != "exit status 2" || ce.PID != c.cmd.Process.Pid {
-		t.Errorf("reported code %d status %q pid %d; want 2, exit status 2, %d", ce.Code, ce.Status, ce.PID, c.cmd.Process.Pid)
-	}
-	if tail := strings.Join(ce.Tail, "\n"); !strings.Contains(tail, "--id 99") || !strings.Contains(tail, "agents 0..7") {
-		t.Errorf("stderr tail %q does not explain the bad id", tail)
-	}
-	if msg := ce.Error(); !strings.Contains(msg, "agent 99") || !strings.Contains(msg, "exit status 2") || !strings.Contains(msg, "--id 99") {
-		t.Errorf("report %q lacks the name, status or stderr", msg)
-	}
-	if errs := sup.failures(); len(errs) != 1 {
-		t.Errorf("failures() = %v, want one", errs)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(exited) != 1 || exited[0] != "agent 99" {
-		t.Errorf("onExit calls %v, want [agent 99]", exited)
 	}
 }
 

@@ -8,11 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/live"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
@@ -69,24 +66,12 @@ func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenari
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run SCENARIO",
-		Short: "run a scenario: agents, transport and coordinator in this process",
-		Long: `Run loads SCENARIO (a YAML file), applies the --set overrides, and runs
-every agent as a goroutine of this process with the coordinator beside
-them, on the scenario's transport: nats (the default) embeds a NATS server
-and connects in-process; nats-tcp serves it on loopback, or uses --nats
-URL; chan exchanges messages over in-memory channels.
-
-It shows progress on stderr, prints a summary on stdout and writes the
-results bundle to DIR/<run-id> (--out, else the scenario's output.dir).
-A scenario's sweep block is ignored: see 'consim sweep'.`,
-		Example: `  consim run scenarios/quickstart.yaml
-  consim run scenarios/quickstart.yaml --transport chan --set rounds=500 --set graph.p=0.3
-  consim run scenarios/quickstart.yaml --ui :8080   # live view at http://127.0.0.1:8080/
-  CONSIM_NATS_URL=nats://10.0.0.5:4222 consim run scenarios/quickstart.yaml --run-id r1`,
+		Use:               "run SCENARIO",
+		Short:             "run a scenario: agents, transport and coordinator in this process",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "run")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
@@ -106,9 +91,14 @@ A scenario's sweep block is ignored: see 'consim sweep'.`,
 			return err
 		}
 		defer ui.Stop()
+		st, err := buildScenario(s)
+		if err != nil {
+			return err
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		sum, err := runScenario(ctx, s, runID, logger, ui.Tee(newProgressPrinter(a.stderr)))
+		sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: ui.Tee(newProgressPrinter(a.stderr)), AgentGrace: agentGrace})
+		err = inputErr(err)
 		ui.End(sum, err)
 		if sum != nil {
 			printSummary(a.stdout, sum)
@@ -118,22 +108,11 @@ A scenario's sweep block is ignored: see 'consim sweep'.`,
 	return cmd
 }
 
-// runScenario runs s with every agent as a goroutine of this process on
-// the scenario's transport, and the coordinator beside them.
-func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
-	st, err := buildScenario(s)
-	if err != nil {
-		return nil, err
+// inputErr makes an error of the library's caused by the caller's input
+// (sim.ErrInput) a usage error.
+func inputErr(err error) error {
+	if errors.Is(err, sim.ErrInput) && !isUsage(err) {
+		return usageError{err}
 	}
-	return runAgents(ctx, st, nil, runID, logger, progress)
-}
-
-// runAgents runs st (with agents instead of its own, when not nil) through
-// sim.RunSetup; the caller's input errors become usage errors.
-func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agent, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
-	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, Agents: agents, AgentGrace: agentGrace})
-	if errors.Is(err, sim.ErrInput) {
-		err = usageError{err}
-	}
-	return sum, err
+	return err
 }

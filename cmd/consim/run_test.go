@@ -20,6 +20,7 @@ import (
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
+	"github.com/consim/consim/sim"
 )
 
 // consim runs the command line in-process and returns the exit code and
@@ -319,4 +320,21 @@ func TestRunIDProblemsAreUsageErrors(t *testing.T) {
 	if code, _, stderr := consim(t, "report", bad); code != exitUsage {
 		t.Errorf("report on a malformed bundle: exit %d, stderr %q; want 2", code, stderr)
 	}
+}
+
+// runAgents runs st with agents instead of its own through sim.RunSetup,
+// as consim run does; the caller's input errors become usage errors.
+func runAgents(ctx context.Context, st *scenarios.Setup, agents []consensus.Agent, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	sum, err := sim.RunSetup(ctx, st, sim.Options{RunID: runID, Logger: logger, Observe: progress, Agents: agents, AgentGrace: agentGrace})
+	return sum, inputErr(err)
+}
+
+// runScenario runs s as consim run does: every agent a goroutine of this
+// process on the scenario's transport, the coordinator beside them.
+func runScenario(ctx context.Context, s *scenarios.Scenario, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (*coordinator.Summary, error) {
+	st, err := buildScenario(s)
+	if err != nil {
+		return nil, err
+	}
+	return runAgents(ctx, st, nil, runID, logger, progress)
 }

@@ -7,65 +7,25 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/internal/proc"
+	"github.com/consim/consim/sim"
 )
-
-// scaleResult is what `consim scale` measures of one run.
-type scaleResult struct {
-	Scenario  string `json:"scenario"`
-	Agents    int    `json:"agents"`
-	Transport string `json:"transport"`
-	// StartupSeconds is the wall time from the command's start (scenario
-	// loading, graph, problem data, constants, agents, transport) until
-	// every agent was ready and round 0 began.
-	StartupSeconds float64 `json:"startup_s"`
-	// Round0Seconds is the wall time from the command's start until round
-	// 0 was measured (its reports gathered and reduced).
-	Round0Seconds float64 `json:"round0_measured_s"`
-	// Rounds is the number of rounds run after round 0, WallSeconds their
-	// wall time and RoundsPerSec their rate (the summary's).
-	Rounds       int     `json:"rounds"`
-	WallSeconds  float64 `json:"wall_s"`
-	RoundsPerSec float64 `json:"rounds_per_s"`
-	// PeakRSSBytes is the process's peak resident set size (getrusage
-	// ru_maxrss), 0 where the platform does not report it.
-	PeakRSSBytes int64 `json:"peak_rss_bytes"`
-	// CPUSeconds is the process's user + system CPU time over the whole
-	// command: on a shared machine it says what the run cost when the
-	// wall times say how long it waited.
-	CPUSeconds float64 `json:"cpu_s"`
-	GOMAXPROCS int     `json:"gomaxprocs"`
-	Status     string  `json:"status"`
-	Bundle     string  `json:"bundle"`
-}
 
 func (a *app) scaleCmd() *cobra.Command {
 	var f runFlags
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "scale SCENARIO",
-		Short: "run a scenario and report its start-up time, rounds/s and peak memory",
-		Long: `Scale runs SCENARIO as 'consim run' does and reports what a large run
-costs: the time from the command's start until round 0 is measured (graph,
-problem data, constants, agents and transport included), the rounds run
-after it per second of wall time, and the process's peak resident set size
-(getrusage maxrss). The results bundle is written as usual.
-
-The stepped engine (--transport stepped) steps the agents on GOMAXPROCS
-workers instead of a goroutine each; use it for 10^5 agents and more.`,
-		Example: `  consim scale scenarios/scale_10k.yaml
-  consim scale scenarios/scale_10k.yaml --set agents=100000 --set graph.rows=250 --set graph.cols=400 --set rounds=100
-  consim scale scenarios/scale_10k.yaml --transport stepped --set agents=1000000 --set graph.rows=1000 --set graph.cols=1000 --set rounds=10`,
+		Use:               "scale SCENARIO",
+		Short:             "run a scenario and report its start-up time, rounds/s and peak memory",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "scale")
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	var cpuProfile, memProfile string
@@ -74,15 +34,11 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		began := time.Now()
 		if cpuProfile != "" {
-			out, err := os.Create(cpuProfile)
+			stop, err := proc.StartCPUProfile(cpuProfile)
 			if err != nil {
 				return usagef("--cpuprofile: %v", err)
 			}
-			defer out.Close()
-			if err := pprof.StartCPUProfile(out); err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			defer pprof.StopCPUProfile()
+			defer stop()
 		}
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
 		if err != nil {
@@ -94,46 +50,22 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		var round0 time.Time
-		progress := func(p coordinator.Progress) {
-			if round0.IsZero() {
-				round0 = time.Now()
-				if memProfile != "" {
-					if err := writeHeapProfile(memProfile); err != nil {
-						logger.Warn("heap profile", "error", err)
-					}
-				}
-				fmt.Fprintf(a.stderr, "round 0 measured %.2f s after start\n", round0.Sub(began).Seconds())
-			}
-		}
 		fmt.Fprintf(a.stderr, "building %d agents' graph, problem data and constants\n", s.Agents)
 		st, err := buildScenario(s)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "built in %.2f s; starting the agents\n", time.Since(began).Seconds())
-		sum, runErr := runAgents(ctx, st, nil, f.runID, logger, progress)
-		if sum == nil {
-			return runErr
-		}
-		res := scaleResult{
-			Scenario:     s.Name,
-			Agents:       s.Agents,
-			Transport:    s.Runtime.Transport,
-			Rounds:       sum.Rounds,
-			WallSeconds:  sum.WallSeconds,
-			RoundsPerSec: sum.RoundsPerSec,
-			PeakRSSBytes: peakRSS(),
-			CPUSeconds:   cpuTime().Seconds(),
-			GOMAXPROCS:   runtime.GOMAXPROCS(0),
-			Status:       sum.Status,
-			Bundle:       sum.Bundle,
-		}
-		if !sum.StartedAt.IsZero() {
-			res.StartupSeconds = sum.StartedAt.Sub(began).Seconds() + sum.ReadySeconds
-		}
-		if !round0.IsZero() {
-			res.Round0Seconds = round0.Sub(began).Seconds()
+		res, runErr := sim.Scale(ctx, st, began, func() {
+			if memProfile != "" {
+				if err := proc.WriteHeapProfile(memProfile); err != nil {
+					logger.Warn("heap profile", "error", err)
+				}
+			}
+			fmt.Fprintf(a.stderr, "round 0 measured %.2f s after start\n", time.Since(began).Seconds())
+		}, sim.Options{RunID: f.runID, Logger: logger, AgentGrace: agentGrace})
+		if res == nil {
+			return inputErr(runErr)
 		}
 		if asJSON {
 			enc := json.NewEncoder(a.stdout)
@@ -144,13 +76,13 @@ workers instead of a goroutine each; use it for 10^5 agents and more.`,
 		} else {
 			printScale(a.stdout, res)
 		}
-		return runErr
+		return inputErr(runErr)
 	})
 	return cmd
 }
 
 // printScale prints r as a two-column table.
-func printScale(w io.Writer, r scaleResult) {
+func printScale(w io.Writer, r *sim.ScaleResult) {
 	fmt.Fprintf(w, "scenario        %s (%s)\n", r.Scenario, r.Status)
 	fmt.Fprintf(w, "agents          %d on %s, GOMAXPROCS %d\n", r.Agents, r.Transport, r.GOMAXPROCS)
 	fmt.Fprintf(w, "round 0 starts  %.2f s after the command (measured at %.2f s)\n", r.StartupSeconds, r.Round0Seconds)
@@ -158,18 +90,4 @@ func printScale(w io.Writer, r scaleResult) {
 	fmt.Fprintf(w, "peak RSS        %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "CPU time        %.2f s (whole command)\n", r.CPUSeconds)
 	fmt.Fprintf(w, "bundle          %s\n", r.Bundle)
-}
-
-// writeHeapProfile writes the heap profile of the live objects to path.
-func writeHeapProfile(path string) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-	if err := pprof.WriteHeapProfile(out); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/consim/consim/sim"
 )
 
 // TestScaleCommand runs `consim scale --json` on a small stepped run and
@@ -17,7 +19,7 @@ func TestScaleCommand(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", transport, code, stderr.String())
 		}
-		var r scaleResult
+		var r sim.ScaleResult
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			t.Fatalf("%s: %v in %q", transport, err, stdout.String())
 		}

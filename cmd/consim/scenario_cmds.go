@@ -22,15 +22,15 @@ func loadScenario(path string, sets []string) (*scenarios.Scenario, error) {
 	return s, nil
 }
 
-// loadProcessScenario is loadScenario for a process that runs agents
-// of the run's agents (consim node: 1): the memory estimate it is checked
-// against counts those agents only (scenarios.Scenario.ProcessAgents).
-func loadProcessScenario(path string, sets []string, agents int) (*scenarios.Scenario, error) {
-	s, err := scenarios.LoadProcessWith(path, agents, sets...)
+// loadAndBuild loads the scenario at path with the overrides sets
+// (loadScenario) and builds it (buildScenario).
+func loadAndBuild(path string, sets []string) (*scenarios.Scenario, *scenarios.Setup, error) {
+	s, err := loadScenario(path, sets)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, nil, err
 	}
-	return s, nil
+	st, err := buildScenario(s)
+	return s, st, err
 }
 
 // buildScenario materialises s; a scenario error (such as a disconnected
@@ -82,20 +82,12 @@ func (a *app) validateCmd() *cobra.Command {
 	var sets []string
 	var memLimit string
 	cmd := &cobra.Command{
-		Use:   "validate SCENARIO",
-		Short: "check a scenario file and print it with every default filled in",
-		Long: `Validate loads SCENARIO, applies the --set overrides, checks every key and
-builds the scenario (graph, problem, algorithm) without running it. It
-prints the scenario as YAML with every default filled in, followed by the
-algorithm's resolved parameters and the run's memory estimate as comments.
-A bad file is a usage error (exit 2) naming file:line:column and the key;
-so is a scenario whose memory estimate exceeds runtime.memory_limit
-(--memory-limit), by default the machine's physical memory.`,
-		Example: `  consim validate scenarios/quickstart.yaml
-  consim validate scenarios/quickstart.yaml --set rounds=500 --set graph.p=0.5`,
+		Use:               "validate SCENARIO",
+		Short:             "check a scenario file and print it with every default filled in",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "validate")
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
 	addMemoryLimitFlag(cmd, &memLimit)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
@@ -118,7 +110,11 @@ so is a scenario whose memory estimate exceeds runtime.memory_limit
 		}
 		fmt.Fprintf(a.stdout, "# %s: valid; resolved scenario with defaults:\n%s", path, out)
 		printResolved(a.stdout, s.Algorithm.Name, st.Resolved())
-		printEstimate(a.stdout, s, est)
+		limit := "no limit known"
+		if b, src := s.MemoryLimit(); b > 0 {
+			limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
+		}
+		fmt.Fprintf(a.stdout, "# memory estimate: %s; %s\n", est, limit)
 		return nil
 	})
 	return cmd
@@ -146,41 +142,21 @@ func printResolved(w io.Writer, algorithm string, vs []registry.Value) {
 	}
 }
 
-// printEstimate writes the memory estimate of s and its limit as one
-// YAML comment line.
-func printEstimate(w io.Writer, s *scenarios.Scenario, est scenarios.Estimate) {
-	limit := "no limit known"
-	if b, src := s.MemoryLimit(); b > 0 {
-		limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
-	}
-	fmt.Fprintf(w, "# memory estimate: %s; %s\n", est, limit)
-}
-
 func (a *app) graphCmd() *cobra.Command {
 	var sets []string
 	var record string
 	cmd := &cobra.Command{
-		Use:   "graph SCENARIO",
-		Short: "print topology statistics and spectra of a scenario's graph",
-		Long: `Graph builds the scenario's graph and prints its topology statistics and
-spectra (lambda_2, ||E[W]||, sigma_min+); for a directed topology, those of
-its underlying graph, then its arcs and the rates of E[C] and E[R].
---record writes the realized edge set of every round and draw to a new
-file, which the scenario key edges.replay replays exactly.`,
-		Example: `  consim graph scenarios/quickstart.yaml
-  consim graph scenarios/quickstart.yaml --set graph.p=0.3 --record edges.txt`,
+		Use:               "graph SCENARIO",
+		Short:             "print topology statistics and spectra of a scenario's graph",
 		Args:              scenarioArgs,
 		ValidArgsFunction: completeScenario,
 	}
+	withHelp(cmd, "graph")
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
 	cmd.Flags().StringVar(&record, "record", "", "write the realized edge set of every round and draw to `FILE` (a new file), for edges.replay")
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
 		path, stdout := args[0], a.stdout
-		s, err := loadScenario(path, sets)
-		if err != nil {
-			return err
-		}
-		st, err := buildScenario(s)
+		s, st, err := loadAndBuild(path, sets)
 		if err != nil {
 			return err
 		}

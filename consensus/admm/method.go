@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // Method is one of the compared solvers, advanced one outer iteration
@@ -38,6 +40,10 @@ type Params struct {
 	Batch int
 }
 
+// Validate checks every field as com-SVR-ADMM requires them: eta and rho
+// positive and finite, K and the mini-batch N positive.
+func (p Params) Validate() error { return p.validate(true, true) }
+
 // validate checks the fields a method uses; needRho and needBatch select
 // the method-specific ones.
 func (p Params) validate(needRho, needBatch bool) error {
@@ -58,7 +64,7 @@ func (p Params) validate(needRho, needBatch bool) error {
 
 // checkStart validates the problem, regularizer and starting point shared
 // by every constructor and returns a counter for p.
-func checkStart(p Composition, reg Regularizer, x0 []float64) (*OracleCounter, error) {
+func checkStart(p portfolio.Composition, reg Regularizer, x0 []float64) (*OracleCounter, error) {
 	c, err := NewOracleCounter(p)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,11 @@
 // graph rule "Floating point": exact prox solves (gonum's Cholesky) and
 // the loss values (math.Log1p), which only reports and references read.
 //
+// The CHOCO-SGD runs pin the compression operators (rand_k, qsgd) and
+// their stream graph.StreamCompress, and the resets of the neighbours'
+// copies after lost messages.
+//
 // golden has no non-test code. Its tests import consensus/alm,
-// consensus/dadmm, consensus/lockstep, objective and graph; no
-// package may import golden.
+// consensus/dadmm, consensus/choco, consensus/compress,
+// consensus/lockstep, objective and graph; no package may import golden.
 package golden

@@ -8,10 +8,13 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
+	"github.com/consim/consim/consensus/choco"
+	"github.com/consim/consim/consensus/compress"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // The golden bits below were recorded from the code as it stood when they
@@ -49,13 +52,13 @@ func topology(t *testing.T) *graph.Graph {
 // locals returns the agents' local objectives of a generated problem.
 func locals(t *testing.T, kind string) []objective.Local {
 	t.Helper()
-	spec := objective.Spec{Kind: kind, Dim: dim, SamplesPerAgent: 16, Batch: 3, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5}
+	spec := regression.Params{Kind: kind, Dim: dim, SamplesPerAgent: 16, Batch: 3, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Box: regression.Unbounded}
 	if kind == objective.KindNonconvex {
 		spec.Scale, spec.Outliers = 1, 0.1
 	}
 	fs := make([]objective.Local, nAgents)
 	for i := range fs {
-		f, err := objective.NewLocal(spec, nAgents, seed, i)
+		f, err := regression.NewLocal(spec, nAgents, seed, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,8 +167,30 @@ func dadmmRunWith(t *testing.T, kind string, tau float64) []float64 {
 	return run(t, as, func(i int) []float64 { return append(agents[i].X(), agents[i].Dual()...) })
 }
 
+// chocoRun runs 4 CHOCO-SGD agents (stochastic gradients) on kind with
+// compression spec: rand_k and qsgd draw from graph.StreamCompress, and the
+// lost messages reset the neighbours' copies with whole xhat messages.
+func chocoRun(spec compress.Spec) func(*testing.T, string) []float64 {
+	return func(t *testing.T, kind string) []float64 {
+		g := topology(t)
+		proc := graph.Bernoulli{G: g, Seed: seed}
+		fs := locals(t, kind)
+		p := choco.Params{Step: 0.1, GossipParams: choco.GossipParams{Gamma: 0.3, Compression: spec, Seed: seed}}
+		agents := make([]*choco.Agent, nAgents)
+		as := make([]consensus.Agent, nAgents)
+		for i := range agents {
+			a, err := choco.NewAgent(p, i, g, proc, fs[i], start(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			agents[i], as[i] = a, a
+		}
+		return run(t, as, func(i int) []float64 { return agents[i].Report().X })
+	}
+}
+
 // golden holds the recorded bits of each run: per agent, x_i then z_i
-// (ALM) or x_i then a_i (D-ADMM).
+// (ALM), x_i then a_i (D-ADMM) or x_i (CHOCO-SGD).
 var golden = map[string][]uint64{
 	"alm/least_squares": {
 		0x3fc98d8e5c148ec0, 0xbfc1f7279eb6cf8a, 0xbfdc71d144a608d5, 0xbfce88ac3b9807c2,
@@ -263,6 +288,20 @@ var golden = map[string][]uint64{
 		0x3fd3ca80d3eb60e5, 0x3fd2bbd95a8ed998, 0x3fd0f519b3acc100, 0xbf86c134007b0e28,
 		0x3fb2c4d2f81a6ad9, 0xbfa208dae0cea9ad, 0xbfaecd8c8614d973, 0x3f9a7a670b592f08,
 	},
+	"choco-qsgd3/logistic": {
+		0x3fe2e2535fff2ef8, 0x3f951396fd40b257, 0x3fc89f6a285bf1a3, 0x3fc9dbd116db0107,
+		0x3fd04940bfcfa7b5, 0x3fe45f5e3a8915af, 0xbf9a89b14f8272bf, 0x3fca087e635ebfbd,
+		0x3fc59e4f1e6e3182, 0x3fd05bde4fbffecc, 0x3fe2a510fcb9b260, 0x3f75063de3792261,
+		0x3fcc37089db8d942, 0x3fc79ca81df49309, 0x3fcc52cfe838f132, 0x3fe2315b4fe34f15,
+		0xbf9f6d5282ed9cea, 0x3fcfab02f08b9a29, 0x3fc86cb6ae1a3438, 0x3fce3bd096faab4f,
+	},
+	"choco-rand40/least_squares": {
+		0x3ff53968f3d84006, 0x3fb568113532a992, 0x3fde545c68aa1fcd, 0x3fe5e1d7aa1fad58,
+		0x3fba37d230a134ad, 0x3ff59b031fcdc01c, 0x3fadcf9e274360eb, 0x3fdfd3dcc8eb08cd,
+		0x3fe14e0fba96087d, 0x3faffbc36a520379, 0x3ff4c2a19f8197f7, 0x3fb7b383df9dc005,
+		0x3fde7ddf51c6f8dc, 0x3fe1f53189f7be39, 0x3fb170dc0d4165c7, 0x3ff431f20df19ae6,
+		0x3fa01ab0ff6279ba, 0x3fe052c7a641c745, 0x3fe1a931bacf06da, 0x3fb19feabf5d36e1,
+	},
 }
 
 func TestGoldenRuns(t *testing.T) {
@@ -279,6 +318,8 @@ func TestGoldenRuns(t *testing.T) {
 		{"dadmm-default-tau/nonconvex_regression", dadmmDefaultTau, objective.KindNonconvex},
 		{"alm/logistic", almRun, objective.KindLogistic},
 		{"dadmm-default-tau/logistic", dadmmDefaultTau, objective.KindLogistic},
+		{"choco-qsgd3/logistic", chocoRun(compress.Spec{Operator: compress.NameQSGD, Bits: 3}), objective.KindLogistic},
+		{"choco-rand40/least_squares", chocoRun(compress.Spec{Operator: compress.NameRandK, Fraction: 0.4}), objective.KindLeastSquares},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

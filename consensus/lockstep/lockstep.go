@@ -6,7 +6,8 @@
 // centralized experiments: no goroutines, no I/O, no clocks, and its only
 // randomness is the caller's drop function.
 //
-// lockstep imports consensus and engine only.
+// lockstep imports consensus (and, through consensus.Msg, its compress)
+// and engine only.
 package lockstep
 
 import (
@@ -46,6 +47,10 @@ func Symmetric() Option { return func(d *Driver) { d.opts.Symmetric = true } }
 type Traffic struct {
 	// Sent is the number of messages the agents emitted.
 	Sent int64
+	// Bytes is the number of bytes their values take on the wire
+	// (consensus.Msg.PayloadLen: 8 per value, or the compact payload),
+	// without the transports' frame headers and MACs.
+	Bytes int64
 	// Dropped is the number of those the drop function discarded.
 	Dropped int64
 }
@@ -85,7 +90,9 @@ func Round(agents []consensus.Agent, t int, opts ...Option) error {
 }
 
 // Traffic returns the message counts so far.
-func (d *Driver) Traffic() Traffic { return Traffic{Sent: d.counts.Sent, Dropped: d.counts.Dropped} }
+func (d *Driver) Traffic() Traffic {
+	return Traffic{Sent: d.counts.Sent, Bytes: d.counts.Bytes, Dropped: d.counts.Dropped}
+}
 
 // Counts returns everything the phase core counted so far: messages,
 // dropouts (Missing) and missing reduce terms.

@@ -126,8 +126,8 @@ func TestRoundRoutesMessages(t *testing.T) {
 			}
 		}
 	}
-	if tr := d.Traffic(); tr != (Traffic{Sent: 32, Dropped: 1}) {
-		t.Errorf("Traffic = %+v, want 4 agents x 2 messages x 2 phases x 2 rounds = 32 sent, 1 dropped", tr)
+	if tr := d.Traffic(); tr != (Traffic{Sent: 32, Bytes: 32 * 3 * 8, Dropped: 1}) {
+		t.Errorf("Traffic = %+v, want 4 agents x 2 messages x 2 phases x 2 rounds = 32 sent of 3 values (768 bytes), 1 dropped", tr)
 	}
 	// The all-reduce misses the terms of agents 1 and 3 in each of the 4
 	// phases; the dropped message is agent 2's one dropout.

@@ -87,6 +87,14 @@ func (r Rule2) String() string {
 	return fmt.Sprintf("Rule2(%d)", int(r))
 }
 
+// ParseRule2 returns the rule spelled name: 3i, 3ii, 4i or 4ii for
+// Theorem 3(i), 3(ii), 4(i) and 4(ii), as the scenario key preset of
+// penalty_vrasg spells them.
+func ParseRule2(name string) (Rule2, bool) {
+	r, ok := map[string]Rule2{"3i": Thm3i, "3ii": Thm3ii, "4i": Thm4i, "4ii": Thm4ii}[name]
+	return r, ok
+}
+
 // Dynamic reports whether the rule's penalty parameter changes with k.
 func (r Rule2) Dynamic() bool { return r == Thm4i || r == Thm4ii }
 

@@ -23,9 +23,10 @@
 // capability.go and evaluator.go.
 //
 // The registry is pure like the rest of consensus: no I/O, no goroutines.
-// Problems that read data files register from a package that may do I/O
-// (package problems). registry may import consensus, objective and
-// graph; it must not import node, coordinator, scenarios or cmd.
+// Problems that read data files register from packages that may do I/O
+// (the families under problems/). registry may import consensus,
+// objective and graph; it must not import node, coordinator, scenarios or
+// cmd.
 package registry
 
 import (
@@ -234,6 +235,12 @@ type Algorithm struct {
 	// (e.g. "dual_step"), so that a scenario using an old key gets an
 	// error naming the new one.
 	Renamed map[string]string
+
+	// SendsDeltas is set when the agents' messages carry changes to state
+	// the receiver keeps (CHOCO's q = xhat^{t+1} - xhat^t): an earlier
+	// round's message cannot stand in for a missing one, so the scenario
+	// key faults.staleness is refused.
+	SendsDeltas bool
 }
 
 // Run is an algorithm resolved against one instance: it builds the

@@ -2,18 +2,19 @@ package slicing
 
 import (
 	"math"
-	"os"
 	"testing"
+
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // small returns the example instance (ExampleJSON) and its model.
-func small(t *testing.T) (*Instance, *Model) {
+func small(t *testing.T) (*problem.Instance, *problem.Model) {
 	t.Helper()
-	in, err := DecodeInstance([]byte(ExampleJSON))
+	in, err := problem.DecodeInstance([]byte(problem.ExampleJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := NewModel(in)
+	md, err := problem.NewModel(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func small(t *testing.T) (*Instance, *Model) {
 // below 1e-4, and rounding it gives a feasible slice of the same cost.
 func TestSmallMustShow(t *testing.T) {
 	_, md := small(t)
-	bin, err := BinaryOptimum(md, 1000)
+	bin, err := problem.BinaryOptimum(md, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestSmallMustShow(t *testing.T) {
 	if gap := (ms.Objective - bin.Objective) / bin.Objective; math.Abs(gap) > 0.01 {
 		t.Errorf("objective %v is %.2f%% from the binary optimum %v", ms.Objective, 100*gap, bin.Objective)
 	}
-	rd, err := Round(md, res.W)
+	rd, err := problem.Round(md, res.W)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,40 +90,5 @@ func TestLossRun(t *testing.T) {
 		a.Rounds, a.Measures.Objective, a.Measures.Violation, a.Measures.BinaryFrac, a.Dropped, a.Messages)
 	if !a.Measures.Binary || a.Measures.Violation >= 1e-4 {
 		t.Errorf("under loss: binary %v, violation %v", a.Measures.Binary, a.Measures.Violation)
-	}
-}
-
-// TestTableLong runs the table experiment (DefaultTable: 20 medium
-// instances, 10000 rounds, with and without 10% loss; about 75 s here)
-// and checks its bookkeeping: the LP bound is below every feasible
-// rounding, loss drops about 10% of the messages and none without it.
-func TestTableLong(t *testing.T) {
-	if os.Getenv("CONSIM_LONG") != "1" {
-		t.Skip("long: set CONSIM_LONG=1")
-	}
-	opt := DefaultTable()
-	rows, sums, err := Table(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != 2*len(opt.Seeds) {
-		t.Fatalf("%d rows", len(rows))
-	}
-	for _, r := range rows {
-		t.Logf("seed %2d loss %.1f: LP %8.3f g %8.3f gap %+.4f viol %.1e bin %.2f round %v %.3f rounds %d msgs %d bytes %d",
-			r.Seed, r.Loss, r.LP, r.Objective, r.Gap, r.Violation, r.BinaryFrac, r.RoundFeasible, r.RoundObjective, r.Rounds, r.Messages, r.Bytes)
-		if r.RoundFeasible && r.RoundObjective < r.LP*(1-1e-9) {
-			t.Errorf("seed %d: rounded slice %v below the LP bound %v", r.Seed, r.RoundObjective, r.LP)
-		}
-		if r.Loss > 0 {
-			if f := float64(r.Dropped) / float64(r.Messages); f < 0.08 || f > 0.12 {
-				t.Errorf("seed %d: dropped fraction %v", r.Seed, f)
-			}
-		} else if r.Dropped != 0 {
-			t.Errorf("seed %d: %d drops without loss", r.Seed, r.Dropped)
-		}
-	}
-	for _, s := range sums {
-		t.Logf("%+v", s)
 	}
 }

@@ -129,6 +129,21 @@ graph: {topology: digraph, q: 0.4, p: 0.6}
 problem: {kind: logistic, dim: 3, samples_per_agent: 20, batch: 4, reg: 0.1, init: {kind: random, scale: 0.1}}
 algorithm: {name: push_pull}
 `,
+	"choco_gossip": `agents: 5
+graph: {topology: erdos_renyi, q: 0.6, p: 0.6}
+problem: {kind: least_squares, dim: 6, init: {kind: random, scale: 1}}
+algorithm: {name: choco_gossip, compression: {operator: top_k, fraction: 0.34}}
+`,
+	"choco_sgd": `agents: 5
+graph: {topology: erdos_renyi, q: 0.6, p: 0.6}
+problem: {kind: logistic, dim: 6, samples_per_agent: 20, batch: 4, reg: 0.1}
+algorithm: {name: choco_sgd, compression: {operator: qsgd, bits: 4}}
+`,
+	"fair_alm": `agents: 4
+graph: {topology: complete}
+problem: {kind: fairness, per_class: 30, c: 0.2}
+algorithm: {name: fair_alm}
+`,
 	"groups": `agents: 5
 graph: {topology: ring, p: 0.7}
 problem: {kind: least_squares, dim: 3, samples_per_agent: 10}

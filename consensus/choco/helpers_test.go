@@ -1,0 +1,153 @@
+package choco
+
+import (
+	"github.com/consim/consim/problems/regression"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/graph"
+	"github.com/consim/consim/objective"
+)
+
+// randomGraph returns a connected graph on N agents: a ring plus every
+// other pair with probability q, every edge with presence probability p.
+func randomGraph(t testing.TB, N int, q, p float64, seed uint64) *graph.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	var edges []graph.Edge
+	for i := 0; i < N; i++ {
+		for j := i + 1; j < N; j++ {
+			if j == i+1 || (i == 0 && j == N-1) || rng.Float64() < q {
+				edges = append(edges, graph.Edge{I: i, J: j, P: p})
+			}
+		}
+	}
+	g, err := graph.New(N, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// problem returns a regression problem of package objective over R^n with
+// m rows per agent and minibatches of the given size.
+func problem(t testing.TB, kind string, N, n, m, batch int, seed uint64) *objective.Problem {
+	t.Helper()
+	p, err := regression.New(regression.Params{
+		Kind: kind, Dim: n, SamplesPerAgent: m, Batch: batch,
+		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5,
+		Box: regression.Unbounded,
+	}, N, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startPoints returns N initial points uniform in [-spread, spread]^n.
+func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	x0 := make([][]float64, N)
+	for i := range x0 {
+		x0[i] = make([]float64, n)
+		for k := range x0[i] {
+			x0[i][k] = spread * (2*rng.Float64() - 1)
+		}
+	}
+	return x0
+}
+
+// network is the agents of one run with their lockstep driver.
+type network struct {
+	agents []*Agent
+	drv    *lockstep.Driver
+}
+
+// newNetwork builds CHOCO-SGD agents, or CHOCO-gossip agents when sgd is
+// nil.
+func newNetwork(t testing.TB, gp GossipParams, sgd *Params, g *graph.Graph, proc graph.EdgeProcess, locals []objective.Local, x0 [][]float64, opts ...lockstep.Option) *network {
+	t.Helper()
+	nw := &network{}
+	as := make([]consensus.Agent, g.N)
+	for i := range g.N {
+		var a *Agent
+		var err error
+		if sgd == nil {
+			a, err = NewGossipAgent(gp, i, g, proc, x0[i])
+		} else {
+			var f objective.Local
+			if locals != nil {
+				f = locals[i]
+			}
+			a, err = NewAgent(*sgd, i, g, proc, f, x0[i])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw.agents = append(nw.agents, a)
+		as[i] = a
+	}
+	drv, err := lockstep.New(as, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw.drv = drv
+	return nw
+}
+
+func (nw *network) round(t testing.TB, r int) {
+	t.Helper()
+	if err := nw.drv.Round(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// xs returns the agents' iterates.
+func (nw *network) xs() [][]float64 {
+	out := make([][]float64, len(nw.agents))
+	for i, a := range nw.agents {
+		out[i] = a.Report().X
+	}
+	return out
+}
+
+// sameBits reports whether a and b hold the same float64 bit patterns.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if math.Float64bits(a[k]) != math.Float64bits(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func dist(a, b []float64) float64 {
+	var s float64
+	for k := range a {
+		d := a[k] - b[k]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// disagreement is sum_i ||x_i - xbar||^2 and xbar.
+func disagreement(xs [][]float64) (float64, []float64) {
+	mean := make([]float64, len(xs[0]))
+	for _, x := range xs {
+		for k, v := range x {
+			mean[k] += v / float64(len(xs))
+		}
+	}
+	var s float64
+	for _, x := range xs {
+		d := dist(x, mean)
+		s += d * d
+	}
+	return s, mean
+}

@@ -1,0 +1,41 @@
+package slicing
+
+import (
+	"os"
+	"testing"
+)
+
+// TestTableLong runs the table experiment (DefaultConfig: 20 medium
+// instances, 10000 rounds, with and without 10% loss; about 75 s here)
+// and checks its bookkeeping: the LP bound is below every feasible
+// rounding, loss drops about 10% of the messages and none without it.
+func TestTableLong(t *testing.T) {
+	if os.Getenv("CONSIM_LONG") != "1" {
+		t.Skip("long: set CONSIM_LONG=1")
+	}
+	opt := DefaultConfig()
+	rows, sums, err := Table(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2*len(opt.Seeds) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		t.Logf("seed %2d loss %.1f: LP %8.3f g %8.3f gap %+.4f viol %.1e bin %.2f round %v %.3f rounds %d msgs %d bytes %d",
+			r.Seed, r.Loss, r.LP, r.Objective, r.Gap, r.Violation, r.BinaryFrac, r.RoundFeasible, r.RoundObjective, r.Rounds, r.Messages, r.Bytes)
+		if r.RoundFeasible && r.RoundObjective < r.LP*(1-1e-9) {
+			t.Errorf("seed %d: rounded slice %v below the LP bound %v", r.Seed, r.RoundObjective, r.LP)
+		}
+		if r.Loss > 0 {
+			if f := float64(r.Dropped) / float64(r.Messages); f < 0.08 || f > 0.12 {
+				t.Errorf("seed %d: dropped fraction %v", r.Seed, f)
+			}
+		} else if r.Dropped != 0 {
+			t.Errorf("seed %d: %d drops without loss", r.Seed, r.Dropped)
+		}
+	}
+	for _, s := range sums {
+		t.Logf("%+v", s)
+	}
+}
