@@ -12,7 +12,9 @@
 //     ascending ids in 0..N-1 other than the agent's own; its messages are
 //     marked From the agent, go to distinct other agents; its Group, if
 //     any, comes with a Reduce term, is strictly ascending ids in 0..N-1
-//     and contains the agent.
+//     and contains the agent. Every message's values fit its wire
+//     encoding (consensus.Msg.PayloadLen; Phase.Set checks it, node when
+//     it encodes the frame).
 //   - Delivery: an agent's Inbox.Msgs are the messages of its expected
 //     senders that arrived, ascending by From; Inbox.Missing the expected
 //     senders whose message did not, ascending. A message to an agent
