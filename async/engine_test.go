@@ -13,6 +13,7 @@ import (
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 func ring(t testing.TB, n int, p float64) *graph.Graph {
@@ -221,7 +222,10 @@ func TestAgentErrors(t *testing.T) {
 // graph's own edge draws.
 func TestSynchronousEqualsLockstep(t *testing.T) {
 	g := ring(t, 8, 0.7)
-	prob, err := objective.New(objective.Spec{Kind: objective.KindLeastSquares, Dim: 3, SamplesPerAgent: 20, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5}, g.N, 2)
+	prob, err := regression.New(regression.Params{
+		Kind: objective.KindLeastSquares, Dim: 3, SamplesPerAgent: 20, Batch: 4,
+		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Box: regression.Unbounded,
+	}, g.N, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/consim/consim/consensus/choco"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
+	"github.com/consim/consim/consensus/fair"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/consensus/penalty"
@@ -27,7 +28,14 @@ import (
 	"github.com/consim/consim/consensus/tracking"
 	"github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/consensus/zosplm"
-	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/bilevel"
+	"github.com/consim/consim/problems/constrlogistic"
+	"github.com/consim/consim/problems/fairness"
+	"github.com/consim/consim/problems/hyperclean"
+	"github.com/consim/consim/problems/portfolio"
+	"github.com/consim/consim/problems/qcqp"
+	"github.com/consim/consim/problems/regression"
+	slicingproblem "github.com/consim/consim/problems/slicing"
 )
 
 // Algorithms are the shipped algorithms, one line each.
@@ -51,6 +59,7 @@ func Algorithms() []registry.Algorithm {
 		zosplm.Algorithm(),
 		tsp.Algorithm(),
 		penalty.Algorithm(),
+		fair.Algorithm(),
 		pushsum.PushSum(),
 		pushsum.SubgradientPush(),
 		pushpull.Algorithm(),
@@ -63,15 +72,16 @@ func Algorithms() []registry.Algorithm {
 // Problems are the shipped problem families, one line each.
 func Problems() []registry.Problem {
 	return []registry.Problem{
-		problems.LeastSquares(),
-		problems.Logistic(),
-		problems.Nonconvex(),
-		problems.PortfolioProblem(),
-		problems.Slicing(),
-		zosplm.Problem(),
-		problems.Hyperclean(),
-		tsp.QuadProblem(),
-		problems.ConstrainedLogistic(),
+		regression.LeastSquares(),
+		regression.Logistic(),
+		regression.Nonconvex(),
+		portfolio.Problem(),
+		slicingproblem.Problem(),
+		qcqp.Problem(),
+		hyperclean.Problem(),
+		bilevel.Problem(),
+		constrlogistic.Problem(),
+		fairness.Problem(),
 	}
 }
 

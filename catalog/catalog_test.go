@@ -2,6 +2,10 @@ package catalog_test
 
 import (
 	"math"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/consim/consim/async"
@@ -133,6 +137,12 @@ problem: {kind: constrained_logistic, dim: 5, samples: 60, core: 4}
 algorithm: {name: penalty_vrasg, preset: 4ii}
 rounds: 12
 `,
+	"fair_alm": `agents: 4
+graph: {topology: complete}
+problem: {kind: fairness, per_class: 60, c: 0.2}
+algorithm: {name: fair_alm, batch: 8}
+rounds: 40
+`,
 	"push_sum": `agents: 6
 graph: {topology: digraph, q: 0.3, p: 0.5}
 problem: {kind: least_squares, dim: 3, init: {kind: random}}
@@ -261,4 +271,60 @@ func runAsync(t *testing.T, st *scenarios.Setup) {
 		}
 	}
 	t.Logf("%d updates, %d messages (%d lost)", eng.Counters().Updates, eng.Counters().Sent, eng.Counters().Lost)
+}
+
+// module is the module path; problemsRoot the import path under which
+// every problem family lives.
+const (
+	module       = "github.com/consim/consim"
+	problemsRoot = module + "/problems/"
+)
+
+// definedIn returns the import path of the package whose source holds the
+// code of fn: the directory of its file relative to the module root (the
+// parent of this test's directory; under -trimpath the file is named by
+// its module path already). The file, not the function's name, tells: a
+// registration inlined into Problems names its closures after catalog.
+func definedIn(t *testing.T, fn any) string {
+	t.Helper()
+	pc := reflect.ValueOf(fn).Pointer()
+	file, _ := runtime.FuncForPC(pc).FileLine(pc)
+	dir := filepath.ToSlash(filepath.Dir(file))
+	if strings.HasPrefix(dir, module+"/") {
+		return dir
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(root, filepath.Dir(file))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		t.Fatalf("%s is outside the module root %s", file, root)
+	}
+	return module + "/" + filepath.ToSlash(rel)
+}
+
+// TestProblemsRegisteredFromProblems: every problem.kind of the shipped
+// catalog is registered from a package under problems/: its New and Build
+// are functions of that package.
+func TestProblemsRegisteredFromProblems(t *testing.T) {
+	reg := catalog.Default()
+	kinds := reg.Problems()
+	if len(kinds) == 0 {
+		t.Fatal("no problem kinds registered")
+	}
+	for _, kind := range kinds {
+		p, _ := reg.Problem(kind)
+		build, params := definedIn(t, p.Build), definedIn(t, p.New)
+		if !strings.HasPrefix(build, problemsRoot) || build != params {
+			t.Errorf("problem kind %s: Build from %s, New from %s; want one package under %s", kind, build, params, problemsRoot)
+			continue
+		}
+		t.Logf("%-22s %s", kind, strings.TrimPrefix(build, module+"/"))
+	}
+	// The test tells a registration made elsewhere apart.
+	local := registry.Problem{Kind: "local", New: func() registry.Params { return nil }}
+	if got := definedIn(t, local.New); got != module+"/catalog" {
+		t.Fatalf("a function of this test counted as defined in %s", got)
+	}
 }

@@ -44,7 +44,8 @@ const (
 	// (round 0 | 1, Instance) in this stream too.
 	StreamSample Stream = DrawSample
 	// StreamProblem generates the problem data: key i for agent i's data,
-	// reserved keys for the shared quantities (package objective).
+	// reserved keys for the shared quantities (problems/regression and
+	// package objective).
 	StreamProblem Stream = 0x70726f626c656d // "problem"
 	// StreamInit draws agent i's initial point x_i^0 (key i, round 0).
 	StreamInit Stream = 0x696e6974 // "init"

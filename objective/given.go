@@ -6,11 +6,10 @@ import (
 	"math"
 )
 
-// Problems from given data. Instead of drawing the rows from the
-// generative model of data.go, the caller hands over each agent's rows
-// (loaded and sharded by package dataset, which does all file I/O); the
-// local objectives, the optimum solvers and f = (1/N) sum_i f_i are those
-// of the generated problems.
+// Problems from given rows. The caller hands over each agent's rows:
+// drawn from the run seed (problems/regression's generator) or loaded and
+// sharded from a file (package dataset does all file I/O). Both get the
+// same local objectives, optimum solvers and f = (1/N) sum_i f_i.
 
 // Weightings of GivenOptions.Weighting.
 const (
@@ -24,7 +23,8 @@ const (
 	// sharding. f_i is the mean of agent i's losses weighted by
 	// w_i = N m_i / M (w_i = 1 when all shards have the same size).
 	WeightRows = "rows"
-	// WeightAgents counts every agent equally, as the generator does:
+	// WeightAgents counts every agent equally, as the generated
+	// regression problems do:
 	//
 	//	f_i(x) = (1/m_i) sum_{k in S_i} ell(a_k^T x, b_k) + R(x),
 	//
@@ -51,7 +51,7 @@ func (s Shard) Rows() int { return len(s.B) }
 type GivenOptions struct {
 	// Name names the data in Problem.Name (e.g. the file name).
 	Name string
-	// Reg is lambda >= 0, the regularizer weight, as Spec.Reg:
+	// Reg is lambda >= 0, the regularizer weight:
 	// (lambda/2)||x||^2 for least_squares and logistic,
 	// lambda sum_j x_j^2/(1+x_j^2) for nonconvex_regression. logistic needs
 	// lambda > 0 unless the box is bounded.
@@ -59,7 +59,7 @@ type GivenOptions struct {
 	// Batch is b, the minibatch size of StochGrad; 0 means 1, and
 	// 1 <= b <= m_i for every agent.
 	Batch int
-	// Lo and Hi bound the box X = [Lo, Hi]^n as in Spec: Lo = Hi = 0 means
+	// Lo and Hi bound the box X = [Lo, Hi]^n (BoxOf): Lo = Hi = 0 means
 	// X = R^n.
 	Lo, Hi float64
 	// Scale is c > 0 of the Cauchy loss of nonconvex_regression; it must
@@ -70,6 +70,11 @@ type GivenOptions struct {
 	Seed uint64
 	// Weighting is WeightRows (the default, "") or WeightAgents.
 	Weighting string
+	// Start is the second starting point of the nonconvex reference solve
+	// (see multistartOptimum), length Dim; nil takes the ridge
+	// least-squares fit of the rows. The generated problems pass their
+	// ground truth x_true. The other kinds ignore it.
+	Start []float64
 }
 
 // FromShards builds the problem min_{x in X} f(x) = (1/N) sum_i f_i(x) of
@@ -81,13 +86,14 @@ type GivenOptions struct {
 //	f(x)   = (1/M) sum_{k=1}^M ell(a_k^T x, b_k) + R(x),
 //
 // the regularized mean loss over all rows, whatever the sharding: the
-// generator's f_i (a mean over the agent's rows, data.go) times w_i, and
-// exactly the generator's convention (w_i = 1) when the shards have equal
+// mean over the agent's rows times w_i, and exactly that mean (w_i = 1,
+// the convention of the generated problems) when the shards have equal
 // sizes or opt.Weighting is WeightAgents. ell and R are the kind's loss
-// and regularizer as in New. The optimum is computed by the generator's
-// solvers: the normal equations (or the box-constrained active-set solve)
-// for least squares, FISTA with the Newton polish for logistic, the
-// multistart solve for nonconvex_regression (whose second start is a
+// and regularizer (KindLeastSquares, KindLogistic, KindNonconvex). The
+// optimum is computed by the central solvers: the normal equations (or
+// the box-constrained active-set solve) for least squares, FISTA with the
+// Newton polish for logistic, the multistart solve for
+// nonconvex_regression (whose second start is opt.Start, by default a
 // ridge least-squares fit of the rows).
 //
 // Agent i's f_i equals LocalFromShard(kind, shards[i], N, M, opt).
@@ -121,7 +127,7 @@ func FromShards(kind string, shards []Shard, opt GivenOptions) (*Problem, error)
 	p := &Problem{
 		Name:   fmt.Sprintf("%s(data=%s,n=%d,M=%d,N=%d)", kind, name, n, total, len(shards)),
 		Locals: make([]Local, len(shards)),
-		Box:    Spec{Lo: opt.Lo, Hi: opt.Hi}.Box(),
+		Box:    BoxOf(opt.Lo, opt.Hi),
 		Convex: kind != KindNonconvex,
 	}
 	for i, l := range locals {
@@ -134,9 +140,14 @@ func FromShards(kind string, shards []Shard, opt GivenOptions) (*Problem, error)
 	case KindLogistic:
 		p.XStar, err = minimize(sumObjective(locals), p.Box, make([]float64, n))
 	case KindNonconvex:
-		start, lsErr := leastSquaresOptimum(locals, opt.Reg, p.Box)
-		if lsErr != nil {
-			start = make([]float64, n)
+		start := opt.Start
+		if start == nil {
+			var lsErr error
+			if start, lsErr = leastSquaresOptimum(locals, opt.Reg, p.Box); lsErr != nil {
+				start = make([]float64, n)
+			}
+		} else if len(start) != n {
+			return nil, fmt.Errorf("problem %s: Start has %d values, want Dim = %d", p.Name, len(start), n)
 		}
 		p.XStar, err = multistartOptimum(locals, p.Box, opt.Seed, start)
 	}
@@ -258,7 +269,7 @@ func (o GivenOptions) validate(kind string) error {
 		return fmt.Errorf("box [Lo, Hi] = [%g, %g], want -inf <= Lo < Hi <= +inf", o.Lo, o.Hi)
 	case o.Lo >= o.Hi && !(o.Lo == 0 && o.Hi == 0):
 		return fmt.Errorf("box [Lo, Hi] = [%g, %g], want Lo < Hi (or Lo = Hi = 0 for R^n)", o.Lo, o.Hi)
-	case kind == KindLogistic && o.Reg == 0 && !(Spec{Lo: o.Lo, Hi: o.Hi}).Box().bounded():
+	case kind == KindLogistic && o.Reg == 0 && !BoxOf(o.Lo, o.Hi).bounded():
 		return errors.New("Reg = 0 with an unbounded box, want Reg > 0 or finite Lo and Hi for logistic (the minimizer may not exist)")
 	case kind == KindNonconvex && (!finite(o.Scale) || o.Scale <= 0):
 		return fmt.Errorf("Scale = %g, want a finite Scale > 0 for nonconvex_regression", o.Scale)

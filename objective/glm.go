@@ -6,6 +6,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// samples is an agent's data: m rows a_k in R^n stored row-major in A
+// (row k is A[k*n:(k+1)*n]) and the targets b_k (labels +-1 for logistic).
+type samples struct {
+	n, m int
+	A    []float64
+	b    []float64
+}
+
+// row returns a_k.
+func (s *samples) row(k int) []float64 { return s.A[k*s.n : (k+1)*s.n : (k+1)*s.n] }
+
 // glm is agent i's local objective over its m rows,
 //
 //	f_i(x) = (1/m) sum_k ell(a_k^T x, b_k) + R(x),

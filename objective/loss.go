@@ -2,6 +2,20 @@ package objective
 
 import "math"
 
+// The kinds of generalized linear model the package builds (FromShards,
+// LocalFromShard): the loss ell and the regularizer R of
+// f_i(x) = (1/m) sum_k ell(a_k^T x, b_k) + R(x).
+const (
+	// KindLeastSquares: ell(z, b) = (z - b)^2 / 2, R(x) = (lambda/2)||x||^2.
+	KindLeastSquares = "least_squares"
+	// KindLogistic: ell(z, y) = log(1 + exp(-y z)), y in {-1, +1},
+	// R(x) = (lambda/2)||x||^2.
+	KindLogistic = "logistic"
+	// KindNonconvex: the Cauchy loss ell(z, b) = (c^2/2) log(1 + ((z -
+	// b)/c)^2) and the saturating R(x) = lambda sum_j x_j^2/(1+x_j^2).
+	KindNonconvex = "nonconvex_regression"
+)
+
 // loss is a per-row loss ell(z, b) of the margin z = a_k^T x against the
 // target b, with its first two derivatives in z.
 type loss interface {

@@ -4,14 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/graph"
 )
 
 // multistartCount is the number of starting points of the nonconvex
 // reference solve.
 const multistartCount = 6
+
+// keyStarts is the Hash key, in the stream graph.StreamProblem of round 0,
+// of the random starting points of the multistart solve. It is reserved
+// apart from the keys of the generated regression data (the agent ids and
+// math.MaxUint64, see problems/regression).
+const keyStarts = math.MaxUint64 - 1
+
+// source returns the PCG generator for Hash key key of the run seed in the
+// stream graph.StreamProblem.
+func source(seed, key uint64) *rand.Rand {
+	return graph.StreamProblem.Rand(seed, 0, key)
+}
 
 // sumObjective is f = (1/N) sum_i f_i with L = max_i L_i and the exact
 // Hessian (1/N) sum_i hess f_i.
@@ -114,10 +129,10 @@ func inBox(b Box, x []float64) bool {
 
 // multistartOptimum is the reference point of the nonconvex kind: the best
 // stationary point over X found from multistartCount deterministic starts
-// (0, proj_X(x_true), and random points drawn from the run seed: uniform
-// on a bounded box, N(0, 4I) projected otherwise). f is nonconvex, so this
+// (0, proj_X(start) for the caller's start, and random points drawn from
+// the run seed: uniform on a bounded box, N(0, 4I) projected otherwise). f is nonconvex, so this
 // is the best value found, not a certified global minimum.
-func multistartOptimum(locals []*glm, box Box, seed uint64, xTrue []float64) ([]float64, error) {
+func multistartOptimum(locals []*glm, box Box, seed uint64, start []float64) ([]float64, error) {
 	n := locals[0].n
 	obj := sumObjective(locals)
 	rng := source(seed, keyStarts)
@@ -130,7 +145,7 @@ func multistartOptimum(locals []*glm, box Box, seed uint64, xTrue []float64) ([]
 		x0 := make([]float64, n)
 		switch {
 		case s == 1:
-			copy(x0, xTrue)
+			copy(x0, start)
 		case s > 1:
 			for j := range x0 {
 				if box.bounded() {

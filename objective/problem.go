@@ -3,10 +3,15 @@
 // the common feasible box X, and the centralized optimum of
 // f(x) = (1/N) sum_i f_i(x) so that the optimality gap is measured.
 //
-// Data are generated deterministically from the run seed and the agent id,
-// so every process of a run rebuilds the same problem without any data
-// crossing the bus. problem imports graph (for common randomness) and
-// gonum only.
+// objective owns the primitives every problem family builds on: the
+// generalized linear models f_i of given rows (least squares, logistic,
+// Cauchy regression; FromShards, LocalFromShard) with their prox, the
+// quadratic test objectives, and the central solvers of the optimum. It
+// generates no data and reads no files: the families under problems/ do
+// (problems/regression draws the rows of the generated regression
+// problems from the run seed). objective imports graph (for the common
+// randomness of the multistart solve) and gonum only; it must not import
+// consensus, problems, node, coordinator, scenarios or cmd.
 package objective
 
 import (
@@ -33,6 +38,18 @@ type Local interface {
 // Box is the feasible set X = [Lo, Hi]^n shared by all agents. Infinite
 // bounds are allowed.
 type Box struct{ Lo, Hi float64 }
+
+// BoxOf returns [lo, hi]^n, or R^n when lo = hi = 0 (the zero value of a
+// pair of bounds).
+func BoxOf(lo, hi float64) Box {
+	if lo == 0 && hi == 0 {
+		return Box{Lo: math.Inf(-1), Hi: math.Inf(1)}
+	}
+	return Box{Lo: lo, Hi: hi}
+}
+
+// bounded reports whether both sides of the box are finite.
+func (b Box) bounded() bool { return !math.IsInf(b.Lo, 0) && !math.IsInf(b.Hi, 0) }
 
 // Project writes proj_X(x) into x.
 func (b Box) Project(x []float64) {
@@ -67,4 +84,36 @@ func (p *Problem) Value(x []float64) float64 {
 		s += l.Value(x)
 	}
 	return s / float64(len(p.Locals))
+}
+
+// Smoothness returns max_i L_i, a Lipschitz constant of grad f_i for
+// every agent and hence of grad f.
+func (p *Problem) Smoothness() float64 {
+	l := math.Inf(-1)
+	for _, f := range p.Locals {
+		l = math.Max(l, f.Smoothness())
+	}
+	return l
+}
+
+// FullGrad writes grad f(x) = (1/N) sum_i grad f_i(x) into g. It
+// allocates one n-vector of scratch per call.
+func (p *Problem) FullGrad(x, g []float64) {
+	tmp := make([]float64, len(g))
+	fullGrad(p.Locals, x, g, tmp)
+}
+
+// fullGrad writes (1/N) sum_i grad f_i(x) into g using tmp as scratch.
+func fullGrad[L Local](locals []L, x, g, tmp []float64) {
+	clear(g)
+	for _, f := range locals {
+		f.Grad(x, tmp)
+		for k, v := range tmp {
+			g[k] += v
+		}
+	}
+	inv := 1 / float64(len(locals))
+	for k := range g {
+		g[k] *= inv
+	}
 }

@@ -53,21 +53,46 @@ func proxResidual(f Local, v []float64, c float64, x []float64) float64 {
 	return math.Sqrt(s)
 }
 
+// gaussLocals returns agents local objectives of kind over m rows each of
+// Gaussian features in R^n scaled by 1/sqrt(n), with Gaussian targets
+// (least squares) or random signs (logistic), drawn from seed.
+func gaussLocals(t *testing.T, kind string, n, m, agents int, opt GivenOptions, seed uint64) []Local {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	locals := make([]Local, agents)
+	for i := range locals {
+		s := Shard{A: make([]float64, m*n), B: make([]float64, m), Dim: n}
+		for k := range s.A {
+			s.A[k] = rng.NormFloat64() / math.Sqrt(float64(n))
+		}
+		for k := range s.B {
+			s.B[k] = rng.NormFloat64()
+			if kind == KindLogistic {
+				s.B[k] = math.Copysign(1, s.B[k])
+			}
+		}
+		l, err := LocalFromShard(kind, s, agents, agents*m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals[i] = l
+	}
+	return locals
+}
+
 func TestProxLeastSquares(t *testing.T) {
 	tests := []struct {
 		name string
-		spec Spec
+		n, m int
+		opt  GivenOptions
 		c    []float64
 	}{
-		{"ridge, m > n", Spec{Kind: KindLeastSquares, Dim: 6, SamplesPerAgent: 40, Batch: 4, Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5}, []float64{0.01, 1, 30}},
-		{"no ridge, m < n", Spec{Kind: KindLeastSquares, Dim: 12, SamplesPerAgent: 5, Batch: 1, Noise: 0.1}, []float64{0.05, 2}},
+		{"ridge, m > n", 6, 40, GivenOptions{Reg: 0.01, Batch: 4}, []float64{0.01, 1, 30}},
+		{"no ridge, m < n", 12, 5, GivenOptions{Batch: 1}, []float64{0.05, 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := New(tc.spec, 3, 9)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := &Problem{Locals: gaussLocals(t, KindLeastSquares, tc.n, tc.m, 3, tc.opt, 9)}
 			rng := rand.New(rand.NewPCG(1, 2))
 			for i, l := range p.Locals {
 				op, err := ProxOf(l)
@@ -143,10 +168,7 @@ func TestProxQuadratic(t *testing.T) {
 }
 
 func TestProxOfRejects(t *testing.T) {
-	logit, err := New(Spec{Kind: KindLogistic, Dim: 3, SamplesPerAgent: 10, Batch: 1, Reg: 0.1}, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	logit := &Problem{Locals: gaussLocals(t, KindLogistic, 3, 10, 1, GivenOptions{Reg: 0.1, Batch: 1}, 1)}
 	tests := []struct {
 		name string
 		f    Local

@@ -14,9 +14,10 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // Scenario sources of the ADMM tests: a least-squares problem like
@@ -177,7 +178,7 @@ func runOnChan(t *testing.T, st *Setup, rounds int) []consensus.Agent {
 }
 
 // measure returns the metrics of the agents' current reports.
-func measure(t *testing.T, st *Setup, agents []consensus.Agent) metrics.Metrics {
+func measure(t *testing.T, st *Setup, agents []consensus.Agent) observe.Metrics {
 	t.Helper()
 	p, err := st.Problem()
 	if err != nil {
@@ -187,7 +188,7 @@ func measure(t *testing.T, st *Setup, agents []consensus.Agent) metrics.Metrics 
 	for i, a := range agents {
 		reps[i] = a.Report()
 	}
-	m, err := metrics.Measure(p, st.Graph, reps)
+	m, err := observe.Measure(p, st.Graph, reps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestCompositionScenarioIsComSVRADMM(t *testing.T) {
 		t.Fatal(err)
 	}
 	agents := runOnChan(t, st, outer*k)
-	pf := st.Env.Problem.(dadmm.Portfolios)
+	pf := st.Env.Problem.(portfolio.Provider)
 	ref, err := admm.NewComSVRADMM(pf.Shard(0), pf.Reg(), st.InitialPoint(0),
 		admm.Params{Eta: 0.1, Rho: 0.5, K: k, Batch: 2})
 	if err != nil {
@@ -308,7 +309,7 @@ func TestCompositionDefaults(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	pf := st.Env.Problem.(dadmm.Portfolios)
+	pf := st.Env.Problem.(portfolio.Provider)
 	if pf.Dim() != 8 || pf.Shard(3).Dims().M != 40 {
 		t.Errorf("dim %d, shard 3 has %d periods", pf.Dim(), pf.Shard(3).Dims().M)
 	}

@@ -9,14 +9,14 @@ import (
 
 	"github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/problems"
+	"github.com/consim/consim/problems/regression"
 )
 
 // almOf is the ALM block of s.
 func almOf(s *Scenario) *alm.Params { return s.Algorithm.Params.(*alm.Params) }
 
 // regOf is the regression problem block of s.
-func regOf(s *Scenario) *problems.Regression { return s.Problem.Params.(*problems.Regression) }
+func regOf(s *Scenario) *regression.Params { return s.Problem.Params.(*regression.Params) }
 
 func TestDefaultsFilled(t *testing.T) {
 	s := parseMinimal(t)

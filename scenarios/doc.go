@@ -38,7 +38,7 @@
 //
 // For a portfolio, the periods x assets reward matrix is drawn from the
 // run seed and split into contiguous blocks of periods, one per agent
-// (dadmm.SplitPortfolio). Agent i minimizes P_i = F_i + (mu/2)||x||^2 of
+// (portfolio.Split). Agent i minimizes P_i = F_i + (mu/2)||x||^2 of
 // its block, and the coordinator measures f = (1/N) sum_i P_i, the
 // sharded objective, whose optimum Setup.Problem solves exactly; with one
 // agent it is the portfolio problem of the whole matrix.

@@ -146,7 +146,7 @@ func (e Estimate) Part(name string) MemoryPart {
 //	runtime     24 MiB, + 8 MiB for an embedded NATS server
 //
 // n and D come from the problem's keys: registry.Sizer when its keys
-// implement it; otherwise the key dim (or n, assets) gives n and D is
+// implement it (a zero n or D taking the defaults below); otherwise the key dim (or n, assets) gives n and D is
 // rows x (n+1) with rows the key samples_per_agent, or samples, periods
 // or train divided by N; a missing dimension counts as 100 and missing
 // rows as 100 per agent. Data files named by registry.Path keys count at
@@ -365,7 +365,14 @@ var (
 // agents.
 func problemSize(p registry.Params, n int) registry.ProblemSize {
 	if sz, ok := p.(registry.Sizer); ok {
-		return sz.Size(n)
+		size := sz.Size(n)
+		if size.Dim <= 0 {
+			size.Dim = memDefaultDim
+		}
+		if size.Floats <= 0 {
+			size.Floats = memDefaultRows * float64(size.Dim+1)
+		}
+		return size
 	}
 	v := reflect.ValueOf(p)
 	for v.Kind() == reflect.Pointer && !v.IsNil() {

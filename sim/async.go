@@ -12,9 +12,10 @@ import (
 	"github.com/consim/consim/async"
 	"github.com/consim/consim/async/realtime"
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
+	"github.com/consim/consim/observe/bundle"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -22,10 +23,10 @@ import (
 // realtime; docs/async.md): the event engine in simulated time, or a
 // goroutine per agent on the scenario's transport in real time. Every
 // async.every of simulated time, and at the horizon, the agents' reports
-// are measured (metrics.Measure, the algorithm's declared measures) and
-// written as a row of the bundle, with round the agents' updates so far
-// and the columns of async.Sample (time, staleness) after the declared
-// measures; the bundle has the layout of every run's.
+// are measured (observe.Measure, the algorithm's declared measures) and
+// recorded with the coordinator's Recorder into the one results bundle
+// format (observe/bundle), with round the agents' updates so far and the
+// columns of async.Sample (time, staleness) after the declared measures.
 func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Options, logger hclog.Logger) (*coordinator.Summary, error) {
 	s := st.Scenario
 	if _, ok := st.Run.(registry.Evaluator); ok {
@@ -43,16 +44,29 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 		return nil, err
 	}
 	up.step("central problem solved")
-	b, decls, err := openBundle(st, runID, async.SampleColumns...)
+	var decls []consensus.Measure
+	if m, ok := st.Run.(registry.Measurer); ok {
+		decls = m.Measures()
+	}
+	names := make([]string, 0, len(decls)+len(async.SampleColumns))
+	for _, d := range decls {
+		names = append(names, d.Name)
+	}
+	resolved, err := s.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	defer b.close()
+	b, err := bundle.Create(s.Output.Dir, runID, resolved, append(names, async.SampleColumns...), false)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	rec := coordinator.NewRecorder(b, coordinator.Config{ConsensusTol: s.Metrics.Tolerance, Progress: opts.Observe})
 	sum := &coordinator.Summary{
 		RunID:     runID,
 		Agents:    s.Agents,
 		StartedAt: started.UTC(),
-		Params:    params(st.Resolved()),
+		Params:    coordinator.ParamsOf(st.Resolved()),
 		Meta: map[string]any{
 			"scenario":   s.Name,
 			"source":     s.Source(),
@@ -64,7 +78,7 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 			"f_star":     jsonNum(prob.FStar),
 			"convex":     prob.Convex,
 		},
-		Bundle: b.dir,
+		Bundle: b.Dir(),
 	}
 	if s.Async.Mode == scenarios.AsyncRealtime {
 		sum.Meta["transport"] = s.Runtime.Transport
@@ -73,10 +87,9 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 	start := time.Now()
 	sum.ReadySeconds = start.Sub(started).Seconds()
 	logger.Info("agents ready", "agents", s.Agents, "mode", s.Async.Mode, "startup_s", sum.ReadySeconds)
-	var traffic struct{ msgs, values int64 }
 	var last []consensus.Report
-	cause := coordinator.StopRounds
 	var same []consensus.Report
+	cause := coordinator.StopRounds
 	measure := func(reps []consensus.Report, smp async.Sample) error {
 		// The agents' reports count their own updates; the measures take
 		// them as one sample.
@@ -84,35 +97,24 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 		for i := range same {
 			same[i].Round = 0
 		}
-		m, err := metrics.Measure(prob, st.Graph, same)
+		m, err := observe.Measure(prob, st.Graph, same)
 		if err != nil {
 			return err
 		}
-		if m.Extra, err = metrics.ReduceMeasures(decls, reps); err != nil {
+		if m.Extra, err = observe.ReduceMeasures(decls, reps); err != nil {
 			return err
 		}
 		m.Round = int(smp.Updates)
 		for k, v := range smp.Values() {
-			m.Extra = append(m.Extra, metrics.Named{Name: async.SampleColumns[k], Value: v})
+			m.Extra = append(m.Extra, observe.Named{Name: async.SampleColumns[k], Value: v})
 		}
-		traffic.msgs, traffic.values = smp.Sent, smp.Floats
-		row := coordinator.Row{Metrics: m, Elapsed: time.Since(start), Msgs: smp.Sent, Bytes: 8 * smp.Floats}
-		if err := b.append(row); err != nil {
+		sum.Traffic.MsgsSent, sum.Traffic.BytesSent = smp.Sent, 8*smp.Floats
+		last = reps
+		done, err := rec.Record(coordinator.Row{Metrics: m, Elapsed: time.Since(start), Msgs: smp.Sent, Bytes: 8 * smp.Floats})
+		if err != nil {
 			return err
 		}
-		if sum.Initial == nil {
-			sum.Initial = &row
-		}
-		sum.Final, last = &row, reps
-		sum.MeasuredRounds++
-		if opts.Observe != nil {
-			el := time.Since(start)
-			opts.Observe(coordinator.Progress{Metrics: m, Elapsed: el, RoundsPerSec: float64(m.Round) / max(el.Seconds(), 1e-9)})
-		}
-		if bad := divergence(m.ConsensusErr, m.Feasibility, m.ObjValue); bad != "" {
-			return fmt.Errorf("%w at time %v: %s", coordinator.ErrDiverged, smp.Time, bad)
-		}
-		if s.Metrics.Tolerance > 0 && m.ConsensusErr <= s.Metrics.Tolerance {
+		if done {
 			cause = coordinator.StopTolerance
 			return realtime.ErrStop
 		}
@@ -132,19 +134,26 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 		cause = coordinator.StopInterrupted
 	}
 	wall := time.Since(start)
+	rec.Summarize(sum)
 	if sum.Final != nil {
 		sum.Rounds = sum.Final.Round
 	}
 	sum.WallSeconds = wall.Seconds()
 	sum.RoundsPerSec = float64(sum.Rounds) / max(wall.Seconds(), 1e-9)
-	sum.Traffic.MsgsSent, sum.Traffic.BytesSent = traffic.msgs, 8*traffic.values
 	endStatus(sum, runErr, cause)
 	if last != nil {
-		if err := b.finalReports(runID, last); err != nil && runErr == nil {
+		f := bundle.FinalIterates{RunID: runID, Agents: make([]bundle.FinalIterate, len(last))}
+		for i, r := range last {
+			f.Agents[i] = bundle.FinalIterate{ID: i, Round: r.Round, Final: true, X: r.X}
+		}
+		if err := b.WriteFinal(f); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
-	if err := b.summary(sum); err != nil && runErr == nil {
+	if err := b.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := b.WriteSummary(sum); err != nil && runErr == nil {
 		runErr = err
 	}
 	return sum, runErr

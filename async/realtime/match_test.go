@@ -10,10 +10,10 @@ import (
 
 	"github.com/consim/consim/async"
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // matchCase is the run the real-time driver is compared on: randomized
@@ -151,7 +151,7 @@ func checkMatch(t *testing.T, c matchCase, tr func() node.Transport, scale time.
 		for s := range seeds {
 			col[s] = curves[s][k]
 		}
-		st := metrics.Summarize(col)
+		st := observe.Summarize(col)
 		lo[k], hi[k] = st.Min, st.Max
 		plo[k], phi[k] = st.Mean-band*st.Std, st.Mean+band*st.Std
 	}

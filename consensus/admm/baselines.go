@@ -1,6 +1,10 @@
 package admm
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/consim/consim/problems/portfolio"
+)
 
 // The baselines solve the same problem min_x F(x) + R(x) (the ADMM's
 // problem with the constraint x = w eliminated). None of them has a dual
@@ -28,7 +32,7 @@ type ComSVRG1 struct {
 }
 
 // NewComSVRG1 starts com-SVRG-1 at x0. prm.Rho is ignored.
-func NewComSVRG1(p Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRG1, error) {
+func NewComSVRG1(p portfolio.Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRG1, error) {
 	if err := prm.validate(false, true); err != nil {
 		return nil, err
 	}
@@ -98,7 +102,7 @@ type ComSVRG2 struct {
 }
 
 // NewComSVRG2 starts com-SVRG-2 at x0. prm.Rho is ignored.
-func NewComSVRG2(p Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRG2, error) {
+func NewComSVRG2(p portfolio.Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRG2, error) {
 	if err := prm.validate(false, true); err != nil {
 		return nil, err
 	}
@@ -107,7 +111,7 @@ func NewComSVRG2(p Composition, reg Regularizer, x0 []float64, prm Params) (*Com
 		return nil, err
 	}
 	d := p.Dims()
-	_, stacked := p.(IdentityStackedJacobian)
+	_, stacked := p.(portfolio.IdentityStackedJacobian)
 	stacked = stacked && d.R >= d.D
 	rows := d.R
 	if stacked {
@@ -229,7 +233,7 @@ type SGD struct {
 }
 
 // NewSGD starts SGD at x0. prm.Rho and prm.Batch are ignored.
-func NewSGD(p Composition, reg Regularizer, x0 []float64, prm Params) (*SGD, error) {
+func NewSGD(p portfolio.Composition, reg Regularizer, x0 []float64, prm Params) (*SGD, error) {
 	if err := prm.validate(false, false); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package admm
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/consim/consim/problems/portfolio"
+)
 
 // ComSVRADMM is com-SVR-ADMM, Algorithm 1 of Yu and Huang, for
 //
@@ -36,7 +40,7 @@ type ComSVRADMM struct {
 }
 
 // NewComSVRADMM starts com-SVR-ADMM at x~^0 = w~^0 = x0.
-func NewComSVRADMM(p Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRADMM, error) {
+func NewComSVRADMM(p portfolio.Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRADMM, error) {
 	if err := prm.validate(true, true); err != nil {
 		return nil, err
 	}

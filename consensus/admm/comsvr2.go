@@ -1,6 +1,10 @@
 package admm
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/consim/consim/problems/portfolio"
+)
 
 // ComSVRADMM2 is com-SVR-ADMM for a convex, L_F-smooth F that need not be
 // strongly convex: Algorithm 2 of Yu and Huang, with the splitting of the
@@ -57,7 +61,7 @@ type ComSVRADMM2 struct {
 
 // NewComSVRADMM2 starts Algorithm 2 at x^^0 = w^^0 = x0 with
 // L_F = 1/prm.Eta. prm.Batch is ignored.
-func NewComSVRADMM2(p Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRADMM2, error) {
+func NewComSVRADMM2(p portfolio.Composition, reg Regularizer, x0 []float64, prm Params) (*ComSVRADMM2, error) {
 	if err := prm.validate(true, false); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/problems/portfolio"
 )
 
 func TestComSVRADMM2OracleAccounting(t *testing.T) {
@@ -22,7 +24,7 @@ func TestComSVRADMM2OracleAccounting(t *testing.T) {
 			p := smallPortfolio(t, tc.assets, tc.periods, 2, 3)
 			d := p.Dims()
 			m, n, K := int64(d.M), int64(d.N), int64(tc.K)
-			a, err := NewComSVRADMM2(p, Ridge{Mu: 0.1}, make([]float64, d.D), Params{Eta: 1e-3, Rho: 1, K: tc.K, Batch: 3})
+			a, err := NewComSVRADMM2(p, portfolio.Ridge{Mu: 0.1}, make([]float64, d.D), Params{Eta: 1e-3, Rho: 1, K: tc.K, Batch: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,15 +151,15 @@ func (r box) Prox(_ float64, z, dst []float64) {
 // projected gradient and certifies the result by the Frank-Wolfe gap
 // max_{|y_k| <= b} <grad F(x), x - y> = sum_k grad_k x_k + b |grad_k|,
 // an upper bound on F(x) - F*.
-func boxOptimum(t *testing.T, p *Portfolio, b float64) (x, grad []float64) {
+func boxOptimum(t *testing.T, p *portfolio.Portfolio, b float64) (x, grad []float64) {
 	t.Helper()
 	var es mat.EigenSym
-	if !es.Factorize(p.cov, false) {
+	if !es.Factorize(p.Cov(), false) {
 		t.Fatal("eigendecomposition failed")
 	}
 	ev := es.Values(nil)
 	step := 1 / (2 * ev[len(ev)-1])
-	d := len(p.mean)
+	d := len(p.Mean())
 	x, grad = make([]float64, d), make([]float64, d)
 	for range 200000 {
 		p.ObjectiveGrad(x, grad)
@@ -179,15 +181,15 @@ func boxOptimum(t *testing.T, p *Portfolio, b float64) (x, grad []float64) {
 // lipschitzF returns L_F of Assumption 4 for the portfolio composition:
 // (dg_j(x))^T grad f_i(g(x)) = -r_i + 2 <r_i - rbar, x> (r_i - r_j), so
 // L_F = max_{i,j} 2 ||r_i - r_j|| ||r_i - rbar||.
-func lipschitzF(p *Portfolio) float64 {
+func lipschitzF(p *portfolio.Portfolio) float64 {
 	var l float64
-	diff := make([]float64, len(p.mean))
-	for _, ri := range p.rets {
+	diff := make([]float64, len(p.Mean()))
+	for _, ri := range p.Rewards() {
 		for k := range diff {
-			diff[k] = ri[k] - p.mean[k]
+			diff[k] = ri[k] - p.Mean()[k]
 		}
 		a := math.Sqrt(dot(diff, diff))
-		for _, rj := range p.rets {
+		for _, rj := range p.Rewards() {
 			for k := range diff {
 				diff[k] = ri[k] - rj[k]
 			}
@@ -213,7 +215,7 @@ func TestComSVRADMM2GeneralConvex(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := smallPortfolio(t, 10, 6, 2, tc.data)
 			var es mat.EigenSym
-			if !es.Factorize(p.cov, false) {
+			if !es.Factorize(p.Cov(), false) {
 				t.Fatal("eigendecomposition failed")
 			}
 			if ev := es.Values(nil); ev[0] > 1e-12 {
@@ -243,7 +245,7 @@ func TestComSVRADMM2GeneralConvex(t *testing.T) {
 					lin += gs[k] * (w[k] - xs[k])
 				}
 				v := mat.NewVecDense(len(e), e)
-				return mat.Inner(v, p.cov, v) + lin + math.Sqrt(feas)
+				return mat.Inner(v, p.Cov(), v) + lin + math.Sqrt(feas)
 			}
 			a, err := NewComSVRADMM2(p, reg, make([]float64, 10), Params{Eta: 1 / lipschitzF(p), Rho: 1, K: 50})
 			if err != nil {
@@ -287,7 +289,7 @@ func TestComSVRADMM2Ridge(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := smallPortfolio(t, 10, 100, tc.cov, tc.seed)
-			reg := Ridge{Mu: 0.01}
+			reg := portfolio.Ridge{Mu: 0.01}
 			sol, err := p.Solve(reg)
 			if err != nil {
 				t.Fatal(err)
@@ -326,18 +328,18 @@ func TestNewComSVRADMM2RejectsBadInput(t *testing.T) {
 	x0 := make([]float64, 3)
 	for _, tc := range []struct {
 		name string
-		p    Composition
+		p    portfolio.Composition
 		r    Regularizer
 		x    []float64
 		prm  Params
 		ok   bool
 	}{
-		{"good, no batch", p, Ridge{}, x0, Params{Eta: 0.1, Rho: 1, K: 5}, true},
-		{"zero rho", p, Ridge{}, x0, Params{Eta: 0.1, K: 5}, false},
-		{"inf eta", p, Ridge{}, x0, Params{Eta: math.Inf(1), Rho: 1, K: 5}, false},
-		{"zero K", p, Ridge{}, x0, Params{Eta: 0.1, Rho: 1}, false},
-		{"short x0", p, Ridge{}, x0[:1], Params{Eta: 0.1, Rho: 1, K: 5}, false},
-		{"nil problem", nil, Ridge{}, x0, Params{Eta: 0.1, Rho: 1, K: 5}, false},
+		{"good, no batch", p, portfolio.Ridge{}, x0, Params{Eta: 0.1, Rho: 1, K: 5}, true},
+		{"zero rho", p, portfolio.Ridge{}, x0, Params{Eta: 0.1, K: 5}, false},
+		{"inf eta", p, portfolio.Ridge{}, x0, Params{Eta: math.Inf(1), Rho: 1, K: 5}, false},
+		{"zero K", p, portfolio.Ridge{}, x0, Params{Eta: 0.1, Rho: 1}, false},
+		{"short x0", p, portfolio.Ridge{}, x0[:1], Params{Eta: 0.1, Rho: 1, K: 5}, false},
+		{"nil problem", nil, portfolio.Ridge{}, x0, Params{Eta: 0.1, Rho: 1, K: 5}, false},
 		{"nil regularizer", p, nil, x0, Params{Eta: 0.1, Rho: 1, K: 5}, false},
 	} {
 		_, err := NewComSVRADMM2(tc.p, tc.r, tc.x, tc.prm)

@@ -10,8 +10,9 @@
 // G_k falling from I/s to I/(s+1), warm starts), together with the
 // baselines of the paper's experiments: com-SVRG-1 and
 // com-SVRG-2 (Lian, Wang and Liu, 2017) and SGD with an exact inner
-// function, and the mean-variance portfolio problem (the paper's eq. 24)
-// on which they are compared.
+// function. The composition form and the mean-variance portfolio problem
+// (the paper's eq. 24) on which they are compared are package
+// problems/portfolio's.
 //
 // Every first-order query goes through an OracleCounter so that methods are
 // compared on the paper's x-axis, "oracle calls": one value g_j(x) is one
@@ -20,6 +21,6 @@
 //
 // The package is pure: no I/O, no goroutines, no clocks. Every random choice
 // is drawn from a *rand.Rand the caller passes in, so a run replays exactly.
-// admm imports gonum and graph (for graph.Hash seeds) only; it must not
-// import node, coordinator, scenarios or cmd.
+// admm imports gonum, graph (for graph.Hash seeds) and problems/portfolio
+// only; it must not import node, coordinator, scenarios or cmd.
 package admm

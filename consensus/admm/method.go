@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // Method is one of the compared solvers, advanced one outer iteration
@@ -62,7 +64,7 @@ func (p Params) validate(needRho, needBatch bool) error {
 
 // checkStart validates the problem, regularizer and starting point shared
 // by every constructor and returns a counter for p.
-func checkStart(p Composition, reg Regularizer, x0 []float64) (*OracleCounter, error) {
+func checkStart(p portfolio.Composition, reg Regularizer, x0 []float64) (*OracleCounter, error) {
 	c, err := NewOracleCounter(p)
 	if err != nil {
 		return nil, err

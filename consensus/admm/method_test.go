@@ -4,10 +4,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // newMethods builds the four methods on p from x0 = 0.
-func newMethods(t *testing.T, p Composition, reg Regularizer, prm, sgd Params) []Method {
+func newMethods(t *testing.T, p portfolio.Composition, reg Regularizer, prm, sgd Params) []Method {
 	t.Helper()
 	x0 := make([]float64, p.Dims().D)
 	a, err := NewComSVRADMM(p, reg, x0, prm)
@@ -42,7 +44,7 @@ func TestOracleAccountingPerEpoch(t *testing.T) {
 		"com-SVRG-2":   2*m + n + K*(4*N+2),
 		"SGD":          int64(sgd.K) * (2*m + 1),
 	}
-	for _, meth := range newMethods(t, p, Ridge{Mu: 0.1}, prm, sgd) {
+	for _, meth := range newMethods(t, p, portfolio.Ridge{Mu: 0.1}, prm, sgd) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		for epoch := 1; epoch <= 3; epoch++ {
 			before := meth.Oracle().Total()
@@ -57,7 +59,7 @@ func TestOracleAccountingPerEpoch(t *testing.T) {
 func TestComSVRADMMOracleSplit(t *testing.T) {
 	p := smallPortfolio(t, 4, 20, 2, 3)
 	prm := Params{Eta: 1e-3, Rho: 1, K: 5, Batch: 2}
-	a, err := NewComSVRADMM(p, Ridge{Mu: 0.1}, make([]float64, 4), prm)
+	a, err := NewComSVRADMM(p, portfolio.Ridge{Mu: 0.1}, make([]float64, 4), prm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestComSVRADMMConvergesLinearly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := smallPortfolio(t, 10, 100, tc.cov, tc.seed)
-			reg := Ridge{Mu: 0.01}
+			reg := portfolio.Ridge{Mu: 0.01}
 			sol, err := p.Solve(reg)
 			if err != nil {
 				t.Fatal(err)
@@ -122,7 +124,7 @@ func TestComSVRADMMConvergesLinearly(t *testing.T) {
 
 func TestBaselinesConverge(t *testing.T) {
 	p := smallPortfolio(t, 10, 100, 2, 11)
-	reg := Ridge{Mu: 0.01}
+	reg := portfolio.Ridge{Mu: 0.01}
 	sol, err := p.Solve(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -152,42 +154,42 @@ func TestConstructorsRejectBadInput(t *testing.T) {
 	p := smallPortfolio(t, 3, 10, 2, 1)
 	good := Params{Eta: 0.01, Rho: 1, K: 5, Batch: 2}
 	x0 := make([]float64, 3)
-	type ctor func(Composition, Regularizer, []float64, Params) error
+	type ctor func(portfolio.Composition, Regularizer, []float64, Params) error
 	ctors := map[string]ctor{
-		"admm": func(p Composition, r Regularizer, x []float64, prm Params) error {
+		"admm": func(p portfolio.Composition, r Regularizer, x []float64, prm Params) error {
 			_, err := NewComSVRADMM(p, r, x, prm)
 			return err
 		},
-		"svrg1": func(p Composition, r Regularizer, x []float64, prm Params) error {
+		"svrg1": func(p portfolio.Composition, r Regularizer, x []float64, prm Params) error {
 			_, err := NewComSVRG1(p, r, x, prm)
 			return err
 		},
-		"svrg2": func(p Composition, r Regularizer, x []float64, prm Params) error {
+		"svrg2": func(p portfolio.Composition, r Regularizer, x []float64, prm Params) error {
 			_, err := NewComSVRG2(p, r, x, prm)
 			return err
 		},
-		"sgd": func(p Composition, r Regularizer, x []float64, prm Params) error {
+		"sgd": func(p portfolio.Composition, r Regularizer, x []float64, prm Params) error {
 			_, err := NewSGD(p, r, x, prm)
 			return err
 		},
 	}
 	bad := []struct {
 		name string
-		p    Composition
+		p    portfolio.Composition
 		r    Regularizer
 		x    []float64
 		prm  Params
 	}{
-		{"zero eta", p, Ridge{}, x0, Params{Rho: 1, K: 5, Batch: 2}},
-		{"nan eta", p, Ridge{}, x0, Params{Eta: math.NaN(), Rho: 1, K: 5, Batch: 2}},
-		{"zero K", p, Ridge{}, x0, Params{Eta: 0.1, Rho: 1, Batch: 2}},
-		{"short x0", p, Ridge{}, x0[:2], good},
-		{"inf x0", p, Ridge{}, []float64{0, math.Inf(1), 0}, good},
-		{"nil problem", nil, Ridge{}, x0, good},
+		{"zero eta", p, portfolio.Ridge{}, x0, Params{Rho: 1, K: 5, Batch: 2}},
+		{"nan eta", p, portfolio.Ridge{}, x0, Params{Eta: math.NaN(), Rho: 1, K: 5, Batch: 2}},
+		{"zero K", p, portfolio.Ridge{}, x0, Params{Eta: 0.1, Rho: 1, Batch: 2}},
+		{"short x0", p, portfolio.Ridge{}, x0[:2], good},
+		{"inf x0", p, portfolio.Ridge{}, []float64{0, math.Inf(1), 0}, good},
+		{"nil problem", nil, portfolio.Ridge{}, x0, good},
 		{"nil regularizer", p, nil, x0, good},
 	}
 	for name, c := range ctors {
-		if err := c(p, Ridge{}, x0, good); err != nil {
+		if err := c(p, portfolio.Ridge{}, x0, good); err != nil {
 			t.Errorf("%s rejected good input: %v", name, err)
 		}
 		for _, b := range bad {
@@ -196,20 +198,20 @@ func TestConstructorsRejectBadInput(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewComSVRADMM(p, Ridge{}, x0, Params{Eta: 0.1, K: 5, Batch: 2}); err == nil {
+	if _, err := NewComSVRADMM(p, portfolio.Ridge{}, x0, Params{Eta: 0.1, K: 5, Batch: 2}); err == nil {
 		t.Error("com-SVR-ADMM accepted rho = 0")
 	}
-	if _, err := NewComSVRG1(p, Ridge{}, x0, Params{Eta: 0.1, K: 5}); err == nil {
+	if _, err := NewComSVRG1(p, portfolio.Ridge{}, x0, Params{Eta: 0.1, K: 5}); err == nil {
 		t.Error("com-SVRG-1 accepted N = 0")
 	}
-	if _, err := NewRidge(-1); err == nil {
+	if _, err := portfolio.NewRidge(-1); err == nil {
 		t.Error("NewRidge accepted mu < 0")
 	}
 }
 
 // denseOnly hides a composition's IdentityStackedJacobian, so methods
 // use its dense Jacobians.
-type denseOnly struct{ Composition }
+type denseOnly struct{ portfolio.Composition }
 
 // TestComSVRG2StackedJacobianMatchesDense runs com-SVRG-2 on the
 // portfolio problem with its stacked Jacobian and with the dense one, on
@@ -217,16 +219,16 @@ type denseOnly struct{ Composition }
 // bit after every epoch.
 func TestComSVRG2StackedJacobianMatchesDense(t *testing.T) {
 	p := smallPortfolio(t, 6, 40, 2, 5)
-	if _, ok := Composition(p).(IdentityStackedJacobian); !ok {
+	if _, ok := portfolio.Composition(p).(portfolio.IdentityStackedJacobian); !ok {
 		t.Fatal("the portfolio problem does not offer its stacked Jacobian")
 	}
 	prm := Params{Eta: 1e-2, K: 17, Batch: 3}
 	x0 := make([]float64, p.Dims().D)
-	stacked, err := NewComSVRG2(p, Ridge{Mu: 0.1}, x0, prm)
+	stacked, err := NewComSVRG2(p, portfolio.Ridge{Mu: 0.1}, x0, prm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dense, err := NewComSVRG2(denseOnly{p}, Ridge{Mu: 0.1}, x0, prm)
+	dense, err := NewComSVRG2(denseOnly{p}, portfolio.Ridge{Mu: 0.1}, x0, prm)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,5 @@
 package admm
 
-import "fmt"
-
 // Regularizer is the closed convex R(w) of the ADMM splitting, accessed
 // through its proximal operator.
 type Regularizer interface {
@@ -9,27 +7,4 @@ type Regularizer interface {
 	Value(w []float64) float64
 	// Prox writes argmin_w R(w) + ||w - z||^2 / (2 t) into dst (t > 0).
 	Prox(t float64, z, dst []float64)
-}
-
-// Ridge is R(w) = (mu/2) ||w||^2, the regularizer of the paper's
-// experiments.
-type Ridge struct{ Mu float64 }
-
-// NewRidge returns R(w) = (mu/2)||w||^2 for mu >= 0.
-func NewRidge(mu float64) (Ridge, error) {
-	if !(mu >= 0) {
-		return Ridge{}, fmt.Errorf("admm: ridge weight mu = %v must be >= 0", mu)
-	}
-	return Ridge{Mu: mu}, nil
-}
-
-// Value returns (mu/2) ||w||^2.
-func (r Ridge) Value(w []float64) float64 { return r.Mu / 2 * dot(w, w) }
-
-// Prox writes z / (1 + t mu) into dst.
-func (r Ridge) Prox(t float64, z, dst []float64) {
-	s := 1 / (1 + float64(t*r.Mu))
-	for k, v := range z {
-		dst[k] = s * v
-	}
 }

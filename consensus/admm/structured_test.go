@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // sameBits reports the first index where a and b differ bit for bit, or
@@ -26,36 +28,36 @@ func sameBits(a, b []float64) int {
 // that denseOnly hides them.
 func TestPortfolioOffersStructuredForms(t *testing.T) {
 	p := smallPortfolio(t, 3, 5, 2, 1)
-	var c Composition = p
-	if _, ok := c.(StackedInner); !ok {
+	var c portfolio.Composition = p
+	if _, ok := c.(portfolio.StackedInner); !ok {
 		t.Error("the portfolio problem does not implement StackedInner")
 	}
-	if _, ok := c.(InnerJacTSummer); !ok {
+	if _, ok := c.(portfolio.InnerJacTSummer); !ok {
 		t.Error("the portfolio problem does not implement InnerJacTSummer")
 	}
-	if _, ok := c.(OuterGradSummer); !ok {
+	if _, ok := c.(portfolio.OuterGradSummer); !ok {
 		t.Error("the portfolio problem does not implement OuterGradSummer")
 	}
-	if _, ok := c.(OuterGradPairer); !ok {
+	if _, ok := c.(portfolio.OuterGradPairer); !ok {
 		t.Error("the portfolio problem does not implement OuterGradPairer")
 	}
-	if _, ok := c.(InnerJacTDiffer); !ok {
+	if _, ok := c.(portfolio.InnerJacTDiffer); !ok {
 		t.Error("the portfolio problem does not implement InnerJacTDiffer")
 	}
 	c = denseOnly{p}
-	if _, ok := c.(StackedInner); ok {
+	if _, ok := c.(portfolio.StackedInner); ok {
 		t.Error("denseOnly does not hide StackedInner")
 	}
-	if _, ok := c.(InnerJacTSummer); ok {
+	if _, ok := c.(portfolio.InnerJacTSummer); ok {
 		t.Error("denseOnly does not hide InnerJacTSummer")
 	}
-	if _, ok := c.(OuterGradSummer); ok {
+	if _, ok := c.(portfolio.OuterGradSummer); ok {
 		t.Error("denseOnly does not hide OuterGradSummer")
 	}
-	if _, ok := c.(OuterGradPairer); ok {
+	if _, ok := c.(portfolio.OuterGradPairer); ok {
 		t.Error("denseOnly does not hide OuterGradPairer")
 	}
-	if _, ok := c.(InnerJacTDiffer); ok {
+	if _, ok := c.(portfolio.InnerJacTDiffer); ok {
 		t.Error("denseOnly does not hide InnerJacTDiffer")
 	}
 }
@@ -184,9 +186,9 @@ func TestMethodsStructuredMatchGeneral(t *testing.T) {
 	}{{"converging", 1e-2, false}, {"diverging", 5, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := smallPortfolio(t, 6, 30, 2, 8)
-			reg := Ridge{Mu: 0.1}
+			reg := portfolio.Ridge{Mu: 0.1}
 			prm := Params{Eta: tc.eta, Rho: 1, K: 13, Batch: 3}
-			build := func(c Composition) []Method {
+			build := func(c portfolio.Composition) []Method {
 				ms := newMethods(t, c, reg, prm, prm)
 				a2, err := NewComSVRADMM2(c, reg, make([]float64, c.Dims().D), prm)
 				if err != nil {

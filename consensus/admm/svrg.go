@@ -1,6 +1,10 @@
 package admm
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/consim/consim/problems/portfolio"
+)
 
 // Estimator is the variance-reduced gradient estimator of com-SVRG-1 and
 // com-SVR-ADMM for a composition F(x) = (1/n) sum_i f_i(g(x)) around a
@@ -32,7 +36,7 @@ type Estimator struct {
 	// stacked is the composition as StackedInner (nil if it is not one);
 	// then tailsX holds h_j(x~) for every j, as the snapshot computed
 	// them, and js and tailsx are InnerEstimate's draws and their h_j(x).
-	stacked StackedInner
+	stacked portfolio.StackedInner
 	tailsX  []float64
 	js      []int
 	tailsx  []float64
@@ -50,7 +54,7 @@ func NewEstimator(c *OracleCounter) *Estimator {
 		GHat: vr(), V: vd(),
 		r1: vr(), r2: vr(), d1: vd(), d2: vd(),
 	}
-	if s, ok := c.P.(StackedInner); ok && d.R >= d.D {
+	if s, ok := c.P.(portfolio.StackedInner); ok && d.R >= d.D {
 		e.stacked = s
 		e.tailsX = make([]float64, d.M*(d.R-d.D))
 	}

@@ -12,15 +12,16 @@ import (
 	"github.com/consim/consim/consensus/exchange"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // lsProblem returns a least-squares problem over R^n with m rows per
 // agent and minibatches of the given size.
 func lsProblem(t testing.TB, N, n, m, batch int, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := objective.New(objective.Spec{
+	p, err := regression.New(regression.Params{
 		Kind: objective.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
-		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5,
+		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Box: regression.Unbounded,
 	}, N, seed)
 	if err != nil {
 		t.Fatal(err)

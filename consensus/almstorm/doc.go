@@ -20,7 +20,7 @@
 //     Moreau-envelope stationarity ||grad Psi(z)|| of the consensus problem
 //     (Stationarity) and the output certificate of eq. (3.2) (Certify).
 //
-// The estimator is a problem.Local decorator: alm's agent calls its
+// The estimator is an objective.Local decorator: alm's agent calls its
 // StochGrad once per round at x_t with the agent's sample stream of round
 // t, and the decorator returns d_t. alm's agents, reference, safeguard and
 // measures are reused unchanged, so ALM-STORM differs from the ALM in the

@@ -12,6 +12,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // testInstance is a small consensus problem: N noisy quadratics (or generated
@@ -40,8 +41,8 @@ func ringInstance(t *testing.T, N, n int, p float64, nonconvex bool) testInstanc
 	for i := range N {
 		var f objective.Local
 		if nonconvex {
-			spec := objective.Spec{Kind: objective.KindNonconvex, Dim: n, SamplesPerAgent: 20, Batch: 2, Noise: 0.1, Reg: 0.1, Heterogeneity: 1, Scale: 1}
-			if f, err = objective.NewLocal(spec, N, 4, i); err != nil {
+			spec := regression.Params{Kind: objective.KindNonconvex, Dim: n, SamplesPerAgent: 20, Batch: 2, Noise: 0.1, Reg: 0.1, Heterogeneity: 1, Scale: 1, Box: regression.Unbounded}
+			if f, err = regression.NewLocal(spec, N, 4, i); err != nil {
 				t.Fatal(err)
 			}
 		} else {

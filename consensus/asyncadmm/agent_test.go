@@ -11,13 +11,14 @@ import (
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 func lsProblem(t testing.TB, N, n, m int, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := objective.New(objective.Spec{
+	p, err := regression.New(regression.Params{
 		Kind: objective.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: m,
-		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5,
+		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5, Box: regression.Unbounded,
 	}, N, seed)
 	if err != nil {
 		t.Fatal(err)

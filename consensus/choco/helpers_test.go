@@ -1,6 +1,7 @@
 package choco
 
 import (
+	"github.com/consim/consim/problems/regression"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -35,10 +36,10 @@ func randomGraph(t testing.TB, N int, q, p float64, seed uint64) *graph.Graph {
 // m rows per agent and minibatches of the given size.
 func problem(t testing.TB, kind string, N, n, m, batch int, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := objective.New(objective.Spec{
+	p, err := regression.New(regression.Params{
 		Kind: kind, Dim: n, SamplesPerAgent: m, Batch: batch,
 		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5,
-		Lo: math.Inf(-1), Hi: math.Inf(1),
+		Box: regression.Unbounded,
 	}, N, seed)
 	if err != nil {
 		t.Fatal(err)

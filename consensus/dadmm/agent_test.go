@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // TestSingleAgent shows what the methods are with N = 1 (no edges, so no
@@ -192,7 +193,7 @@ func TestNewAgentErrors(t *testing.T) {
 	g := randomGraph(t, 3, 0, 1, 1)
 	proc := graph.Bernoulli{G: g}
 	f := objective.Quadratic(2, nil, nil)
-	logit, err := objective.New(objective.Spec{Kind: objective.KindLogistic, Dim: 2, SamplesPerAgent: 4, Batch: 1, Reg: 0.1}, 3, 1)
+	logit, err := regression.New(regression.Params{Kind: objective.KindLogistic, Dim: 2, SamplesPerAgent: 4, Batch: 1, Reg: 0.1, Box: regression.Unbounded}, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // CompositionConfig is the configuration shared by all agents of a
@@ -58,7 +59,7 @@ func (cfg CompositionConfig) normalized() (CompositionConfig, error) {
 //
 // where F_i(x) = (1/n_i) sum_l f_l( (1/m_i) sum_j g_j(x) ) is the
 // composition objective of agent i's shard (for the portfolio problem: its
-// own periods, see SplitPortfolio). It holds x_i, w_i, the multiplier
+// own periods, see portfolio.Split). It holds x_i, w_i, the multiplier
 // lambda_i of x_i = w_i and the consensus dual a_i. Rounds are grouped in
 // outer iterations of K rounds; round t = sK + k does
 //
@@ -104,7 +105,7 @@ var _ consensus.Agent = (*CompositionAgent)(nil)
 // NewCompositionAgent returns agent id of the run with configuration cfg
 // over graph g and edge process proc, holding the composition shard p,
 // started at x~^0 = w~^0 = x0 (copied), a = 0.
-func NewCompositionAgent(cfg CompositionConfig, id int, g *graph.Graph, proc graph.EdgeProcess, p admm.Composition, x0 []float64) (*CompositionAgent, error) {
+func NewCompositionAgent(cfg CompositionConfig, id int, g *graph.Graph, proc graph.EdgeProcess, p portfolio.Composition, x0 []float64) (*CompositionAgent, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("dadmm: composition agent %d: config: %w", id, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // CompositionReference is the centralized matrix form of decentralized
@@ -42,7 +43,7 @@ type CompositionReference struct {
 // NewCompositionReference returns the centralized iteration of the run
 // with configuration cfg over g and proc, agent i holding shards[i] and
 // starting at x0[i].
-func NewCompositionReference(cfg CompositionConfig, g *graph.Graph, proc graph.EdgeProcess, shards []admm.Composition, x0 [][]float64) (*CompositionReference, error) {
+func NewCompositionReference(cfg CompositionConfig, g *graph.Graph, proc graph.EdgeProcess, shards []portfolio.Composition, x0 [][]float64) (*CompositionReference, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, fmt.Errorf("dadmm: composition reference: config: %w", err)

@@ -12,17 +12,18 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // portfolioShards draws a reward matrix of the given size (covariance
 // condition number cov) and splits it into N shards.
-func portfolioShards(t *testing.T, N, assets, periods int, cov float64, seed uint64) ([]*admm.Portfolio, *mat.Dense) {
+func portfolioShards(t *testing.T, N, assets, periods int, cov float64, seed uint64) ([]*portfolio.Portfolio, *mat.Dense) {
 	t.Helper()
-	ret, err := admm.GenerateReturns(admm.ReturnsConfig{Assets: assets, Periods: periods, Cov: cov, MeanHi: 1}, rand.New(rand.NewPCG(seed, 1)))
+	ret, err := portfolio.GenerateReturns(portfolio.ReturnsConfig{Assets: assets, Periods: periods, Cov: cov, MeanHi: 1}, rand.New(rand.NewPCG(seed, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	shards, err := SplitPortfolio(ret, N)
+	shards, err := portfolio.Split(ret, N)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func portfolioShards(t *testing.T, N, assets, periods int, cov float64, seed uin
 // consensusOptimum returns the minimizer of (1/N) sum_i F_i(x) + (mu/2)||x||^2
 // for quadratic shards F_i: the Hessian and gradient at 0 are read off the
 // exact gradient oracle (column k of the Hessian is grad(e_k) - grad(0)).
-func consensusOptimum(t *testing.T, shards []*admm.Portfolio, mu float64) []float64 {
+func consensusOptimum(t *testing.T, shards []*portfolio.Portfolio, mu float64) []float64 {
 	t.Helper()
 	d := shards[0].Dims().D
 	h := mat.NewDense(d, d, nil)
@@ -73,7 +74,7 @@ type compNetwork struct {
 	drv    *lockstep.Driver
 }
 
-func newCompNetwork(t *testing.T, cfg CompositionConfig, g *graph.Graph, proc graph.EdgeProcess, shards []*admm.Portfolio, x0 [][]float64) *compNetwork {
+func newCompNetwork(t *testing.T, cfg CompositionConfig, g *graph.Graph, proc graph.EdgeProcess, shards []*portfolio.Portfolio, x0 [][]float64) *compNetwork {
 	t.Helper()
 	nw := &compNetwork{}
 	as := make([]consensus.Agent, g.N)
@@ -101,7 +102,7 @@ func newCompNetwork(t *testing.T, cfg CompositionConfig, g *graph.Graph, proc gr
 func TestCompositionSingleAgentIsComSVRADMM(t *testing.T) {
 	shards, _ := portfolioShards(t, 1, 6, 60, 5, 3)
 	p := shards[0]
-	reg := admm.Ridge{Mu: 0.05}
+	reg := portfolio.Ridge{Mu: 0.05}
 	prm := admm.Params{Eta: 0.05, Rho: 1, K: 30, Batch: 2}
 	const seed, epochs = 17, 12
 	g, err := graph.New(1, nil)
@@ -153,12 +154,12 @@ func TestCompositionSingleAgentIsComSVRADMM(t *testing.T) {
 func TestCompositionMatchesReference(t *testing.T) {
 	const N = 5
 	shards, _ := portfolioShards(t, N, 4, 100, 3, 5)
-	cfg := CompositionConfig{Params: admm.Params{Eta: 0.05, Rho: 1, K: 30, Batch: 2}, C: 0.3, Reg: admm.Ridge{Mu: 0.05}, Seed: 4}
+	cfg := CompositionConfig{Params: admm.Params{Eta: 0.05, Rho: 1, K: 30, Batch: 2}, C: 0.3, Reg: portfolio.Ridge{Mu: 0.05}, Seed: 4}
 	g := randomGraph(t, N, 0.3, 0.6, 2)
 	proc := graph.Bernoulli{G: g, Seed: 6}
 	x0 := startPoints(N, 4, 1, 3)
 	nw := newCompNetwork(t, cfg, g, proc, shards, x0)
-	comps := make([]admm.Composition, N)
+	comps := make([]portfolio.Composition, N)
 	for i, s := range shards {
 		comps[i] = s
 	}
@@ -202,7 +203,7 @@ func TestCompositionConverges(t *testing.T) {
 	shards, _ := portfolioShards(t, N, assets, 200, 3, 7)
 	mu := 0.05
 	xstar := consensusOptimum(t, shards, mu)
-	cfg := CompositionConfig{Params: admm.Params{Eta: 0.05, Rho: 1, K: 50, Batch: 2}, C: 0.3, Reg: admm.Ridge{Mu: mu}, Seed: 8}
+	cfg := CompositionConfig{Params: admm.Params{Eta: 0.05, Rho: 1, K: 50, Batch: 2}, C: 0.3, Reg: portfolio.Ridge{Mu: mu}, Seed: 8}
 	for _, p := range []float64{1, 0.7} {
 		g := randomGraph(t, N, 0.3, p, 2)
 		nw := newCompNetwork(t, cfg, g, graph.Bernoulli{G: g, Seed: 9}, shards, startPoints(N, assets, 1, 4))
@@ -241,14 +242,14 @@ func TestCompositionConverges(t *testing.T) {
 func TestNewCompositionAgentErrors(t *testing.T) {
 	shards, _ := portfolioShards(t, 2, 3, 10, 2, 1)
 	g := randomGraph(t, 2, 0, 1, 1)
-	good := CompositionConfig{Params: admm.Params{Eta: 0.1, Rho: 1, K: 5, Batch: 1}, Reg: admm.Ridge{Mu: 0.1}}
+	good := CompositionConfig{Params: admm.Params{Eta: 0.1, Rho: 1, K: 5, Batch: 1}, Reg: portfolio.Ridge{Mu: 0.1}}
 	with := func(mod func(*CompositionConfig)) CompositionConfig { c := good; mod(&c); return c }
 	x0 := make([]float64, 3)
 	cases := []struct {
 		name string
 		cfg  CompositionConfig
 		id   int
-		p    admm.Composition
+		p    portfolio.Composition
 		x0   []float64
 		want string
 	}{
@@ -270,7 +271,7 @@ func TestNewCompositionAgentErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := SplitPortfolio(mat.NewDense(3, 2, nil), 2); err == nil || !strings.Contains(err.Error(), "at least 2 per agent") {
-		t.Errorf("SplitPortfolio of 3 periods over 2 agents: error %v", err)
+	if _, err := portfolio.Split(mat.NewDense(3, 2, nil), 2); err == nil || !strings.Contains(err.Error(), "at least 2 per agent") {
+		t.Errorf("portfolio.Split of 3 periods over 2 agents: error %v", err)
 	}
 }

@@ -34,15 +34,16 @@
 // CompositionAgent (decentralized com-SVR-ADMM) is the linearized method
 // for agents whose objective is a stochastic composition, for instance a
 // mean-variance portfolio whose periods are split across agents
-// (SplitPortfolio): it carries com-SVR-ADMM's splitting x_i = w_i with the
+// (portfolio.Split): it carries com-SVR-ADMM's splitting x_i = w_i with the
 // regularizer on w_i and uses its variance-reduced composition estimator
 // as the local gradient; with N = 1 it is com-SVR-ADMM (Yu and Huang,
 // Algorithm 1 with A = I, B = -I) on the same samples. Its samples are
 // drawn per outer iteration rather than per round, see CompositionConfig;
 // the estimator is admm.Estimator, the one com-SVR-ADMM itself uses.
-// PortfolioLocal presents a shard's P_i = F_i + R as a problem.Local, and
-// PortfolioProblem assembles f = (1/N) sum_i P_i with its exact optimum,
-// so that a run's optimality gap is measured like any other problem's.
+// The problem's side (package problems/portfolio) presents a shard's
+// P_i = F_i + R as an objective.Local (portfolio.Local) and assembles
+// f = (1/N) sum_i P_i with its exact optimum (portfolio.Central), so that
+// a run's optimality gap is measured like any other problem's.
 //
 // # One exchange per round
 //
@@ -111,6 +112,6 @@
 // iterations on the same edge draws and samples, used to verify the
 // agents.
 //
-// dadmm imports consensus, objective, consensus/admm, graph and
-// gonum only.
+// dadmm imports consensus, objective, consensus/admm, problems/portfolio,
+// graph and gonum only.
 package dadmm

@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // randomGraph returns a connected graph on N agents: a ring plus every
@@ -52,12 +53,13 @@ func quadProblem(t testing.TB, N, n int, sigma float64, seed uint64) *objective.
 	return p
 }
 
-// lsProblem returns a least-squares problem of objective.New over R^n.
+// lsProblem returns a least-squares problem of regression.New over R^n.
 func lsProblem(t testing.TB, N, n, m, batch int, reg float64, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := objective.New(objective.Spec{
+	p, err := regression.New(regression.Params{
 		Kind: objective.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
 		Noise: 0.1, Reg: reg, Heterogeneity: 0.5,
+		Box: regression.Unbounded,
 	}, N, seed)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // ring returns the ring on N agents with presence probability p per edge.
@@ -182,8 +183,8 @@ func TestLinearizedSparseDrawConverges(t *testing.T) {
 // start and below the rms over rounds 1000..3000.
 func TestIssueRunStaysBounded(t *testing.T) {
 	const N = 8
-	p, err := objective.New(objective.Spec{Kind: objective.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
-		Noise: 0.1, Heterogeneity: 1}, N, 1)
+	p, err := regression.New(regression.Params{Kind: objective.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
+		Noise: 0.1, Heterogeneity: 1, Box: regression.Unbounded}, N, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus/admm"
+	"github.com/consim/consim/problems/portfolio"
 )
 
-// TestPortfolioProblemOptimum checks x* of PortfolioProblem against the
+// TestPortfolioProblemOptimum checks x* of portfolio.Central against the
 // independent solve of consensusOptimum (Hessian read off the composition
 // oracle), that grad f(x*) = 0, that f* = f(x*), and that one shard gives
-// admm.Portfolio.Solve of the whole matrix.
+// portfolio.Portfolio.Solve of the whole matrix.
 func TestPortfolioProblemOptimum(t *testing.T) {
 	const assets, mu = 6, 0.05
 	for _, N := range []int{1, 3, 7} {
 		shards, whole := portfolioShards(t, N, assets, 90, 4, 11)
-		prob, err := PortfolioProblem(shards, admm.Ridge{Mu: mu})
+		prob, err := portfolio.Central(shards, portfolio.Ridge{Mu: mu})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,11 +42,11 @@ func TestPortfolioProblemOptimum(t *testing.T) {
 			t.Errorf("N = %d: f(x*) = %v, FStar = %v", N, v, prob.FStar)
 		}
 		if N == 1 {
-			p, err := admm.NewPortfolio(whole)
+			p, err := portfolio.New(whole)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sol, err := p.Solve(admm.Ridge{Mu: mu})
+			sol, err := p.Solve(portfolio.Ridge{Mu: mu})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +63,7 @@ func TestPortfolioProblemOptimum(t *testing.T) {
 func TestPortfolioLocal(t *testing.T) {
 	const assets, mu = 5, 0.1
 	shards, _ := portfolioShards(t, 2, assets, 60, 8, 3)
-	f, err := NewPortfolioLocal(shards[1], admm.Ridge{Mu: mu})
+	f, err := portfolio.NewLocal(shards[1], portfolio.Ridge{Mu: mu})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +92,11 @@ func TestPortfolioLocal(t *testing.T) {
 	if l := f.Smoothness(); best > l*(1+1e-12) || best < 0.5*l {
 		t.Errorf("Smoothness = %v, largest observed ratio %v", l, best)
 	}
-	if _, err := NewPortfolioLocal(nil, admm.Ridge{Mu: mu}); err == nil {
-		t.Error("NewPortfolioLocal(nil) did not fail")
+	if _, err := portfolio.NewLocal(nil, portfolio.Ridge{Mu: mu}); err == nil {
+		t.Error("portfolio.NewLocal(nil) did not fail")
 	}
-	if _, err := PortfolioProblem(nil, admm.Ridge{Mu: mu}); err == nil {
-		t.Error("PortfolioProblem(nil) did not fail")
+	if _, err := portfolio.Central(nil, portfolio.Ridge{Mu: mu}); err == nil {
+		t.Error("portfolio.Central(nil) did not fail")
 	}
 }
 

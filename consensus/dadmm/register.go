@@ -7,6 +7,7 @@ import (
 	"github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/consensus/edgeadmm"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // Defaults of the composition parameters that have no other rule: the
@@ -77,23 +78,6 @@ func Exact() registry.Algorithm { return methods.Exact() }
 // the linearized subproblem, to the registry.
 func Linearized() registry.Algorithm { return methods.Linearized() }
 
-// Portfolios is the capability of a problem split into composition
-// shards: agent i's portfolio problem over its own periods, and the
-// regularizer R of the whole problem.
-type Portfolios interface {
-	registry.Instance
-	// Shard returns agent i's portfolio problem.
-	Shard(i int) *admm.Portfolio
-	// Reg is R(x) = (mu/2)||x||^2.
-	Reg() admm.Ridge
-	// PeriodsPerAgent is the number of periods of the smallest shard.
-	PeriodsPerAgent() int
-}
-
-// CapPortfolios is the capability of the problems split into composition
-// shards (Portfolios).
-const CapPortfolios = "portfolio shards"
-
 // CompositionParams is the algorithm block of dadmm_composition.
 type CompositionParams struct {
 	// Step is the step eta > 0.
@@ -136,7 +120,7 @@ func Composition() registry.Algorithm {
 			return &CompositionParams{Step: DefaultCompositionEta, SplitPenalty: DefaultCompositionRho, Penalty: DefaultC, Batch: DefaultCompositionBatch}
 		},
 		Build:    registry.BuildWith(buildComposition),
-		Needs:    []string{CapPortfolios},
+		Needs:    []string{portfolio.Cap},
 		NeedsDoc: "a composition objective split into shards",
 		Renamed: map[string]string{"params.eta": "step", "params.rho": "split_penalty", "params.c": "penalty",
 			"params.k": "k", "params.batch": "batch"},
@@ -146,7 +130,7 @@ func Composition() registry.Algorithm {
 type compositionRun struct {
 	cfg  CompositionConfig
 	env  *registry.Env
-	inst Portfolios
+	inst portfolio.Provider
 }
 
 var (
@@ -154,7 +138,7 @@ var (
 	_ registry.Measurer   = (*compositionRun)(nil)
 )
 
-func buildComposition(p registry.Params, env *registry.Env, inst Portfolios) (registry.Run, error) {
+func buildComposition(p registry.Params, env *registry.Env, inst portfolio.Provider) (registry.Run, error) {
 	o := p.(*CompositionParams)
 	k := max(1, inst.PeriodsPerAgent())
 	if o.K != nil {
@@ -183,7 +167,7 @@ func (r *compositionRun) Resolved() []registry.Value {
 		{Name: "c", Value: r.cfg.C, Note: "edge penalty"},
 		{Name: "K", Value: float64(r.cfg.K), Note: "rounds per outer iteration"},
 		{Name: "batch", Value: float64(r.cfg.Batch), Note: "mini-batch of g_hat"},
-		{Name: "mu", Value: r.cfg.Reg.(admm.Ridge).Mu, Note: "ridge weight of R"},
+		{Name: "mu", Value: r.cfg.Reg.(portfolio.Ridge).Mu, Note: "ridge weight of R"},
 	}
 }
 
@@ -191,7 +175,7 @@ func (r *compositionRun) Measures() []consensus.Measure { return Measures() }
 
 func (r *compositionRun) Reference(rounds int) ([][]float64, error) {
 	x0 := make([][]float64, r.env.N)
-	shards := make([]admm.Composition, r.env.N)
+	shards := make([]portfolio.Composition, r.env.N)
 	for i := range x0 {
 		x0[i] = r.env.Init(i)
 		shards[i] = r.inst.Shard(i)

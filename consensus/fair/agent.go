@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/problems/fairness"
 )
 
 // Agent is agent i of the data-parallel Algorithm 1: it holds the rows
@@ -19,15 +20,15 @@ import (
 //     it holds of V'(m_k) y_k x_k (and of (z_k - zbar) x_k in the sampled
 //     form); with the sums every agent takes the step of Solve.
 //
-// The step sizes (Params after Resolve) are common knowledge given to
+// The step sizes (Config after Resolve) are common knowledge given to
 // every agent. The iterates are bit-identical to Solve with the same
-// Params and shards = Bounds.
+// Config and shards = Bounds.
 type Agent struct {
 	id     int
 	lo     int
-	data   *Data
-	loss   Loss
-	p      Params
+	data   *fairness.Data
+	loss   fairness.Loss
+	p      Config
 	n      int
 	st     *state
 	zbar   float64
@@ -38,7 +39,7 @@ type Agent struct {
 
 // NewAgents builds the data-parallel agents over the shards Bounds of d,
 // with p resolved on the whole of d (Resolve) as the common parameters.
-func NewAgents(d *Data, loss Loss, p Params, bounds []int) ([]*Agent, error) {
+func NewAgents(d *fairness.Data, loss fairness.Loss, p Config, bounds []int) ([]*Agent, error) {
 	p, _, err := Resolve(d, loss, p)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func NewAgents(d *Data, loss Loss, p Params, bounds []int) ([]*Agent, error) {
 	}
 	out := make([]*Agent, len(bounds)-1)
 	for i := range out {
-		out[i] = &Agent{id: i, lo: bounds[i], data: d.slice(bounds[i], bounds[i+1]), loss: loss, p: p, n: d.Rows()}
+		out[i] = &Agent{id: i, lo: bounds[i], data: d.Slice(bounds[i], bounds[i+1]), loss: loss, p: p, n: d.Rows()}
 	}
 	return out, nil
 }
@@ -69,11 +70,11 @@ func (a *Agent) Phases(t int) int {
 func (a *Agent) Send(t, ph int) consensus.Outbox {
 	switch {
 	case t == 0 && ph == 0:
-		s, c := a.data.zSum()
+		s, c := a.data.ZSum()
 		return consensus.Outbox{Reduce: []float64{s, c}}
 	case t == 0 && ph == 1:
 		part := make([]float64, a.data.Dim)
-		a.data.covPartial(a.zbar, float64(a.n), part)
+		a.data.CovPartial(a.zbar, float64(a.n), part)
 		return consensus.Outbox{Reduce: part}
 	}
 	a.st.draw(t)
@@ -112,12 +113,15 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 	return nil
 }
 
-// Report implements consensus.Agent: X is (theta, s), GradEvals counts the
-// batch rows this agent evaluated.
+// Report implements consensus.Agent: X is (theta, s), the start (0, 0)
+// before the setup of round 0, and GradEvals counts the batch rows this
+// agent evaluated.
 func (a *Agent) Report() consensus.Report {
-	var x []float64
+	x := make([]float64, 0, a.data.Dim+1)
 	if a.st != nil {
 		x = append(append(x, a.st.theta...), a.st.s)
+	} else {
+		x = x[:a.data.Dim+1]
 	}
 	return consensus.Report{ID: a.id, Round: a.rounds, X: x, GradEvals: a.evals}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/problems/fairness"
 )
 
 // TestAgentsMatchSolve runs 4 data-parallel agents in lockstep and checks
@@ -13,18 +14,18 @@ import (
 // for bit, in the exact and the sampled-constraint forms, and that the
 // agents' gradient counts add up to Solve's.
 func TestAgentsMatchSolve(t *testing.T) {
-	d, err := Synthetic(300, math.Pi/4, 7)
+	d, err := fairness.Synthetic(300, math.Pi/4, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bounds := []int{0, 100, 250, 420, 600}
 	for _, sampled := range []bool{false, true} {
-		p := Params{C: 0.2, Rounds: 300, Batch: 16, SampledConstraint: sampled, Seed: 9}
-		want, err := Solve(d, Logistic{}, p, bounds...)
+		p := Config{C: 0.2, Rounds: 300, Batch: 16, SampledConstraint: sampled, Seed: 9}
+		want, err := Solve(d, fairness.Logistic{}, p, bounds...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		agents, err := NewAgents(d, Logistic{}, p, bounds)
+		agents, err := NewAgents(d, fairness.Logistic{}, p, bounds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,11 +61,11 @@ func TestAgentsMatchSolve(t *testing.T) {
 		}
 	}
 	// One shard or four: the same problem, different rounding only.
-	one, err := Solve(d, Logistic{}, Params{C: 0.2, Rounds: 300, Batch: 16, Seed: 9})
+	one, err := Solve(d, fairness.Logistic{}, Config{C: 0.2, Rounds: 300, Batch: 16, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	four, _ := Solve(d, Logistic{}, Params{C: 0.2, Rounds: 300, Batch: 16, Seed: 9}, bounds...)
+	four, _ := Solve(d, fairness.Logistic{}, Config{C: 0.2, Rounds: 300, Batch: 16, Seed: 9}, bounds...)
 	for j := range one.Theta {
 		if math.Abs(one.Theta[j]-four.Theta[j]) > 1e-9 {
 			t.Errorf("theta_%d: one shard %v, four %v", j, one.Theta[j], four.Theta[j])

@@ -7,15 +7,16 @@ import (
 	"math/rand/v2"
 
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/fairness"
 )
 
 // streamSample is the common-randomness stream of the mini-batches and
 // the sampled constraint rows.
 var streamSample = graph.NamedStream("fair-sample")
 
-// Params are the parameters of Algorithm 1 on problem (6.6). A zero step
+// Config is the configuration of Algorithm 1 on problem (6.6). A zero step
 // (Tau, Eta, Beta, Mu) is set by the practical rule of Resolve.
-type Params struct {
+type Config struct {
 	// C is the covariance threshold c > 0 (math.Inf(1): unconstrained,
 	// the slack box is then [-|a|_1 R, |a|_1 R] so the constraint never
 	// binds).
@@ -62,7 +63,7 @@ type Resolved struct {
 // constants: mu = L_f (as (3.1)), tau = 1/(2 L_K), eta = rho/2, beta =
 // 1/2 tau mu; Batch defaults to 32, Rounds to 20,000, R to 10 and Rho to
 // 1 (0.1 in the sampled-constraint form).
-func Resolve(d *Data, loss Loss, p Params) (Params, Resolved, error) {
+func Resolve(d *fairness.Data, loss fairness.Loss, p Config) (Config, Resolved, error) {
 	if err := d.Validate(); err != nil {
 		return p, Resolved{}, err
 	}
@@ -115,7 +116,7 @@ func Resolve(d *Data, loss Loss, p Params) (Params, Resolved, error) {
 		return p, Resolved{}, fmt.Errorf("fair: %w", err)
 	}
 	a := d.CovVector()
-	r := Resolved{Lf: loss.Curvature() * PowerLambdaMax(d), NormA2: dot(a, a) + 1}
+	r := Resolved{Lf: loss.Curvature() * fairness.PowerLambdaMax(d), NormA2: dot(a, a) + 1}
 	if p.Mu == 0 {
 		p.Mu = r.Lf
 	}
@@ -147,8 +148,8 @@ type Result struct {
 	Certificate float64
 	// Samples counts the stochastic gradient samples used.
 	Samples int64
-	// Params are the parameters the run used, after Resolve.
-	Params Params
+	// Config is the configuration the run used, after Resolve.
+	Config Config
 	// Resolved are the constants of Resolve.
 	Resolved Resolved
 }
@@ -170,7 +171,7 @@ type Result struct {
 // one block), each block's partial sum in row order and the partials
 // added in block order: the arithmetic of N data-parallel agents whose
 // partials an all-reduce adds (Agent), so both give the same bits.
-func Solve(d *Data, loss Loss, p Params, shards ...int) (*Result, error) {
+func Solve(d *fairness.Data, loss fairness.Loss, p Config, shards ...int) (*Result, error) {
 	p, res, err := Resolve(d, loss, p)
 	if err != nil {
 		return nil, err
@@ -182,11 +183,11 @@ func Solve(d *Data, loss Loss, p Params, shards ...int) (*Result, error) {
 		return nil, err
 	}
 	blocks := len(shards) - 1
-	view := func(b int) *Data { return d.slice(shards[b], shards[b+1]) }
+	view := func(b int) *fairness.Data { return d.Slice(shards[b], shards[b+1]) }
 	// zbar and a, as the agents' setup phases compute them.
 	var zsum, cnt float64
 	for b := range blocks {
-		s, c := view(b).zSum()
+		s, c := view(b).ZSum()
 		zsum += s
 		cnt += c
 	}
@@ -195,7 +196,7 @@ func Solve(d *Data, loss Loss, p Params, shards ...int) (*Result, error) {
 	part := make([]float64, 2*d.Dim)
 	for b := range blocks {
 		clear(part[:d.Dim])
-		view(b).covPartial(zbar, cnt, part[:d.Dim])
+		view(b).CovPartial(zbar, cnt, part[:d.Dim])
 		for j := range a {
 			a[j] += part[j]
 		}
@@ -217,7 +218,7 @@ func Solve(d *Data, loss Loss, p Params, shards ...int) (*Result, error) {
 		}
 	}
 	out := st.result(d, loss)
-	out.Params, out.Resolved = p, res
+	out.Config, out.Resolved = p, res
 	return out, nil
 }
 
@@ -234,34 +235,10 @@ func validShards(b []int, n int) error {
 	return nil
 }
 
-// slice returns rows lo..hi-1 of d as a Data sharing its storage.
-func (d *Data) slice(lo, hi int) *Data {
-	return &Data{X: d.X[lo*d.Dim : hi*d.Dim], Y: d.Y[lo:hi], Z: d.Z[lo:hi], Dim: d.Dim}
-}
-
-// zSum returns sum_k z_k and the number of rows.
-func (d *Data) zSum() (float64, float64) {
-	var s float64
-	for _, z := range d.Z {
-		s += z
-	}
-	return s, float64(d.Rows())
-}
-
-// covPartial adds sum_k ((z_k - zbar)/n) x_k over d's rows to a.
-func (d *Data) covPartial(zbar, n float64, a []float64) {
-	for k := range d.Rows() {
-		w := (d.Z[k] - zbar) / n
-		for j, v := range d.Row(k) {
-			a[j] += w * v
-		}
-	}
-}
-
 // state is the iterate of Algorithm 1 and its step, the same in Solve and
 // in every data-parallel agent.
 type state struct {
-	p       Params
+	p       Config
 	n       int
 	a       []float64
 	zbar    float64
@@ -279,7 +256,7 @@ type state struct {
 
 // newState starts Algorithm 1 at theta = 0, s = 0, y = 0 for n rows of
 // dimension dim with covariance vector a.
-func newState(p Params, a []float64, zbar float64, n, dim int) *state {
+func newState(p Config, a []float64, zbar float64, n, dim int) *state {
 	st := &state{p: p, n: n, a: a, zbar: zbar, c: p.C,
 		theta: make([]float64, dim), zt: make([]float64, dim),
 		rows: make([]int, p.Batch), rowA: make([]float64, dim)}
@@ -317,7 +294,7 @@ func (st *state) draw(t int) {
 // rows lo..lo+d.Rows()-1), in batch order: of V'(m_k) y_k x_k in part[:dim]
 // and, in the sampled form, of (z_k - zbar) x_k in part[dim:]. It returns
 // the number of batch rows it evaluated.
-func (st *state) partial(d *Data, loss Loss, lo int, part []float64) int64 {
+func (st *state) partial(d *fairness.Data, loss fairness.Loss, lo int, part []float64) int64 {
 	dim := len(st.theta)
 	var evals int64
 	for _, k := range st.rows {
@@ -326,7 +303,7 @@ func (st *state) partial(d *Data, loss Loss, lo int, part []float64) int64 {
 		}
 		evals++
 		x := d.Row(k - lo)
-		addLossGrad(loss, x, d.Y[k-lo], st.theta, part[:dim])
+		fairness.AddLossGrad(loss, x, d.Y[k-lo], st.theta, part[:dim])
 		if st.p.SampledConstraint {
 			wz := d.Z[k-lo] - st.zbar
 			for j, v := range x {
@@ -369,14 +346,14 @@ func (st *state) step(t int, sum []float64) error {
 
 // result returns the iterate and its certificate (3.2) at the frozen
 // iterate, with the full-batch gradient on d and the exact A.
-func (st *state) result(d *Data, loss Loss) *Result {
+func (st *state) result(d *fairness.Data, loss fairness.Loss) *Result {
 	p := &st.p
 	theta := append([]float64(nil), st.theta...)
 	out := &Result{Theta: theta, Slack: st.s, Y: st.y, Samples: st.samples}
 	r := dot(st.a, theta) - st.s
 	m := st.y + p.Eta*r + p.Rho*r
 	g := make([]float64, len(theta))
-	Gradient(d, loss, theta, nil, g)
+	fairness.Gradient(d, loss, theta, nil, g)
 	var sq float64
 	for j := range theta {
 		gj := g[j] + m*st.a[j] + p.Mu*(theta[j]-st.zt[j])
@@ -395,3 +372,12 @@ func clamp(v, r float64) float64 { return math.Max(-r, math.Min(r, v)) }
 
 // finite reports whether v is neither NaN nor infinite.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// dot is sum_j u_j v_j in index order, as fairness.Covariance sums.
+func dot(u, v []float64) float64 {
+	var s float64
+	for j := range u {
+		s += u[j] * v[j]
+	}
+	return s
+}

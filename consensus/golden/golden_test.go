@@ -14,6 +14,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // The golden bits below were recorded from the code as it stood when they
@@ -51,13 +52,13 @@ func topology(t *testing.T) *graph.Graph {
 // locals returns the agents' local objectives of a generated problem.
 func locals(t *testing.T, kind string) []objective.Local {
 	t.Helper()
-	spec := objective.Spec{Kind: kind, Dim: dim, SamplesPerAgent: 16, Batch: 3, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5}
+	spec := regression.Params{Kind: kind, Dim: dim, SamplesPerAgent: 16, Batch: 3, Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Box: regression.Unbounded}
 	if kind == objective.KindNonconvex {
 		spec.Scale, spec.Outliers = 1, 0.1
 	}
 	fs := make([]objective.Local, nAgents)
 	for i := range fs {
-		f, err := objective.NewLocal(spec, nAgents, seed, i)
+		f, err := regression.NewLocal(spec, nAgents, seed, i)
 		if err != nil {
 			t.Fatal(err)
 		}

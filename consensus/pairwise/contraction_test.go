@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/consim/consim/async"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/observe"
 )
 
 // rateCase is a topology and presence probability of the rate tests.
@@ -69,11 +69,11 @@ func disagreement(agents []*Agent) float64 {
 // observedPerTick runs gossip in simulated time with zero latency and
 // unit Poisson clocks for the given seeds (clocks, neighbour draws, links
 // and initial point) and returns the per-tick factor of the squared
-// disagreement averaged over the seeds, fitted by metrics.FitBeforeFloor
+// disagreement averaged over the seeds, fitted by observe.FitBeforeFloor
 // on the window from 1e-8 of the start to the detected float floor, with
 // its 95% interval from 10 batches of the seeds. sq[k] is taken at the
 // network's k-th tick, before its exchange: after k ticks.
-func observedPerTick(t *testing.T, g *graph.Graph, seeds, ticks int) metrics.FloorFit {
+func observedPerTick(t *testing.T, g *graph.Graph, seeds, ticks int) observe.FloorFit {
 	t.Helper()
 	const batches = 10
 	mean := make([]float64, ticks+1)
@@ -109,7 +109,7 @@ func observedPerTick(t *testing.T, g *graph.Graph, seeds, ticks int) metrics.Flo
 			batch[b][k] /= float64((seeds - b + batches - 1) / batches)
 		}
 	}
-	fit, err := metrics.FitBeforeFloor(mean, batch, metrics.FloorOptions{Start: 1e-8})
+	fit, err := observe.FitBeforeFloor(mean, batch, observe.FloorOptions{Start: 1e-8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // AgentConfig configures the data-parallel form of Algorithm 2: N agents,
@@ -26,8 +27,8 @@ type AgentConfig struct {
 	Lf float64
 	// Cons and Psi are the deterministic constraints and psi, replicated at
 	// every agent.
-	Cons Constraints
-	Psi  Regularizer
+	Cons constrlogistic.Constraints
+	Psi  constrlogistic.Regularizer
 }
 
 // Agent is agent a of the data-parallel Algorithm 2. Every agent keeps a
@@ -49,7 +50,7 @@ type AgentConfig struct {
 // order, and adding exact zeros does not round.
 type Agent struct {
 	id     int
-	shard  FiniteSum
+	shard  constrlogistic.FiniteSum
 	lo, hi int
 	s      int
 	v      *vr
@@ -65,7 +66,7 @@ type Agent struct {
 // NewAgents builds the N = len(cfg.Bounds)-1 agents; shard(a) returns agent
 // a's components Bounds[a]..Bounds[a+1]-1 as a FiniteSum (e.g.
 // Logistic.Slice).
-func NewAgents(cfg AgentConfig, shard func(a int) FiniteSum) ([]*Agent, error) {
+func NewAgents(cfg AgentConfig, shard func(a int) constrlogistic.FiniteSum) ([]*Agent, error) {
 	if err := validShards(cfg.Bounds, len(cfg.Lip)); err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func NewAgents(cfg AgentConfig, shard func(a int) FiniteSum) ([]*Agent, error) {
 }
 
 // NewAgent builds agent id from its shard.
-func NewAgent(id int, shard FiniteSum, cfg AgentConfig) (*Agent, error) {
+func NewAgent(id int, shard constrlogistic.FiniteSum, cfg AgentConfig) (*Agent, error) {
 	s := len(cfg.Lip)
 	if err := validShards(cfg.Bounds, s); err != nil {
 		return nil, err

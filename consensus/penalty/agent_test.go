@@ -6,6 +6,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // TestAgentsMatchSingleAgent drives the data-parallel agents of Algorithm
@@ -19,7 +20,7 @@ func TestAgentsMatchSingleAgent(t *testing.T) {
 	for _, rule := range []Rule2{Thm3ii, Thm4ii, Thm4i} {
 		const rounds = 12
 		cfg := AgentConfig{Rule: rule, K: rounds, X0: p.X0, Seed: 9, Bounds: bounds, Lip: lipOf(p.F), Cons: p.Cons, Psi: p.Psi}
-		agents, err := NewAgents(cfg, func(a int) FiniteSum { return p.F.Slice(bounds[a], bounds[a+1]) })
+		agents, err := NewAgents(cfg, func(a int) constrlogistic.FiniteSum { return p.F.Slice(bounds[a], bounds[a+1]) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // Alg1Config configures a run of Algorithm 1.
@@ -36,7 +37,7 @@ type Alg1Config struct {
 //	x_{k+1} = (1 - 1/beta_k) x_k + (1/beta_k) z_{k+1}
 //
 // with (rho_k, beta_k, gamma_k) of Params1.
-func RunAlg1(f Stochastic, c Constraints, psi Regularizer, cfg Alg1Config) (Trace, []float64, error) {
+func RunAlg1(f constrlogistic.Stochastic, c constrlogistic.Constraints, psi constrlogistic.Regularizer, cfg Alg1Config) (Trace, []float64, error) {
 	n := f.Dim()
 	if len(cfg.X1) != n {
 		return Trace{}, nil, fmt.Errorf("penalty: Algorithm 1: x1 has length %d, want %d", len(cfg.X1), n)
@@ -54,7 +55,7 @@ func RunAlg1(f Stochastic, c Constraints, psi Regularizer, cfg Alg1Config) (Trac
 	rng := rand.New(&pcg)
 	rec := recorder{every: cfg.Every, last: cfg.K}
 	tr := Trace{Method: "Algorithm 1, " + cfg.Rule.String()}
-	tr.Records = append(tr.Records, Record{Objective: cfg.Objective(x), Violation: Violation(c, x, cv)})
+	tr.Records = append(tr.Records, Record{Objective: cfg.Objective(x), Violation: constrlogistic.Violation(c, x, cv)})
 	for k := 1; k <= cfg.K; k++ {
 		st, err := Params1(cfg.Rule, cfg.K, k, lf, lc2)
 		if err != nil {
@@ -76,7 +77,7 @@ func RunAlg1(f Stochastic, c Constraints, psi Regularizer, cfg Alg1Config) (Trac
 		}
 		if rec.want(k) {
 			tr.Records = append(tr.Records, Record{Iter: k, GradEvals: int64(k),
-				Objective: cfg.Objective(x), Violation: Violation(c, x, cv), Rho: st.Rho})
+				Objective: cfg.Objective(x), Violation: constrlogistic.Violation(c, x, cv), Rho: st.Rho})
 		}
 	}
 	return tr, x, nil

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // Alg2Config configures a run of Algorithm 2.
@@ -44,8 +45,8 @@ type vr struct {
 	rule       Rule2
 	s, bigK, n int
 	lf, lc2    float64
-	c          Constraints
-	psi        Regularizer
+	c          constrlogistic.Constraints
+	psi        constrlogistic.Regularizer
 	seed       uint64
 
 	lip   []float64 // L_i
@@ -69,7 +70,7 @@ type vr struct {
 }
 
 // newVR builds the state at x~_1 = z~_1 = x0; lip holds L_1..L_s.
-func newVR(rule Rule2, bigK int, lip []float64, lf float64, c Constraints, psi Regularizer, x0 []float64, seed uint64) (*vr, error) {
+func newVR(rule Rule2, bigK int, lip []float64, lf float64, c constrlogistic.Constraints, psi constrlogistic.Regularizer, x0 []float64, seed uint64) (*vr, error) {
 	s, n := len(lip), len(x0)
 	if s == 0 {
 		return nil, fmt.Errorf("penalty: Algorithm 2: no components")
@@ -179,31 +180,12 @@ func (v *vr) finish(d []float64) (done bool) {
 }
 
 // lipOf returns L_1..L_s of f.
-func lipOf(f FiniteSum) []float64 {
+func lipOf(f constrlogistic.FiniteSum) []float64 {
 	l := make([]float64, f.Len())
 	for i := range l {
 		l[i] = f.Lip(i)
 	}
 	return l
-}
-
-// shardSumGrad writes sum_i grad f_i(x) into g, summed shard by shard as
-// the all-reduce of the data-parallel agents does (bounds nil: one shard),
-// using part as scratch.
-func shardSumGrad(f FiniteSum, bounds []int, x, g, part []float64) {
-	if bounds == nil {
-		bounds = []int{0, f.Len()}
-	}
-	clear(g)
-	for a := 0; a+1 < len(bounds); a++ {
-		clear(part)
-		for i := bounds[a]; i < bounds[a+1]; i++ {
-			f.AddGrad(i, x, 1, part)
-		}
-		for j, v := range part {
-			g[j] += v
-		}
-	}
 }
 
 // validShards checks 0 = b_0 < ... < b_N = s.
@@ -228,7 +210,7 @@ func validShards(b []int, s int) error {
 // iteration k computes g~_k = grad fbar(x~_k) (s component gradients), then
 // T_k inner steps (two component gradients each) with i_t drawn with
 // probability q_i = L_i / sum_j L_j, as described at vr.finish.
-func RunAlg2(f FiniteSum, c Constraints, psi Regularizer, cfg Alg2Config) (Trace, []float64, error) {
+func RunAlg2(f constrlogistic.FiniteSum, c constrlogistic.Constraints, psi constrlogistic.Regularizer, cfg Alg2Config) (Trace, []float64, error) {
 	n := f.Dim()
 	if len(cfg.X0) != n {
 		return Trace{}, nil, fmt.Errorf("penalty: Algorithm 2: x0 has length %d, want %d", len(cfg.X0), n)
@@ -254,9 +236,9 @@ func RunAlg2(f FiniteSum, c Constraints, psi Regularizer, cfg Alg2Config) (Trace
 	}
 	rec := recorder{every: cfg.Every, last: outer}
 	tr := Trace{Method: "Algorithm 2, " + cfg.Rule.String()}
-	tr.Records = append(tr.Records, Record{Objective: obj(v.xt), Violation: Violation(c, v.xt, v.cv)})
+	tr.Records = append(tr.Records, Record{Objective: obj(v.xt), Violation: constrlogistic.Violation(c, v.xt, v.cv)})
 	for k := 1; k <= outer; k++ {
-		shardSumGrad(f, cfg.Shards, v.xt, full, part)
+		constrlogistic.SumGrad(f, cfg.Shards, v.xt, full, part)
 		for j := range full {
 			full[j] *= invS
 		}
@@ -273,7 +255,7 @@ func RunAlg2(f FiniteSum, c Constraints, psi Regularizer, cfg Alg2Config) (Trace
 		}
 		if rec.want(k) {
 			tr.Records = append(tr.Records, Record{Iter: k, GradEvals: v.evals,
-				Objective: obj(v.xt), Violation: Violation(c, v.xt, v.cv), Rho: v.step.Rho})
+				Objective: obj(v.xt), Violation: constrlogistic.Violation(c, v.xt, v.cv), Rho: v.step.Rho})
 		}
 	}
 	return tr, append([]float64(nil), v.xt...), nil

@@ -3,20 +3,22 @@ package penalty
 import (
 	"math"
 	"testing"
+
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // remarkProblem is the deterministic problem of the Remark 4(iii) test:
 // f(x) = (1/2)||x - c||^2 (s = 1), psi = 0.1||x||_1 + delta_[-1,1]^4,
 // c(x) = a^T x - b <= 0, whose constraint is active at the optimum.
-func remarkProblem(t *testing.T) (*quadSum, *Linear, L1Box, []float64, float64) {
+func remarkProblem(t *testing.T) (*quadSum, *constrlogistic.Linear, constrlogistic.L1Box, []float64, float64) {
 	t.Helper()
 	cc := []float64{1.5, -0.3, 0.8, 0.05}
 	a := []float64{1, 1, 1, 1}
-	lin, err := NewLinear(Sparse{Cols: 4, Ptr: []int{0, 4}, Idx: []int{0, 1, 2, 3}, Val: a}, []float64{0.5})
+	lin, err := constrlogistic.NewLinear(constrlogistic.Sparse{Cols: 4, Ptr: []int{0, 4}, Idx: []int{0, 1, 2, 3}, Val: a}, []float64{0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	psi := L1Box{Lambda: 0.1, Bound: 1}
+	psi := constrlogistic.L1Box{Lambda: 0.1, Bound: 1}
 	xs, lam := quadOptimum(t, cc, a, 0.5, psi)
 	if lam <= 0 {
 		t.Fatalf("constraint inactive at the optimum (lambda = %g)", lam)
@@ -35,7 +37,7 @@ func remarkProblem(t *testing.T) (*quadSum, *Linear, L1Box, []float64, float64) 
 //
 // an accelerated proximal gradient method applied once to the penalty
 // sequence. It returns F(x_k) for k = 1..K+1 and x_{K+1}.
-func singleLoop(f *quadSum, c *Linear, psi L1Box, x0 []float64, bigK int) ([]float64, []float64) {
+func singleLoop(f *quadSum, c *constrlogistic.Linear, psi constrlogistic.L1Box, x0 []float64, bigK int) ([]float64, []float64) {
 	n := len(x0)
 	x := append([]float64(nil), x0...)
 	z := append([]float64(nil), x0...)

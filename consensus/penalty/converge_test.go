@@ -4,23 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-// TestSolveALMClosedForm checks the independent solver against the
-// closed-form optimum of the Remark 4(iii) problem.
-func TestSolveALMClosedForm(t *testing.T) {
-	f, lin, psi, xs, fstar := remarkProblem(t)
-	opt, err := SolveALM(Smooth{Value: f.Value, Lip: 1, Grad: func(x, g []float64) {
-		clear(g)
-		f.AddGrad(0, x, 1, g)
-	}}, lin, psi, []float64{0, 0, 0, 0}, SolveOptions{Tol: 1e-12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := maxAbsDiff(opt.X, xs); d > 1e-10 || math.Abs(opt.F-fstar) > 1e-10 {
-		t.Errorf("ALM x differs from the closed form by %g, F by %g", d, opt.F-fstar)
-	}
-}
+	"github.com/consim/consim/problems/constrlogistic"
+)
 
 // TestSmallInstance checks, on a small (43)-type instance whose optimum
 // comes from SolveALM (KKT residuals <= 1e-11), that every Algorithm 2 rule
@@ -28,7 +14,7 @@ func TestSolveALMClosedForm(t *testing.T) {
 func TestSmallInstance(t *testing.T) {
 	p := smallProblem(t, 200, 6, 5, 11)
 	if p.Opt.KKT.Max() > 1e-11 {
-		t.Fatalf("reference KKT residuals %+v", p.Opt.KKT)
+		t.Fatalf("reference constrlogistic.KKT residuals %+v", p.Opt.KKT)
 	}
 	var active int
 	for _, l := range p.Opt.Lambda {
@@ -52,7 +38,7 @@ func TestSmallInstance(t *testing.T) {
 		{Thm4i, 3000, 5e-3, 1e-6},
 		{Thm4ii, 3000, 1e-6, 1e-6},
 	} {
-		tr, err := p.RunAlg2(tc.rule, tc.bigK, tc.bigK, nil)
+		tr, err := RunFiniteSum(p, tc.rule, tc.bigK, tc.bigK, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +49,7 @@ func TestSmallInstance(t *testing.T) {
 			t.Errorf("%v: |F-F*| = %g, violation %g; want <= %g, %g", tc.rule, gap, last.Violation, tc.gap, tc.viol)
 		}
 	}
-	tr, err := p.RunEAG(3000, 3000)
+	tr, err := RunFiniteSumEAG(p, 3000, 3000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +64,7 @@ func TestSmallInstance(t *testing.T) {
 // sum uniformly: f = fbar, so Algorithm 1 can be checked against the
 // finite-sum optimum.
 type finiteSampler struct {
-	f  *Logistic
+	f  *constrlogistic.Logistic
 	lf float64
 }
 

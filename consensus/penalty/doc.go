@@ -14,22 +14,26 @@
 //
 // with the constant or dynamic penalty parameters of Theorems 1-4.
 //
-// The package also holds the problems of the paper's Section 5 (the
-// synthetic constrained stochastic logistic regression of 5.1 and the
-// constrained finite-sum logistic regression of 5.2 built from caller-given
-// data such as LIBSVM a9a), an independent solver of their optimum (an
-// augmented Lagrangian method with accelerated proximal-gradient inner
-// solves and a KKT certificate), the extra anchored gradient method (EAG,
-// Yoon and Ryu 2021) on the KKT operator as the paper's baseline, traces of
-// objective, violation and gradient evaluations, the evaluation of the
-// paper's qualitative claims, and a data-parallel form of Algorithm 2 as
-// consensus.Agent values whose full gradient is an all-reduce over data
-// shards.
+// The problems of the paper's Section 5 (the synthetic constrained
+// stochastic logistic regression of 5.1 and the constrained finite-sum
+// logistic regression of 5.2 built from caller-given data such as LIBSVM
+// a9a), the oracle interfaces of the problem form (FiniteSum, Stochastic,
+// Constraints, Regularizer) and the independent solver of their optimum
+// (an augmented Lagrangian method with accelerated proximal-gradient inner
+// solves and a KKT certificate) are package problems/constrlogistic's.
+// This package holds the methods, the extra anchored gradient method (EAG,
+// Yoon and Ryu 2021) on the KKT operator as the paper's baseline, their
+// runs on those problems (RunSynthetic, RunFiniteSum, RunFiniteSumEAG),
+// traces of objective, violation and gradient evaluations, the evaluation
+// of the paper's qualitative claims, the experiments, and a data-parallel
+// form of Algorithm 2 as consensus.Agent values whose full gradient is an
+// all-reduce over data shards.
 //
 // The package is pure: no I/O, no goroutines, no clocks and no global random
 // source. Every stochastic sample is drawn from a PCG generator seeded by
 // graph.SeedSample, so a run replays exactly and the data-parallel agents
 // draw the same samples as the single-agent run. penalty imports consensus
-// (for the Agent contract), graph (for common randomness) and gonum only; it
-// must not import node, coordinator, scenarios, dataset or cmd.
+// (for the Agent contract), consensus/registry, problems/constrlogistic,
+// graph (for common randomness) and gonum only; it must not import node,
+// coordinator, scenarios, dataset or cmd.
 package penalty

@@ -3,6 +3,8 @@ package penalty
 import (
 	"fmt"
 	"math"
+
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // EAGConfig configures a run of the extra anchored gradient method.
@@ -28,7 +30,7 @@ type EAGConfig struct {
 // operator G(x, lambda) = (grad fbar(x) + A^T lambda, -(A x - b)) of affine
 // constraints when grad fbar is lf-Lipschitz: the Jacobian of G is
 // [[H, A^T], [-A, 0]] with ||H|| <= lf.
-func KKTLipschitz(lf float64, c *Linear) float64 { return lf + c.SpectralNorm() }
+func KKTLipschitz(lf float64, c *constrlogistic.Linear) float64 { return lf + c.SpectralNorm() }
 
 // EAGStep returns alpha_{k+1} of EAG-V (Yoon and Ryu 2021, Theorem 2):
 //
@@ -58,7 +60,7 @@ func EAGStep(alpha float64, k int, r float64) float64 {
 // the nonsmooth part (psi and the sign constraint on lambda); without it
 // this is EAG exactly. Each iteration evaluates G twice, i.e. 2s component
 // gradients. The trace records the primal block x_k.
-func RunEAG(f FiniteSum, c Constraints, psi Regularizer, cfg EAGConfig) (Trace, []float64, error) {
+func RunEAG(f constrlogistic.FiniteSum, c constrlogistic.Constraints, psi constrlogistic.Regularizer, cfg EAGConfig) (Trace, []float64, error) {
 	n, m, s := f.Dim(), c.Len(), f.Len()
 	if len(cfg.X0) != n {
 		return Trace{}, nil, fmt.Errorf("penalty: EAG: x0 has length %d, want %d", len(cfg.X0), n)
@@ -92,7 +94,7 @@ func RunEAG(f FiniteSum, c Constraints, psi Regularizer, cfg EAGConfig) (Trace, 
 	invS := 1 / float64(s)
 	// oper writes G(x, lambda) into (gx, gl).
 	oper := func(x, l []float64) {
-		shardSumGrad(f, cfg.Shards, x, gx, part)
+		constrlogistic.SumGrad(f, cfg.Shards, x, gx, part)
 		for j := range gx {
 			gx[j] *= invS
 		}
@@ -114,7 +116,7 @@ func RunEAG(f FiniteSum, c Constraints, psi Regularizer, cfg EAGConfig) (Trace, 
 	}
 	rec := recorder{every: cfg.Every, last: cfg.Iters}
 	tr := Trace{Method: "EAG-V (Yoon-Ryu Thm 2)"}
-	tr.Records = append(tr.Records, Record{Objective: obj(x), Violation: Violation(c, x, cv)})
+	tr.Records = append(tr.Records, Record{Objective: obj(x), Violation: constrlogistic.Violation(c, x, cv)})
 	var evals int64
 	for k := 0; k < cfg.Iters; k++ {
 		beta := 1 / float64(k+2)
@@ -132,7 +134,7 @@ func RunEAG(f FiniteSum, c Constraints, psi Regularizer, cfg EAGConfig) (Trace, 
 		alpha = EAGStep(alpha, k, cfg.R)
 		if rec.want(k + 1) {
 			tr.Records = append(tr.Records, Record{Iter: k + 1, GradEvals: evals,
-				Objective: obj(x), Violation: Violation(c, x, cv)})
+				Objective: obj(x), Violation: constrlogistic.Violation(c, x, cv)})
 		}
 	}
 	return tr, x, nil

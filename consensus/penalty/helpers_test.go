@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // quadSum is fbar(x) = (1/s) sum_i (1/2)||x - c_i||^2, L_i = 1.
@@ -31,7 +33,7 @@ func (q *quadSum) AddGrad(i int, x []float64, scale float64, g []float64) {
 // a^T x <= b, with psi = L1Box: x(lambda) = prox_psi(c - lambda a) and
 // lambda = 0 if x(0) is feasible, else the root of a^T x(lambda) = b found
 // by bisection (a^T x(lambda) is nonincreasing in lambda).
-func quadOptimum(t *testing.T, c, a []float64, b float64, psi L1Box) ([]float64, float64) {
+func quadOptimum(t *testing.T, c, a []float64, b float64, psi constrlogistic.L1Box) ([]float64, float64) {
 	t.Helper()
 	x := make([]float64, len(c))
 	at := func(lam float64) float64 {
@@ -69,14 +71,14 @@ func quadOptimum(t *testing.T, c, a []float64, b float64, psi L1Box) ([]float64,
 
 // smallLogistic returns a random logistic finite sum with s rows and n
 // features from seed, labels from a planted model with 10% flips.
-func smallLogistic(t *testing.T, s, n int, seed uint64) *Logistic {
+func smallLogistic(t *testing.T, s, n int, seed uint64) *constrlogistic.Logistic {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	w := make([]float64, n)
 	for j := range w {
 		w[j] = rng.NormFloat64()
 	}
-	a := Sparse{Cols: n, Ptr: []int{0}}
+	a := constrlogistic.Sparse{Cols: n, Ptr: []int{0}}
 	y := make([]float64, s)
 	for i := range y {
 		var z float64
@@ -97,7 +99,7 @@ func smallLogistic(t *testing.T, s, n int, seed uint64) *Logistic {
 			y[i] = -y[i]
 		}
 	}
-	f, err := NewLogisticSparse(a, y)
+	f, err := constrlogistic.NewLogisticSparse(a, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +108,10 @@ func smallLogistic(t *testing.T, s, n int, seed uint64) *Logistic {
 
 // smallProblem builds (43) from smallLogistic data with m core
 // constraints; it fails the test if a reference solve fails.
-func smallProblem(t *testing.T, s, n, m int, seed uint64) *FiniteSumProblem {
+func smallProblem(t *testing.T, s, n, m int, seed uint64) *constrlogistic.FiniteSumProblem {
 	t.Helper()
-	p, err := newFiniteSumProblem(smallLogistic(t, s, n, seed), FiniteSumSpec{Lambda: 0.03, Core: m, Seed: seed, Solve: SolveOptions{Tol: 1e-11}})
+	f := smallLogistic(t, s, n, seed)
+	p, err := constrlogistic.NewFiniteSumProblemSparse(f.A, f.Y, constrlogistic.FiniteSumSpec{Lambda: 0.03, Core: m, Seed: seed, Solve: constrlogistic.SolveOptions{Tol: 1e-11}})
 	if err != nil {
 		t.Fatal(err)
 	}

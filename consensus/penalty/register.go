@@ -6,30 +6,9 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/observe"
+	"github.com/consim/consim/problems/constrlogistic"
 )
-
-// CapConstrainedFiniteSum is the capability of the problems
-// min fbar(x) + psi(x) s.t. A x - b <= 0 with a finite-sum fbar (Provider).
-const CapConstrainedFiniteSum = "constrained_finite_sum"
-
-// Provider is the capability CapConstrainedFiniteSum: problem (43) of Lu
-// and Xiao, fbar = (1/s) sum_i f_i a logistic loss, deterministic linear
-// constraints, psi = lambda ||w||_1 + the box [-1, 1], a start x^0 and a
-// certified optimum. Dim is n + 1; Central fails with
-// registry.ErrNoCentral (the objective is not a consensus sum of smooth
-// local terms): the data-parallel agents measure themselves (Evaluator).
-type Provider interface {
-	registry.Instance
-	// FiniteSum returns the loss f_1..f_s, Linear the constraints and Psi
-	// the regularizer.
-	FiniteSum() *Logistic
-	Linear() *Linear
-	Psi() L1Box
-	// Start is x^0 (entries U[-1, 1] from the seed).
-	Start() []float64
-	// Optimum is the certified constrained optimum (SolveALM).
-	Optimum() (Optimum, error)
-}
 
 // Params is the algorithm block of penalty_vrasg.
 type Params struct {
@@ -58,7 +37,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "penalty_vrasg",
 		Summary: "Lu-Xiao Algorithm 2 (variance-reduced ASG, quadratic penalty, constant or dynamic rho), data-parallel agents with an all-reduced full gradient",
 		New:     func() registry.Params { return &Params{Preset: "4ii"} },
-		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst constrlogistic.Provider) (registry.Run, error) {
 			st := p.(*Params)
 			f := inst.FiniteSum()
 			s := f.Len()
@@ -77,7 +56,7 @@ func Algorithm() registry.Algorithm {
 				Lip: lipOf(f), Lf: st.Lf, Cons: inst.Linear(), Psi: inst.Psi()}
 			return &VRRun{inst: inst, f: f, cfg: cfg}, nil
 		}),
-		Needs:    []string{CapConstrainedFiniteSum},
+		Needs:    []string{constrlogistic.Cap},
 		NeedsDoc: "a finite-sum problem with linear constraints and an l1 + box regularizer",
 		Roles:    registry.Shards,
 		Renamed:  map[string]string{"rule": "preset"},
@@ -92,10 +71,10 @@ var (
 
 // VRRun is penalty_vrasg resolved against one instance.
 type VRRun struct {
-	inst Provider
-	f    *Logistic
+	inst constrlogistic.Provider
+	f    *constrlogistic.Logistic
 	cfg  AgentConfig
-	opt  *Optimum
+	opt  *constrlogistic.Optimum
 }
 
 // Agent builds agent a with its shard.
@@ -112,7 +91,7 @@ func (r *VRRun) Resolved() []registry.Value {
 	s := r.f.Len()
 	lf := r.cfg.Lf
 	if lf <= 0 {
-		lf = MeanLip(r.f)
+		lf = constrlogistic.MeanLip(r.f)
 	}
 	lc2 := r.cfg.Cons.LipGradSq()
 	vals := []registry.Value{
@@ -166,7 +145,7 @@ func (r *VRRun) Measures() []consensus.Measure {
 }
 
 // Evaluate measures the replicas: ConsensusErr is their disagreement
-// (registry.Replicas; 0 when the all-reduce kept them equal), and at the
+// (observe.Replicas; 0 when the all-reduce kept them equal), and at the
 // first agent's x~: ObjValue F(x) = fbar(x) + psi(x), OptGap F - F*,
 // DistToOpt ||x - x*||, Feasibility ||[A x - b]_+||, and the column
 // kkt_stationarity.
@@ -196,8 +175,8 @@ func (r *VRRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 		e := v - r.opt.X[k]
 		d += e * e
 	}
-	viol := Violation(r.cfg.Cons, x, make([]float64, r.cfg.Cons.Len()))
-	kkt := KKTResidual(FullGradient(r.f, MeanLip(r.f)), r.inst.Linear(), r.cfg.Psi, x, r.opt.Lambda)
-	return registry.Evaluation{ConsensusErr: registry.Replicas(reps, ids), ObjValue: obj, OptGap: obj - fstar,
+	viol := constrlogistic.Violation(r.cfg.Cons, x, make([]float64, r.cfg.Cons.Len()))
+	kkt := constrlogistic.KKTResidual(constrlogistic.FullGradient(r.f, constrlogistic.MeanLip(r.f)), r.inst.Linear(), r.cfg.Psi, x, r.opt.Lambda)
+	return registry.Evaluation{ConsensusErr: observe.Replicas(reps, ids), ObjValue: obj, OptGap: obj - fstar,
 		DistToOpt: math.Sqrt(d), Feasibility: viol, Values: []float64{kkt.Stationarity}}, nil
 }

@@ -1,6 +1,10 @@
 package penalty
 
-import "math"
+import (
+	"math"
+
+	"github.com/consim/consim/problems/constrlogistic"
+)
 
 // Record is the state of a method after Iter iterations (outer iterations
 // for Algorithm 2; Iter = 0 is the starting point).
@@ -47,6 +51,6 @@ func (r recorder) want(k int) bool {
 }
 
 // objectiveFunc returns F = value + psi.
-func objectiveFunc(value func([]float64) float64, psi Regularizer) func([]float64) float64 {
+func objectiveFunc(value func([]float64) float64, psi constrlogistic.Regularizer) func([]float64) float64 {
 	return func(x []float64) float64 { return value(x) + psi.Value(x) }
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // randomDigraph returns graph.RandomDigraph(n, q, seed) with every arc
@@ -25,13 +26,13 @@ func randomDigraph(t testing.TB, n int, q, p float64, seed uint64) *graph.Digrap
 	return d
 }
 
-// problem returns a problem of package objective of the given kind over
-// R^n with m rows per agent.
+// problem returns a generated regression problem (problems/regression) of
+// the given kind over R^n with m rows per agent.
 func problem(t testing.TB, kind string, N, n, m int, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := objective.New(objective.Spec{
+	p, err := regression.New(regression.Params{
 		Kind: kind, Dim: n, SamplesPerAgent: m, Batch: m,
-		Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5,
+		Noise: 0.1, Reg: 0.05, Heterogeneity: 0.5, Box: regression.Unbounded,
 	}, N, seed)
 	if err != nil {
 		t.Fatal(err)

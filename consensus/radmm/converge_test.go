@@ -6,6 +6,7 @@ import (
 
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // TestConvergesToOptimum runs the method at edge presence p = 1, 0.5 and
@@ -83,8 +84,8 @@ func TestConvergesToOptimum(t *testing.T) {
 // tenth of the start and below the rms over rounds 0..3000.
 func TestLinearizedMinibatchSparse(t *testing.T) {
 	const N = 8
-	p, err := objective.New(objective.Spec{Kind: objective.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
-		Noise: 0.1, Heterogeneity: 1}, N, 1)
+	p, err := regression.New(regression.Params{Kind: objective.KindLeastSquares, Dim: 10, SamplesPerAgent: 50, Batch: 10,
+		Noise: 0.1, Heterogeneity: 1, Box: regression.Unbounded}, N, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

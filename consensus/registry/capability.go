@@ -17,9 +17,9 @@ import (
 // (Offers). Check compares them; Build runs the algorithm's Build only
 // after Check and then holds its Run to what the entry declared.
 
-// Capabilities that instances offer and algorithms need. An algorithm
-// package may define more, with the interface that names them (e.g.
-// slicing.CapSlicing and slicing.Provider).
+// Capabilities that instances offer and algorithms need. A problem
+// family's package defines more, with the interface that names them
+// (e.g. Cap and Provider of problems/slicing).
 const (
 	// CapLocals: the instance implements Locals.
 	CapLocals = "locals"

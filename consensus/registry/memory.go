@@ -39,10 +39,12 @@ type ProblemSize struct {
 }
 
 // Sizer is implemented by a problem's Params that can say, from its keys
-// alone and without generating or reading any data, how large the
-// instance for n agents will be. The memory estimate of a scenario uses
-// it to refuse a run that cannot fit before anything is allocated.
+// and without generating the data or loading a data file (it may scan a
+// file's shape), how large the instance for n agents will be. The memory
+// estimate of a scenario uses it to refuse a run that cannot fit before
+// anything is allocated.
 type Sizer interface {
-	// Size returns the per-agent sizes of the instance for n agents.
+	// Size returns the per-agent sizes of the instance for n agents; a
+	// zero field takes the estimate's default.
 	Size(n int) ProblemSize
 }

@@ -23,9 +23,10 @@
 // capability.go and evaluator.go.
 //
 // The registry is pure like the rest of consensus: no I/O, no goroutines.
-// Problems that read data files register from a package that may do I/O
-// (package problems). registry may import consensus, objective and
-// graph; it must not import node, coordinator, scenarios or cmd.
+// Problems that read data files register from packages that may do I/O
+// (the families under problems/). registry may import consensus,
+// objective and graph; it must not import node, coordinator, scenarios or
+// cmd.
 package registry
 
 import (

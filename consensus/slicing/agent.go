@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/consim/consim/consensus"
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // Agent is network node i running Algorithm 1 on its own block: it owns
@@ -36,7 +37,7 @@ import (
 // that neighbour.
 type Agent struct {
 	cfg Config
-	md  *Model
+	md  *problem.Model
 	id  int
 
 	n, m int       // own variables and rows
@@ -78,7 +79,7 @@ var _ consensus.Agent = (*Agent)(nil)
 
 // NewAgent returns the agent of node id of cfg on md, starting from
 // w_0 = z_0 = md.Initial() restricted to its block and y_0 = 0.
-func NewAgent(cfg Config, md *Model, id int) (*Agent, error) {
+func NewAgent(cfg Config, md *problem.Model, id int) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("slicing: agent %d: %w", id, err)
 	}
@@ -128,7 +129,7 @@ func NewAgent(cfg Config, md *Model, id int) (*Agent, error) {
 			}
 			j := owner(md, c)
 			qi, ok := slices.BinarySearch(a.in, j)
-			off := c - md.U(j, md.outPos(j, id), 0, 0)
+			off := c - md.U(j, md.OutPos(j, id), 0, 0)
 			if !ok || off < 0 || off >= a.seg {
 				return nil, fmt.Errorf("slicing: agent %d: row %d uses variable %d of node %d, which is not one of its in-link rates", id, r, c, j)
 			}
@@ -143,7 +144,7 @@ func NewAgent(cfg Config, md *Model, id int) (*Agent, error) {
 }
 
 // owner returns the node whose block holds variable c.
-func owner(md *Model, c int) int {
+func owner(md *problem.Model, c int) int {
 	i, found := slices.BinarySearch(md.VarOff, c)
 	if found {
 		// c starts block i; skip empty blocks.
@@ -308,9 +309,13 @@ func (a *Agent) Rejoin(t int) error {
 // stationarity measure of the linearized step, and ||y_i||^2 (the agent
 // alone holds its rows' duals).
 func (a *Agent) Report() consensus.Report {
+	var yy float64
+	for _, v := range a.y {
+		yy += v * v
+	}
 	return consensus.Report{
 		ID: a.id, Round: a.round, X: a.W(),
-		Measures: []float64{a.kktSq, dot(a.y, a.y)},
+		Measures: []float64{a.kktSq, yy},
 	}
 }
 

@@ -6,23 +6,24 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // TestAgentsMatchReference runs the agents in lockstep beside the
 // matrix-form Reference on the same instance and checks that every
 // block of w, z and y agrees to 1e-12 after every round.
 func TestAgentsMatchReference(t *testing.T) {
-	small, err := DecodeInstance([]byte(ExampleJSON))
+	small, err := problem.DecodeInstance([]byte(problem.ExampleJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := Generate(GenOptions{Nodes: 12, Flows: 4, MinChain: 2, MaxChain: 3}, 3)
+	gen, err := problem.Generate(problem.GenOptions{Nodes: 12, Flows: 4, MinChain: 2, MaxChain: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name        string
-		in          *Instance
+		in          *problem.Instance
 		reg, p, eps float64
 		rounds      int
 	}{
@@ -31,7 +32,7 @@ func TestAgentsMatchReference(t *testing.T) {
 		{"generated/reg", gen, 1, 0.3, 0.1, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			md, err := NewModel(tc.in)
+			md, err := problem.NewModel(tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,16 +3,18 @@ package slicing
 import (
 	"math"
 	"testing"
+
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // small returns the example instance (ExampleJSON) and its model.
-func small(t *testing.T) (*Instance, *Model) {
+func small(t *testing.T) (*problem.Instance, *problem.Model) {
 	t.Helper()
-	in, err := DecodeInstance([]byte(ExampleJSON))
+	in, err := problem.DecodeInstance([]byte(problem.ExampleJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := NewModel(in)
+	md, err := problem.NewModel(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func small(t *testing.T) (*Instance, *Model) {
 // below 1e-4, and rounding it gives a feasible slice of the same cost.
 func TestSmallMustShow(t *testing.T) {
 	_, md := small(t)
-	bin, err := BinaryOptimum(md, 1000)
+	bin, err := problem.BinaryOptimum(md, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestSmallMustShow(t *testing.T) {
 	if gap := (ms.Objective - bin.Objective) / bin.Objective; math.Abs(gap) > 0.01 {
 		t.Errorf("objective %v is %.2f%% from the binary optimum %v", ms.Objective, 100*gap, bin.Objective)
 	}
-	rd, err := Round(md, res.W)
+	rd, err := problem.Round(md, res.W)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus/registry"
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // Config is the regularized problem (6.5) and Algorithm 1's parameters,
@@ -69,7 +70,7 @@ const (
 // equilibrium for thousands of rounds. The preset takes eta = c_eta rho
 // (the method of multipliers' dual step for the augmented term rho), the
 // classical choice for a deterministic A; every field may be overridden.
-func Practical(md *Model, regWeight, p, eps float64, T int) Config {
+func Practical(md *problem.Model, regWeight, p, eps float64, T int) Config {
 	var lmax float64
 	for _, fl := range md.Inst.Flows {
 		lmax = math.Max(lmax, fl.Rate)
@@ -87,7 +88,7 @@ func Practical(md *Model, regWeight, p, eps float64, T int) Config {
 
 // grad writes grad f(w) into dst: Scale Cost plus the regularizer's
 // gradient on the x variables of every group.
-func (c Config) grad(md *Model, w, dst []float64) {
+func (c Config) grad(md *problem.Model, w, dst []float64) {
 	for v := range dst {
 		dst[v] = c.Scale * md.Cost[v]
 	}
@@ -100,17 +101,4 @@ func (c Config) grad(md *Model, w, dst []float64) {
 			dst[v] += sr * math.Pow(w[v]+c.Eps, c.P-1)
 		}
 	}
-}
-
-// Regularizer returns P_eps(x) at w:
-// sum_{k,m} (sum_{i in V_{f_m}} (x_i(k,m) + eps)^p - (1+eps)^p - (|V_{f_m}|-1) eps^p).
-func Regularizer(md *Model, w []float64, p, eps float64) float64 {
-	var s float64
-	for _, grp := range md.Groups {
-		for _, v := range grp {
-			s += math.Pow(w[v]+eps, p)
-		}
-		s -= math.Pow(1+eps, p) + float64(len(grp)-1)*math.Pow(eps, p)
-	}
-	return s
 }

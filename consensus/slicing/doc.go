@@ -1,42 +1,19 @@
 // Package slicing is network slicing (Huang, Zhang and Alacaoglu, section
-// 6.2, after Zhang et al., JSAC 2017) as a distributed application of the
-// smoothed linearized augmented Lagrangian method, Algorithm 1.
+// 6.2) as a distributed application of the smoothed linearized augmented
+// Lagrangian method, Algorithm 1: one agent per network node, each holding
+// the variables and rows of its node in the equality form A w = b, w in
+// [0,1]^n, of the problem's regularized relaxation (6.5). The problem
+// itself (instance, model, exact references, measures) is package
+// problems/slicing's, imported here as problem.
 //
-// K flows are placed and routed on a directed physical network (V, L):
-// flow k goes from S(k) to D(k) at rate lambda(k) through the ordered
-// service function chain F(k) = (f_1, ..., f_l). Its segment s = 0..l is a
-// virtual flow from the host of f_s to the host of f_{s+1} (f_0 = S(k),
-// f_{l+1} = D(k)). In the fraction variables of this package,
-//
-//	u_ij(k,s) in [0,1]: the fraction of lambda(k) that segment s sends on (i,j),
-//	x_i(k,m)  in [0,1]: node i runs the m-th function of flow k (i in V_{f_m}),
-//
-// so that r_ij(k,s) = lambda(k) u_ij(k,s) and the rate of flow k on a link
-// is r_ij(k) = sum_s r_ij(k,s) (the sum: every segment's traffic uses the
-// link). The problem (6.4) and its regularized relaxation (6.5) are
-//
-//	min  g(u) + sigma P_eps(x),  g(u) = sum_k lambda(k) sum_(i,j) sum_s u_ij(k,s),
-//	s.t. sum_j u_ij(k,s) - sum_j u_ji(k,s) = x_i(k,s) - x_i(k,s+1)  (conservation, every i, k, s),
-//	     sum_{i in V_{f_m}} x_i(k,m) = 1                            (assignment, implied by conservation),
-//	     sum_k lambda(k) sum_s u_ij(k,s) <= C_ij                   (link capacity),
-//	     sum_k sum_m lambda(k) x_i(k,m) <= mu_i                    (node capacity),
-//
-// with x_i(k,0) = 1[i = S(k)] and x_i(k,l+1) = 1[i = D(k)], and
-// P_eps(x) = sum_{k,m} ( sum_{i in V_{f_m}} (x_i(k,m) + eps)^p - c_{eps,m} ),
-// c_{eps,m} = (1+eps)^p + (|V_{f_m}| - 1) eps^p, p in (0,1), eps > 0. The
-// paper's sigma (regularizer weight) and mu_i (node capacity) are called
-// RegWeight and NodeCap in code. Capacity rows are divided by their
-// capacity and get a slack in [0,1], so the feasible set X of the ALM is
-// the box [0,1]^n and every constraint is an equality row of A w = b
-// (type Model).
-//
-// The package owns: the instance model (Instance, Validate, DecodeInstance,
-// Generate), the exact references (SolveLP, SolveFixed, BinaryOptimum, on
-// gonum's simplex), the matrix-form ALM (Reference), the per-node agents
-// (Agent, a consensus.Agent), the measures (Evaluate, Round) and the
-// slice picture (WriteDOT). The table experiment is experiments/slicing.
+// The package owns the matrix-form ALM (Reference), the per-node agents
+// (Agent, a consensus.Agent), the step rules (Config, Practical) and the
+// runs (Run, the registration slicing_alm). The problem (instance model,
+// generator, the exact LP and binary references, the measures) is
+// problems/slicing; the table experiment is experiments/slicing.
 //
 // slicing is pure: no file I/O, no goroutines, no clocks, no global random
-// source. It imports consensus, consensus/lockstep, graph and gonum only;
-// it must not import node, coordinator, scenarios or cmd.
+// source. It imports consensus, consensus/lockstep, consensus/registry,
+// problems/slicing, graph and gonum only; it must not import node,
+// coordinator, scenarios or cmd.
 package slicing

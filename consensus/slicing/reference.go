@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // Reference is Algorithm 1 in matrix form on the stacked variables w in
@@ -19,14 +21,14 @@ import (
 // agents: dense, no dropouts.
 type Reference struct {
 	cfg     Config
-	md      *Model
+	md      *problem.Model
 	a       *mat.Dense
 	b       *mat.VecDense
 	w, z, y *mat.VecDense
 }
 
 // NewReference returns the matrix-form iteration of cfg on md.
-func NewReference(cfg Config, md *Model) (*Reference, error) {
+func NewReference(cfg Config, md *problem.Model) (*Reference, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("slicing: reference: %w", err)
 	}

@@ -8,21 +8,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
+	problem "github.com/consim/consim/problems/slicing"
 )
-
-// CapSlicing is the capability of the problems that are network-slicing
-// instances (they implement Provider).
-const CapSlicing = "slicing"
-
-// Provider is the capability CapSlicing: a network-slicing instance whose
-// nodes are the agents of the run (agent i is node i). Dim is 0 (the
-// nodes hold blocks of different lengths) and Central fails with
-// registry.ErrNoCentral: the runs on it measure themselves (Evaluator).
-type Provider interface {
-	registry.Instance
-	// Slicing returns the model of the instance.
-	Slicing() *Model
-}
 
 // Params is the algorithm block of slicing_alm: the regularizer of (6.5)
 // and optional overrides of Practical's parameters.
@@ -73,14 +60,14 @@ func checkKeys(errs *registry.FieldErrors, k keys) {
 }
 
 // Algorithm describes slicing_alm to the registry: the per-node agents of
-// Algorithm 1 on the regularized slicing problem (6.5) of a Provider
+// Algorithm 1 on the regularized slicing problem (6.5) of a problem.Provider
 // instance, one agent per network node.
 func Algorithm() registry.Algorithm {
 	return registry.Algorithm{
 		Name:    "slicing_alm",
 		Summary: "network slicing by the smoothed linearized ALM (Algorithm 1) on the l_p-regularized relaxation, one agent per network node",
 		New:     func() registry.Params { p := DefaultParams(); return &p },
-		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst problem.Provider) (registry.Run, error) {
 			md := inst.Slicing()
 			if md.Inst.Nodes != env.N {
 				return nil, registry.FieldErrors{{Key: "agents", Msg: fmt.Sprintf("the slicing instance has %d nodes, one agent each: set agents: %d (got %d)", md.Inst.Nodes, md.Inst.Nodes, env.N)}}
@@ -89,7 +76,7 @@ func Algorithm() registry.Algorithm {
 			return NewRun(md, prm.Config(md, env.Rounds))
 		}),
 		CanRejoin: true,
-		Needs:     []string{CapSlicing},
+		Needs:     []string{problem.Cap},
 		NeedsDoc:  "a network-slicing instance (one agent per network node)",
 		Roles:     registry.Nodes,
 		Renamed: map[string]string{"params.rho": "penalty", "params.mu": "prox_weight", "params.tau": "step",
@@ -99,7 +86,7 @@ func Algorithm() registry.Algorithm {
 
 // Config resolves p on md: Practical's parameters for the regularizer,
 // with the overrides given, and horizon T = rounds.
-func (p Params) Config(md *Model, rounds int) Config {
+func (p Params) Config(md *problem.Model, rounds int) Config {
 	c := Practical(md, p.RegWeight, p.P, p.Eps, rounds)
 	for _, f := range []struct {
 		dst *float64
@@ -116,7 +103,7 @@ func (p Params) Config(md *Model, rounds int) Config {
 // matrix-form reference, and the coordinator's measures of the slice.
 type RunOn struct {
 	cfg Config
-	md  *Model
+	md  *problem.Model
 	lp  float64 // the LP bound, once solved
 }
 
@@ -129,7 +116,7 @@ var (
 
 // NewRun returns the run of cfg on md; an invalid cfg is a FieldErrors at
 // the keys of the block.
-func NewRun(md *Model, cfg Config) (*RunOn, error) {
+func NewRun(md *problem.Model, cfg Config) (*RunOn, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -181,7 +168,7 @@ func (r *RunOn) Reference(rounds int) ([][]float64, error) {
 // unless it violates a constraint. The problem is not convex (P_eps).
 func (r *RunOn) Optimum() (float64, bool, error) {
 	if math.IsNaN(r.lp) {
-		v, err := PathLP(r.md)
+		v, err := problem.PathLP(r.md)
 		if err != nil {
 			return 0, false, fmt.Errorf("slicing: LP bound: %w", err)
 		}
@@ -221,7 +208,7 @@ func (r *RunOn) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 	if err != nil {
 		return registry.Evaluation{}, err
 	}
-	ms, err := Evaluate(r.md, w)
+	ms, err := problem.Evaluate(r.md, w)
 	if err != nil {
 		return registry.Evaluation{}, err
 	}
@@ -266,10 +253,10 @@ func (r *RunOn) Artefacts(reps []consensus.Report) ([]registry.File, error) {
 		return nil, err
 	}
 	var dot bytes.Buffer
-	if err := WriteDOT(&dot, r.md, w); err != nil {
+	if err := problem.WriteDOT(&dot, r.md, w); err != nil {
 		return nil, err
 	}
-	ms, err := Evaluate(r.md, w)
+	ms, err := problem.Evaluate(r.md, w)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +264,7 @@ func (r *RunOn) Artefacts(reps []consensus.Report) ([]registry.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := Round(r.md, w)
+	rd, err := problem.Round(r.md, w)
 	if err != nil {
 		return nil, err
 	}

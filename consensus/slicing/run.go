@@ -6,10 +6,11 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // Agents returns the agents of all nodes of md, in node order.
-func Agents(cfg Config, md *Model) ([]*Agent, error) {
+func Agents(cfg Config, md *problem.Model) ([]*Agent, error) {
 	agents := make([]*Agent, md.Inst.Nodes)
 	for i := range agents {
 		a, err := NewAgent(cfg, md, i)
@@ -54,7 +55,7 @@ type RunOptions struct {
 type RunResult struct {
 	// W is the final point (Model order) and Measures its measures.
 	W        []float64
-	Measures Measures
+	Measures problem.Measures
 	// Rounds is the number of rounds run.
 	Rounds int
 	// Stopped reports whether the stopping test ended the run.
@@ -67,7 +68,7 @@ type RunResult struct {
 // Run runs the agents of cfg on md in lockstep (consensus/lockstep) for
 // at most opt.Rounds rounds under the emulated loss, and returns the
 // final point with its measures and the traffic.
-func Run(cfg Config, md *Model, opt RunOptions) (RunResult, error) {
+func Run(cfg Config, md *problem.Model, opt RunOptions) (RunResult, error) {
 	if opt.Rounds < 1 {
 		return RunResult{}, fmt.Errorf("slicing: run: %d rounds, need at least 1", opt.Rounds)
 	}
@@ -97,7 +98,7 @@ func Run(cfg Config, md *Model, opt RunOptions) (RunResult, error) {
 		}
 		res.Rounds = t + 1
 		if opt.Every > 0 && (t+1)%opt.Every == 0 {
-			ms, err := Evaluate(md, Gather(agents))
+			ms, err := problem.Evaluate(md, Gather(agents))
 			if err != nil {
 				return RunResult{}, err
 			}
@@ -108,7 +109,7 @@ func Run(cfg Config, md *Model, opt RunOptions) (RunResult, error) {
 		}
 	}
 	res.W = Gather(agents)
-	if res.Measures, err = Evaluate(md, res.W); err != nil {
+	if res.Measures, err = problem.Evaluate(md, res.W); err != nil {
 		return RunResult{}, err
 	}
 	for _, a := range agents {

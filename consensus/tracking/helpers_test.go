@@ -9,6 +9,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/regression"
 )
 
 // randomGraph returns a connected graph on N agents: a ring plus every
@@ -35,9 +36,10 @@ func randomGraph(t testing.TB, N int, q, p float64, seed uint64) *graph.Graph {
 // with m rows per agent and minibatches of the given size.
 func lsProblem(t testing.TB, N, n, m, batch int, seed uint64) *objective.Problem {
 	t.Helper()
-	p, err := objective.New(objective.Spec{
+	p, err := regression.New(regression.Params{
 		Kind: objective.KindLeastSquares, Dim: n, SamplesPerAgent: m, Batch: batch,
 		Noise: 0.1, Reg: 0.01, Heterogeneity: 0.5,
+		Box: regression.Unbounded,
 	}, N, seed)
 	if err != nil {
 		t.Fatal(err)

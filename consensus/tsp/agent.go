@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // The distributed form of TSP on a Split problem is a star: agent 0, the
@@ -44,8 +45,8 @@ type UpperAgent struct {
 
 	tasks []int // ids 1..K
 	prm   Constants
-	f0    Objective
-	g0    Objective
+	f0    bilevel.Objective
+	g0    bilevel.Objective
 	ny    int
 
 	out, red       []float64 // broadcast payload, reduce term
@@ -63,7 +64,7 @@ type TaskAgent struct {
 
 	id  int
 	prm Constants
-	g   Objective
+	g   bilevel.Objective
 	ny  int
 
 	red           []float64
@@ -79,11 +80,11 @@ type Star struct {
 
 // NewStar returns the agents of TSP on s from x0 (the blocks x_k
 // concatenated) and y0, with the same initialization as NewTSP.
-func NewStar(s *Split, x0, y0 []float64, prm Constants) (*Star, error) {
-	if err := s.validate(); err != nil {
+func NewStar(s *bilevel.Split, x0, y0 []float64, prm Constants) (*Star, error) {
+	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	off, nx := s.offsets()
+	off, nx := s.Offsets()
 	if len(x0) != nx || len(y0) != s.NY {
 		return nil, fmt.Errorf("tsp: start point has len(x0) = %d, len(y0) = %d, want %d and %d", len(x0), len(y0), nx, s.NY)
 	}
@@ -167,8 +168,8 @@ func (u *UpperAgent) Send(t, ph int) consensus.Outbox {
 		clear(u.g0y)
 		clear(u.g0z)
 		if u.g0 != nil {
-			vy = valueGrad(u.g0, nil, u.Y, nil, u.g0y)
-			vz = valueGrad(u.g0, nil, u.Z, nil, u.g0z)
+			vy = bilevel.ValueGrad(u.g0, nil, u.Y, nil, u.g0y)
+			vz = bilevel.ValueGrad(u.g0, nil, u.Z, nil, u.g0z)
 			u.evals += 2
 		}
 		packReduce(u.red, vy, vz, u.g0y, u.g0z)
@@ -260,12 +261,12 @@ func (a *TaskAgent) Receive(t, ph int, in consensus.Inbox) error {
 			return fmt.Errorf("tsp: task agent %d round %d: broadcast of %d values, want %d", a.id, t, len(d), 2*ny)
 		}
 		y, z := d[:ny], d[ny:]
-		vy := valueGrad(a.g, a.X, y, nil, a.gyY)
+		vy := bilevel.ValueGrad(a.g, a.X, y, nil, a.gyY)
 		var vz float64
 		if a.prm.ZNew {
-			vz = valueGrad(a.g, a.X, z, nil, a.gyZ)
+			vz = bilevel.ValueGrad(a.g, a.X, z, nil, a.gyZ)
 		} else {
-			vz = valueGrad(a.g, a.X, z, a.gxZ, a.gyZ)
+			vz = bilevel.ValueGrad(a.g, a.X, z, a.gxZ, a.gyZ)
 		}
 		a.evals += 2
 		packReduce(a.red, vy, vz, a.gyY, a.gyZ)

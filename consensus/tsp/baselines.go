@@ -3,6 +3,8 @@ package tsp
 import (
 	"fmt"
 	"math"
+
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // The baselines of the paper's comparison, implemented from their public
@@ -50,13 +52,13 @@ type PBGD struct {
 	X, Y, Omega                  []float64
 	K                            int
 	evals                        int64
-	pb                           Bilevel
+	pb                           bilevel.Bilevel
 	prm                          PBGDParams
 	gxY, gyY, gxO, gyO, gfX, gfY []float64
 }
 
 // NewPBGD returns V-PBGD on pb from (x0, y0).
-func NewPBGD(pb Bilevel, x0, y0 []float64, prm PBGDParams) (*PBGD, error) {
+func NewPBGD(pb bilevel.Bilevel, x0, y0 []float64, prm PBGDParams) (*PBGD, error) {
 	if err := startChecks(pb, x0, y0); err != nil {
 		return nil, err
 	}
@@ -150,13 +152,13 @@ type BOME struct {
 	Lambda                       float64
 	K                            int
 	evals                        int64
-	pb                           Bilevel
+	pb                           bilevel.Bilevel
 	prm                          BOMEParams
 	gxY, gyY, gxH, gyH, gfX, gfY []float64
 }
 
 // NewBOME returns BOME on pb from (x0, y0).
-func NewBOME(pb Bilevel, x0, y0 []float64, prm BOMEParams) (*BOME, error) {
+func NewBOME(pb bilevel.Bilevel, x0, y0 []float64, prm BOMEParams) (*BOME, error) {
 	if err := startChecks(pb, x0, y0); err != nil {
 		return nil, err
 	}
@@ -265,13 +267,13 @@ type MEHA struct {
 	X, Y, Theta                  []float64
 	K                            int
 	evals                        int64
-	pb                           Bilevel
+	pb                           bilevel.Bilevel
 	prm                          MEHAParams
 	gyT, gxT, gxY, gyY, gfX, gfY []float64
 }
 
 // NewMEHA returns MEHA on pb from (x0, y0), theta^0 = y0.
-func NewMEHA(pb Bilevel, x0, y0 []float64, prm MEHAParams) (*MEHA, error) {
+func NewMEHA(pb bilevel.Bilevel, x0, y0 []float64, prm MEHAParams) (*MEHA, error) {
 	if err := startChecks(pb, x0, y0); err != nil {
 		return nil, err
 	}
@@ -325,11 +327,11 @@ func (m *MEHA) Evals() int64 { return m.evals }
 func (m *MEHA) Multiplier() float64 { return m.penalty() }
 
 // startChecks validates pb and the start point.
-func startChecks(pb Bilevel, x0, y0 []float64) error {
-	if err := pb.validate(); err != nil {
+func startChecks(pb bilevel.Bilevel, x0, y0 []float64) error {
+	if err := pb.Validate(); err != nil {
 		return err
 	}
-	return pb.checkStart(x0, y0)
+	return pb.CheckStart(x0, y0)
 }
 
 // clone returns a copy of v.

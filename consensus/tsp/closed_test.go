@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // quadF is f(x, y) = ||x - a||^2/2 + ||y - b||^2/2.
@@ -164,7 +166,7 @@ func TestTSPScalarClosedForm(t *testing.T) {
 			if (ls > 0) != tc.wantActive {
 				t.Fatalf("test case: lambda* = %v, want active %v", ls, tc.wantActive)
 			}
-			pb := Bilevel{NX: 1, NY: 1, F: quadF{a: []float64{tc.a}, b: []float64{tc.b}}, G: quadG{c: []float64{tc.c}, nx: 1, ny: 1}}
+			pb := bilevel.Bilevel{NX: 1, NY: 1, F: quadF{a: []float64{tc.a}, b: []float64{tc.b}}, G: quadG{c: []float64{tc.c}, nx: 1, ny: 1}}
 			s, err := NewTSP(pb, []float64{0}, []float64{0}, quadParams(tc.gamma, tc.delta, tc.znew))
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +186,7 @@ func TestTSPScalarClosedForm(t *testing.T) {
 // within the O(sqrt(delta)) the slack allows.
 func TestTSPBilevelLimit(t *testing.T) {
 	a, b, c, gamma, delta := 1.0, -1.0, 2.0, 0.5, 1e-4
-	pb := Bilevel{NX: 1, NY: 1, F: quadF{a: []float64{a}, b: []float64{b}}, G: quadG{c: []float64{c}, nx: 1, ny: 1}}
+	pb := bilevel.Bilevel{NX: 1, NY: 1, F: quadF{a: []float64{a}, b: []float64{b}}, G: quadG{c: []float64{c}, nx: 1, ny: 1}}
 	prm := quadParams(gamma, delta, false)
 	prm.Alpha, prm.Beta = 0.005, 0.005
 	s, err := NewTSP(pb, []float64{0}, []float64{0}, prm)
@@ -212,7 +214,7 @@ func TestTSPVectorKKT(t *testing.T) {
 	if ls <= 0 {
 		t.Fatal("test case should have an active constraint")
 	}
-	pb := Bilevel{NX: 2, NY: 3, F: quadF{a: a, b: b}, G: q}
+	pb := bilevel.Bilevel{NX: 2, NY: 3, F: quadF{a: a, b: b}, G: q}
 	for _, znew := range []bool{false, true} {
 		s, err := NewTSP(pb, make([]float64, 2), make([]float64, 3), quadParams(gamma, delta, znew))
 		if err != nil {
@@ -233,7 +235,7 @@ func TestTSPVectorKKT(t *testing.T) {
 func TestBaselinesQuadratic(t *testing.T) {
 	a, b, c := 1.0, -1.0, 2.0
 	xb := (a + c*b) / (1 + c*c)
-	pb := Bilevel{NX: 1, NY: 1, F: quadF{a: []float64{a}, b: []float64{b}}, G: quadG{c: []float64{c}, nx: 1, ny: 1}}
+	pb := bilevel.Bilevel{NX: 1, NY: 1, F: quadF{a: []float64{a}, b: []float64{b}}, G: quadG{c: []float64{c}, nx: 1, ny: 1}}
 	z := []float64{0}
 	pbgd, err := NewPBGD(pb, z, z, PBGDParams{Alpha: 0.002, Beta: 0.002, InnerStep: 0.5, Inner: 5, GammaMax: 100, Ramp: 1000})
 	if err != nil {

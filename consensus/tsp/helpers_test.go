@@ -1,13 +1,16 @@
 package tsp
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/consim/consim/problems/hyperclean"
 )
 
 // randomSet returns n samples of dim features, about a third of them zero
 // and the rest in [0, 1], with random labels in 0..classes-1.
-func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *Set {
+func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *hyperclean.Set {
 	t.Helper()
 	rows := make([]float64, n*dim)
 	for i := range rows {
@@ -19,7 +22,7 @@ func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *Set {
 	for i := range labels {
 		labels[i] = rng.IntN(classes)
 	}
-	s, err := NewSet(rows, dim, labels, classes)
+	s, err := hyperclean.NewSet(rows, dim, labels, classes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *Set {
 }
 
 // smallCleaning returns a small random hyper-cleaning instance.
-func smallCleaning(t testing.TB, seed uint64, m, classes int) *HyperCleaning {
+func smallCleaning(t testing.TB, seed uint64, m, classes int) *hyperclean.HyperCleaning {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	const dim = 12
@@ -35,7 +38,7 @@ func smallCleaning(t testing.TB, seed uint64, m, classes int) *HyperCleaning {
 	for i := range clean {
 		clean[i] = rng.IntN(2) == 0
 	}
-	return &HyperCleaning{
+	return &hyperclean.HyperCleaning{
 		Train: randomSet(t, rng, m, dim, classes), Val: randomSet(t, rng, 30, dim, classes),
 		Test: randomSet(t, rng, 40, dim, classes), Clean: clean, RhoBar: 0.05,
 	}
@@ -48,4 +51,13 @@ func randVec(rng *rand.Rand, n int, s float64) []float64 {
 		v[i] = s * (2*rng.Float64() - 1)
 	}
 	return v
+}
+
+// maxRel returns max_i |a_i - b_i| / max(1, |b_i|).
+func maxRel(a, b []float64) float64 {
+	var m float64
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i])/math.Max(1, math.Abs(b[i])))
+	}
+	return m
 }

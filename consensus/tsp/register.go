@@ -6,37 +6,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/graph"
-	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/bilevel"
 )
-
-// CapSplitBilevel is the capability of the bilevel problems whose lower
-// level is a sum over task blocks (Provider).
-const CapSplitBilevel = "split_bilevel"
-
-// Provider is the capability CapSplitBilevel: a bilevel problem with the
-// structure of Split, to be cut over K task agents, and its measures. Dim
-// is 0 and Central fails with registry.ErrNoCentral: the star of an
-// upper-level agent and task agents measures itself (Evaluator).
-type Provider interface {
-	registry.Instance
-	// Split returns the problem cut into k task blocks, with fresh
-	// oracles on every call.
-	Split(k int) (*Split, error)
-	// LowerTerms is m, the number of terms of the lower-level sum in the
-	// units of the algorithm's steps (the training samples of
-	// hyper-cleaning; 1 for a problem whose lower level is not a sum of
-	// samples): tsp's units: mean converts its steps by m.
-	LowerTerms() int
-	// Optimum is f*, NaN when unknown, and whether the problem is
-	// convex.
-	Optimum() (float64, bool)
-	// Columns declares the problem's own measures, Measure computes them
-	// at (x, y) (x the blocks concatenated); DistToOpt is ||(x, y) - the
-	// optimum|| in the coordinates the problem knows it, NaN otherwise.
-	Columns() []consensus.Measure
-	Measure(x, y []float64) (values []float64, distToOpt float64, err error)
-}
 
 // Params is the algorithm block of tsp: the constants of Algorithm 1 in
 // the units the scenario chooses.
@@ -94,7 +65,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "tsp",
 		Summary: "TSP (Lu, ICML 2025): two-sided smoothed primal-dual bilevel method, an upper-level agent (agent 0) and N-1 task agents in a star",
 		New:     func() registry.Params { s := DefaultParams(); return &s },
-		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst bilevel.Provider) (registry.Run, error) {
 			prm := p.(*Params).constants(inst.LowerTerms())
 			if err := prm.Validate(); err != nil {
 				return nil, registry.FieldErrors{{Key: "units", Msg: fmt.Sprintf("after conversion: %v", err)}}
@@ -105,7 +76,7 @@ func Algorithm() registry.Algorithm {
 			}
 			return &StarRun{inst: inst, prm: prm, n: env.N, meas: meas, given: make([]bool, env.N)}, nil
 		}),
-		Needs:    []string{CapSplitBilevel},
+		Needs:    []string{bilevel.Cap},
 		NeedsDoc: "a bilevel problem whose lower level is a sum over task blocks",
 		Roles:    registry.Star,
 		Renamed: map[string]string{"alpha": "step_x", "beta": "step_y", "eta": "step_z", "tau": "dual_step",
@@ -121,10 +92,10 @@ var (
 
 // StarRun is tsp resolved against one problem.
 type StarRun struct {
-	inst  Provider
+	inst  bilevel.Provider
 	prm   Constants
 	n     int
-	meas  *Split // oracles of the measurement
+	meas  *bilevel.Split // oracles of the measurement
 	star  *Star
 	given []bool // agents of star handed out
 }
@@ -138,7 +109,7 @@ func (r *StarRun) newStar() (*Star, error) {
 	if len(s.Tasks) != r.n-1 {
 		return nil, fmt.Errorf("tsp: the problem splits into %d task blocks, the run has %d task agents", len(s.Tasks), r.n-1)
 	}
-	_, nx := s.offsets()
+	_, nx := s.Offsets()
 	return NewStar(s, make([]float64, nx), make([]float64, s.NY), r.prm)
 }
 
@@ -226,7 +197,7 @@ func (r *StarRun) Reference(rounds int) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	off, _ := s.offsets()
+	off, _ := s.Offsets()
 	block := func(i int) []float64 {
 		if i == 0 {
 			return clone(m.Y)
@@ -268,99 +239,4 @@ func (r *StarRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error)
 		h = math.Max(0, reps[0].Measures[0])
 	}
 	return registry.Evaluation{ObjValue: f, OptGap: f - fstar, DistToOpt: dist, Feasibility: h, Values: vals}, nil
-}
-
-// QuadParams is the problem block of kind bilevel_quad.
-type QuadParams struct {
-	Dim int `yaml:"dim" doc:"dimension d >= 1 of y and of every block x_k"`
-}
-
-// Validate checks dim >= 1.
-func (p *QuadParams) Validate() error {
-	if p.Dim < 1 {
-		return registry.FieldErrors{{Key: "dim", Msg: fmt.Sprintf("must be >= 1, got %d", p.Dim)}}
-	}
-	return nil
-}
-
-// QuadProblem describes bilevel_quad, a tiny bilevel problem with a
-// closed-form solution, split over K task agents (N - 1 of the run):
-//
-//	min_{x, y} (1/2) ||y - b||^2  s.t.  y in argmin_{y'} sum_{k=1..K} (1/2) ||y' - x_k||^2,
-//
-// x_k, y, b in R^d, b drawn standard normal from the run seed. The lower
-// level gives y*(x) = (1/K) sum_k x_k, so the optimal value is f* = 0,
-// reached at y = b by every x with mean b. Its measure y_err = ||y - b||
-// is also the distance to the optimum in y.
-func QuadProblem() registry.Problem {
-	return registry.Problem{
-		Kind:    "bilevel_quad",
-		Summary: "tiny bilevel problem with a closed-form solution: min ||y - b||^2/2 s.t. y in argmin sum_k ||y - x_k||^2/2 (f* = 0 at y = b)",
-		New:     func() registry.Params { return &QuadParams{Dim: 2} },
-		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			d := p.(*QuadParams).Dim
-			rng := graph.NamedStream("consensus/tsp.bilevel-quad").Rand(env.Seed, 0, 0)
-			b := make([]float64, d)
-			for j := range b {
-				b[j] = rng.NormFloat64()
-			}
-			return &quadInstance{b: b}, nil
-		},
-		Offers: []string{CapSplitBilevel},
-	}
-}
-
-// quadInstance is bilevel_quad.
-type quadInstance struct{ b []float64 }
-
-func (q *quadInstance) Dim() int { return 0 }
-func (q *quadInstance) Central() (*objective.Problem, error) {
-	return nil, fmt.Errorf("bilevel_quad: %w", registry.ErrNoCentral)
-}
-func (q *quadInstance) LowerTerms() int          { return 1 }
-func (q *quadInstance) Optimum() (float64, bool) { return 0, true }
-func (q *quadInstance) Columns() []consensus.Measure {
-	return []consensus.Measure{{Name: "y_err", Reduce: consensus.ReduceMax, Doc: "||y - b||, the distance of y to the solution b"}}
-}
-func (q *quadInstance) Measure(_, y []float64) ([]float64, float64, error) {
-	if len(y) != len(q.b) {
-		return nil, 0, fmt.Errorf("bilevel_quad: y has %d values, want %d", len(y), len(q.b))
-	}
-	e := math.Sqrt(dist2(y, q.b))
-	return []float64{e}, e, nil
-}
-
-// Split cuts the lower level into k tasks (1/2) ||y - x_k||^2.
-func (q *quadInstance) Split(k int) (*Split, error) {
-	d := len(q.b)
-	s := &Split{NY: d, F0: quadUpper{b: q.b}}
-	for range k {
-		s.Tasks = append(s.Tasks, quadTask{})
-		s.NX = append(s.NX, d)
-	}
-	return s, nil
-}
-
-// quadUpper is F0(y) = (1/2) ||y - b||^2.
-type quadUpper struct{ b []float64 }
-
-func (f quadUpper) Value(_, y []float64) float64 { return dist2(y, f.b) / 2 }
-func (f quadUpper) Grad(_, y, gx, gy []float64) {
-	clear(gx)
-	for j := range gy {
-		gy[j] = y[j] - f.b[j]
-	}
-}
-
-// quadTask is G_k(x_k, y) = (1/2) ||y - x_k||^2.
-type quadTask struct{}
-
-func (quadTask) Value(x, y []float64) float64 { return dist2(y, x) / 2 }
-func (quadTask) Grad(x, y, gx, gy []float64) {
-	for j := range gx {
-		gx[j] = x[j] - y[j]
-	}
-	for j := range gy {
-		gy[j] = y[j] - x[j]
-	}
 }

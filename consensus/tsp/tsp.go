@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // Constants are the constants of TSP (Algorithm 1). The paper's analysis takes
@@ -91,7 +92,7 @@ type TSP struct {
 	// as one).
 	GradEvals int64
 
-	pb  Bilevel
+	pb  bilevel.Bilevel
 	prm Constants
 
 	gyY, gyZ, gxZ, gfY []float64 // grad_y g(x,y), grad_y g(x,z), grad_x g(x,zu), grad_y f(x,y)
@@ -100,11 +101,11 @@ type TSP struct {
 
 // NewTSP returns TSP on pb from x^1 = x_hat^1 = x0, y^1 = y_hat^1 = z^1 =
 // y0, lambda^1 = Lambda0, h^1 = 0.
-func NewTSP(pb Bilevel, x0, y0 []float64, prm Constants) (*TSP, error) {
-	if err := pb.validate(); err != nil {
+func NewTSP(pb bilevel.Bilevel, x0, y0 []float64, prm Constants) (*TSP, error) {
+	if err := pb.Validate(); err != nil {
 		return nil, err
 	}
-	if err := pb.checkStart(x0, y0); err != nil {
+	if err := pb.CheckStart(x0, y0); err != nil {
 		return nil, err
 	}
 	if err := prm.Validate(); err != nil {
@@ -175,12 +176,12 @@ func dist2(a, b []float64) float64 {
 // Step runs one round of Algorithm 1.
 func (s *TSP) Step() {
 	prm, pb := s.prm, s.pb
-	gxy := valueGrad(pb.G, s.X, s.Y, nil, s.gyY)
+	gxy := bilevel.ValueGrad(pb.G, s.X, s.Y, nil, s.gyY)
 	var gxz float64
 	if prm.ZNew {
-		gxz = valueGrad(pb.G, s.X, s.Z, nil, s.gyZ)
+		gxz = bilevel.ValueGrad(pb.G, s.X, s.Z, nil, s.gyZ)
 	} else {
-		gxz = valueGrad(pb.G, s.X, s.Z, s.gxZ, s.gyZ)
+		gxz = bilevel.ValueGrad(pb.G, s.X, s.Z, s.gxZ, s.gyZ)
 	}
 	s.GradEvals += 2
 	s.H, s.Lambda = dualStep(prm, s.H, s.Lambda, gxy, gxz, dist2(s.Z, s.Y))

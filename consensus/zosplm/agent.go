@@ -137,7 +137,7 @@ func (c *core) Receive(t, ph int, in consensus.Inbox) error {
 // (in GradEvals: function-value calls, k + 1 per iteration) and, for the
 // methods with a multiplier, the Measure ||y||^2 (see AgentMeasures). KKT
 // measures need exact gradients and are computed by the measurement
-// (QCQP.Measure), not by the agent.
+// (qcqp.QCQP.Measure), not by the agent.
 func (c *core) Report() consensus.Report {
 	r := consensus.Report{ID: c.id, Round: c.rounds, X: append([]float64(nil), c.meth.point()...), GradEvals: c.evals}
 	if c.dualSq != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/problems/qcqp"
 )
 
 // cpuTime is the process's user + system CPU time, so that the figures of
@@ -28,7 +29,7 @@ func cpuTime() time.Duration {
 func BenchmarkIteration(b *testing.B) {
 	for _, n := range []int{50, 100, 200} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			q, err := NewQCQP(n, 1, 1)
+			q, err := qcqp.New(n, 1, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -57,7 +58,7 @@ func BenchmarkIteration(b *testing.B) {
 // cost of the 10,000 perturbed points of an iteration.
 func BenchmarkEval(b *testing.B) {
 	n := 50
-	q, _ := NewQCQP(n, 1, 1)
+	q, _ := qcqp.New(n, 1, 1)
 	x := make([]float64, n)
 	for i := range x {
 		x[i] = float64(i%7) - 3
@@ -92,7 +93,7 @@ func BenchmarkFill(b *testing.B) {
 // iterates are the same for every W (TestWorkersBitIdentical).
 func BenchmarkWorkers(b *testing.B) {
 	n := 50
-	q, err := NewQCQP(n, 1, 1)
+	q, err := qcqp.New(n, 1, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // drawDirection is the draw index of the estimator's random directions in
-// graph.Hash, apart from graph's own draws 0..3 and from drawProblem.
+// graph.Hash, apart from graph's own draws 0..3 and from qcqp.DrawProblem.
 const drawDirection = 16
 
 // Dist is the distribution of the estimator's directions D_i.

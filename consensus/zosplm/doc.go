@@ -19,11 +19,10 @@
 // common randomness, one shared base value L(x_t, z_t; y_t) and k + 1 joint
 // evaluations of (f, h) per iteration.
 //
-// The package holds:
+// The problem, the nonconvex QCQP of the paper's experiment with its
+// exact gradients and the stochastic eps-stationarity measures of
+// Definition 1, is package problems/qcqp's. This package holds:
 //
-//   - QCQP: the nonconvex QCQP of the paper's experiment (NewQCQP, seeded)
-//     with exact values, gradients and the stochastic eps-stationarity
-//     measures of Definition 1 (Measure), used for measurement only;
 //   - the estimator of eq. (3) as reverse communication: a method puts its
 //     k + 1 evaluations in consensus.Outbox.Evals as one value request and
 //     a few chunk requests, each naming a range of directions by a key of
@@ -44,6 +43,6 @@
 //
 // The package is pure: no I/O, no goroutines, no clocks, no global random
 // source. Every random choice comes from graph.Hash keys. zosplm imports
-// consensus, objective, graph and gonum only; it must not import
-// node, coordinator, scenarios or cmd.
+// consensus, consensus/registry, objective, problems/qcqp, graph and
+// gonum only; it must not import node, coordinator, scenarios or cmd.
 package zosplm

@@ -12,7 +12,7 @@ import (
 )
 
 // BlackBox is a constrained problem known by its values: one joint call
-// returns f(x) and h_1(x), ..., h_m(x). QCQP is one.
+// returns f(x) and h_1(x), ..., h_m(x). A *qcqp.QCQP is one.
 type BlackBox interface {
 	// Dim is n.
 	Dim() int
@@ -25,9 +25,6 @@ type BlackBox interface {
 	// WorkLen is the length of Eval's scratch.
 	WorkLen() int
 }
-
-// WorkLen implements BlackBox: Eval needs no scratch.
-func (q *QCQP) WorkLen() int { return 0 }
 
 // Operations of the Oracle (consensus.EvalRequest.Op).
 const (

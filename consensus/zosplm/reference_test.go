@@ -3,6 +3,8 @@ package zosplm
 import (
 	"math"
 	"testing"
+
+	"github.com/consim/consim/problems/qcqp"
 )
 
 // smallParams are parameters for an instance of n variables: the default
@@ -45,7 +47,7 @@ func TestServerMatchesReference(t *testing.T) {
 		{"paper radius two constraints", 6, 2, Sphere, false, 1e-5, 1e-10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := NewQCQP(tc.n, tc.m, 3)
+			q, err := qcqp.New(tc.n, tc.m, 3)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,68 +7,8 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
-	"github.com/consim/consim/objective"
+	"github.com/consim/consim/problems/qcqp"
 )
-
-// CapQCQP is the capability of the problems that are black-box
-// constrained problems min f(x) s.t. h(x) <= 0 over a box (Provider).
-const CapQCQP = "qcqp"
-
-// Provider is the capability CapQCQP: the NC-QCQP of the paper's
-// experiment, whose values the oracle workers evaluate and whose exact
-// gradients the measurement uses. Central fails with
-// registry.ErrNoCentral: zo_splm measures itself (Evaluator).
-type Provider interface {
-	registry.Instance
-	QCQP() *QCQP
-}
-
-// ProblemParams is the problem block of kind qcqp.
-type ProblemParams struct {
-	N int `yaml:"n" doc:"variables n >= 1"`
-	M int `yaml:"m" doc:"constraints m >= 1 (the paper's Table 2: 1)"`
-}
-
-// Validate checks n, m >= 1.
-func (p *ProblemParams) Validate() error {
-	var errs registry.FieldErrors
-	if p.N < 1 {
-		errs.Add("n", "must be >= 1, got %d", p.N)
-	}
-	if p.M < 1 {
-		errs.Add("m", "must be >= 1, got %d", p.M)
-	}
-	return errs.Err()
-}
-
-// Problem describes the problem kind qcqp: the nonconvex QCQP of the
-// paper's section 4.1 (NewQCQP) drawn from the run seed s as the
-// Experiment draws trial 0 of Seed s, graph.Hash(s, 0, drawProblem, 2, 0).
-func Problem() registry.Problem {
-	return registry.Problem{
-		Kind:    "qcqp",
-		Summary: "nonconvex QCQP of ZO-SPLM's experiment (Q = M^T M - delta I, lambda_min(Q) = -0.1; convex quadratic constraints; box [-10, 10]^n)",
-		New:     func() registry.Params { return &ProblemParams{N: 50, M: 1} },
-		Build: func(p registry.Params, env registry.ProblemEnv) (registry.Instance, error) {
-			pp := p.(*ProblemParams)
-			q, err := NewQCQP(pp.N, pp.M, graph.Hash(env.Seed, 0, drawProblem, 2, 0))
-			if err != nil {
-				return nil, err
-			}
-			return qcqpInstance{q}, nil
-		},
-		Offers: []string{CapQCQP},
-	}
-}
-
-// qcqpInstance is a QCQP as a registry.Instance.
-type qcqpInstance struct{ q *QCQP }
-
-func (i qcqpInstance) Dim() int    { return i.q.Dim() }
-func (i qcqpInstance) QCQP() *QCQP { return i.q }
-func (i qcqpInstance) Central() (*objective.Problem, error) {
-	return nil, fmt.Errorf("qcqp: %w", registry.ErrNoCentral)
-}
 
 // Params is the algorithm block of zo_splm: the estimator and optional
 // overrides of DefaultSPLMParams(n).
@@ -144,7 +84,7 @@ func Algorithm() registry.Algorithm {
 		Name:    "zo_splm",
 		Summary: "ZO-SPLM (Dong et al.): zeroth-order smoothed proximal Lagrangian, a server agent with its evaluations fanned out to runtime.workers oracle workers",
 		New:     func() registry.Params { p := DefaultParams(); return &p },
-		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst Provider) (registry.Run, error) {
+		Build: registry.BuildWith(func(p registry.Params, env *registry.Env, inst qcqp.Provider) (registry.Run, error) {
 			q := inst.QCQP()
 			prm, err := p.(*Params).params(q.Dim())
 			if err != nil {
@@ -156,7 +96,7 @@ func Algorithm() registry.Algorithm {
 			}
 			return &SPLMRun{q: q, prm: prm, x0: x0, seed: graph.Hash(env.Seed, 0, drawDirection, 2, 0)}, nil
 		}),
-		Needs:    []string{CapQCQP},
+		Needs:    []string{qcqp.Cap},
 		NeedsDoc: "a black-box constrained problem (f, h) over a box",
 		Roles:    registry.Server,
 		FansOut:  true,
@@ -174,7 +114,7 @@ var (
 
 // SPLMRun is zo_splm resolved against one QCQP.
 type SPLMRun struct {
-	q    *QCQP
+	q    *qcqp.QCQP
 	prm  SPLMParams
 	x0   []float64
 	seed uint64

@@ -8,6 +8,7 @@ import (
 
 	admmalg "github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // PortfolioExperiment configures one instance of the portfolio experiment of
@@ -86,7 +87,7 @@ func (cfg PortfolioExperiment) Validate() error {
 	if cfg.Outer <= 0 {
 		return fmt.Errorf("admm: outer iterations %d must be positive", cfg.Outer)
 	}
-	if _, err := admmalg.NewRidge(cfg.Mu); err != nil {
+	if _, err := portfolio.NewRidge(cfg.Mu); err != nil {
 		return err
 	}
 	return cfg.Params.Validate()
@@ -112,15 +113,15 @@ func RunPortfolioExperiment(cfg PortfolioExperiment, clock func() time.Duration)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	reg := admmalg.Ridge{Mu: cfg.Mu}
+	reg := portfolio.Ridge{Mu: cfg.Mu}
 	dataRNG := rand.New(rand.NewPCG(graph.StreamSample.Hash(cfg.Seed, 0, cfg.Instance, 0), uint64(cfg.Cov)))
-	rets, err := admmalg.GenerateReturns(admmalg.ReturnsConfig{
+	rets, err := portfolio.GenerateReturns(portfolio.ReturnsConfig{
 		Assets: cfg.Assets, Periods: cfg.Periods, Cov: cfg.Cov, MeanHi: cfg.MeanHi,
 	}, dataRNG)
 	if err != nil {
 		return nil, fmt.Errorf("portfolio experiment: %w", err)
 	}
-	p, err := admmalg.NewPortfolio(rets)
+	p, err := portfolio.New(rets)
 	if err != nil {
 		return nil, fmt.Errorf("portfolio experiment: %w", err)
 	}
@@ -186,7 +187,7 @@ func RunPortfolioExperiment(cfg PortfolioExperiment, clock func() time.Duration)
 // runEpochs records m at its start and after every epoch while
 // more(outer, calls) holds, drawing samples from rng. Only the Epoch calls
 // are timed with clock (nil: not timed); a diverged run stops early.
-func runEpochs(m admmalg.Method, rng *rand.Rand, sol *admmalg.Solution, clock func() time.Duration, more func(int, int64) bool) []EpochRecord {
+func runEpochs(m admmalg.Method, rng *rand.Rand, sol *portfolio.Solution, clock func() time.Duration, more func(int, int64) bool) []EpochRecord {
 	recs := []EpochRecord{{Method: m.Name(), Gap: sol.Gap(m.Point())}}
 	var spent time.Duration
 	for outer := 0; more(outer, m.Oracle().Total()); {

@@ -9,6 +9,7 @@ import (
 
 	admmalg "github.com/consim/consim/consensus/admm"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/problems/portfolio"
 )
 
 // smallExperiment is a 20-asset instance on which every SVRG-type method
@@ -56,16 +57,16 @@ func TestADMMPortfolioExperiment(t *testing.T) {
 
 			// P* is the exact optimum of the instance drawn from the
 			// documented stream.
-			rets, err := admmalg.GenerateReturns(admmalg.ReturnsConfig{Assets: cfg.Assets, Periods: cfg.Periods, Cov: cfg.Cov, MeanHi: cfg.MeanHi},
+			rets, err := portfolio.GenerateReturns(portfolio.ReturnsConfig{Assets: cfg.Assets, Periods: cfg.Periods, Cov: cfg.Cov, MeanHi: cfg.MeanHi},
 				rand.New(rand.NewPCG(graph.StreamSample.Hash(cfg.Seed, 0, cfg.Instance, 0), uint64(cfg.Cov))))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := admmalg.NewPortfolio(rets)
+			p, err := portfolio.New(rets)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sol, err := p.Solve(admmalg.Ridge{Mu: cfg.Mu})
+			sol, err := p.Solve(portfolio.Ridge{Mu: cfg.Mu})
 			if err != nil {
 				t.Fatal(err)
 			}

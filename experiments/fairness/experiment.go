@@ -17,6 +17,7 @@ package fairness
 import (
 	"context"
 	"fmt"
+	problem "github.com/consim/consim/problems/fairness"
 	"io"
 	"math"
 	"os"
@@ -40,7 +41,7 @@ func adultFile(dir, name string) string {
 }
 
 // Adult is the encoded UCI Adult data: training and test sets.
-type Adult struct{ Train, Test *fair.Data }
+type Adult struct{ Train, Test *problem.Data }
 
 // LoadAdult reads and encodes the Adult training and test files of dir
 // (adult.data and adult.test, gzip or plain): numeric fields
@@ -65,9 +66,9 @@ func LoadAdult(dir string) (*Adult, error) {
 		return nil, err
 	}
 	x, y, z := enc.Encode(tr)
-	train := &fair.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
+	train := &problem.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
 	x, y, z = enc.Encode(te)
-	test := &fair.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
+	test := &problem.Data{X: x, Y: y, Z: z, Dim: enc.Dim()}
 	if err := train.Validate(); err != nil {
 		return nil, fmt.Errorf("adult.data: %w", err)
 	}
@@ -81,7 +82,7 @@ func LoadAdult(dir string) (*Adult, error) {
 // Losses and threshold of Cs, solved by Algorithm 1 with Params from
 // theta = 0 on Data.Train and evaluated on Data.Test.
 type Config struct {
-	// Losses name the losses (fair.ParseLoss): logistic, logdiff and
+	// Losses name the losses (problem.ParseLoss): logistic, logdiff and
 	// smooth01 (all three).
 	Losses []string
 	// Cs are the covariance thresholds c, +Inf for unconstrained (inf,
@@ -91,7 +92,7 @@ type Config struct {
 	// 1, or 0.1 with SampledConstraint), Seed (1) and SampledConstraint
 	// (the covariance row estimated on each mini-batch); C is set per
 	// cell.
-	Params fair.Params
+	Params fair.Config
 	// RefTol is the tolerance of the independent solve of the convex
 	// cells (1e-4).
 	RefTol float64
@@ -105,14 +106,14 @@ type Config struct {
 // DefaultConfig is the paper's grid, without the data.
 func DefaultConfig() Config {
 	return Config{Losses: []string{"logistic", "logdiff", "smooth01"}, Cs: []float64{math.Inf(1), 0.1, 0.05, 0.01, 0.005, 0.001},
-		Params: fair.Params{Rounds: 20000, Batch: 32, Seed: 1}, RefTol: 1e-4}
+		Params: fair.Config{Rounds: 20000, Batch: 32, Seed: 1}, RefTol: 1e-4}
 }
 
 // losses parses c.Losses.
-func (c Config) losses() ([]fair.Loss, error) {
-	var out []fair.Loss
+func (c Config) losses() ([]problem.Loss, error) {
+	var out []problem.Loss
 	for _, name := range c.Losses {
-		l, err := fair.ParseLoss(name)
+		l, err := problem.ParseLoss(name)
 		if err != nil {
 			return nil, err
 		}

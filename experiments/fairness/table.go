@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus/fair"
+	problem "github.com/consim/consim/problems/fairness"
 )
 
 // Row is one cell of the fairness table: a loss and a threshold c, solved
@@ -39,7 +40,7 @@ type Row struct {
 // For the convex logistic loss it also solves the problem by Reference
 // (tolerance refTol), so that the table shows how far Algorithm 1 ends
 // from the optimum. done, if not nil, is called with every row.
-func Table(train, test *fair.Data, losses []fair.Loss, cs []float64, p fair.Params, refTol float64, done func(Row)) ([]Row, error) {
+func Table(train, test *problem.Data, losses []problem.Loss, cs []float64, p fair.Config, refTol float64, done func(Row)) ([]Row, error) {
 	if err := test.Validate(); err != nil {
 		return nil, fmt.Errorf("test data: %w", err)
 	}
@@ -57,17 +58,17 @@ func Table(train, test *fair.Data, losses []fair.Loss, cs []float64, p fair.Para
 			}
 			r := Row{
 				Loss: loss.Name(), C: c, Sampled: p.SampledConstraint,
-				TrainCov: fair.Covariance(train, res.Theta), TrainObj: fair.Objective(train, loss, res.Theta),
-				TestAcc: fair.Accuracy(test, res.Theta), TestPRule: fair.PRule(test, res.Theta),
+				TrainCov: problem.Covariance(train, res.Theta), TrainObj: problem.Objective(train, loss, res.Theta),
+				TestAcc: problem.Accuracy(test, res.Theta), TestPRule: problem.PRule(test, res.Theta),
 				Certificate: res.Certificate, Samples: res.Samples,
 				RefObj: math.NaN(), RefCov: math.NaN(), RefTestAcc: math.NaN(),
 			}
 			if loss.Convex() && refTol > 0 {
-				ref, _, err := fair.Reference(train, loss, c, res.Params.R, refTol)
+				ref, _, err := problem.Reference(train, loss, c, res.Config.R, refTol)
 				if err != nil {
 					return nil, fmt.Errorf("%s, c = %g: %w", loss.Name(), c, err)
 				}
-				r.RefObj, r.RefCov, r.RefTestAcc = fair.Objective(train, loss, ref), fair.Covariance(train, ref), fair.Accuracy(test, ref)
+				r.RefObj, r.RefCov, r.RefTestAcc = problem.Objective(train, loss, ref), problem.Covariance(train, ref), problem.Accuracy(test, ref)
 			}
 			rows = append(rows, r)
 			if done != nil {

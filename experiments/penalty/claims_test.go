@@ -98,37 +98,6 @@ func TestClaims(t *testing.T) {
 	}
 }
 
-// TestL1BoxProx compares the prox with a fine grid search of the
-// one-dimensional problems it separates into.
-func TestL1BoxProx(t *testing.T) {
-	psi := penaltyalg.L1Box{Lambda: 0.3, Bound: 1, Free: 1}
-	v := []float64{2.5, -0.2, 0.29, -1.7, 0.5, 3}
-	const gamma = 0.5
-	out := make([]float64, len(v))
-	psi.Prox(v, gamma, out)
-	for j, vj := range v {
-		best, arg := math.Inf(1), 0.0
-		for u := -1.0; u <= 1.0; u += 1e-5 {
-			h := (u - vj) * (u - vj) / 2
-			if j < len(v)-psi.Free {
-				h += gamma * psi.Lambda * math.Abs(u)
-			}
-			if h < best {
-				best, arg = h, u
-			}
-		}
-		if math.Abs(out[j]-arg) > 2e-5 {
-			t.Errorf("prox coordinate %d: %g, grid %g", j, out[j], arg)
-		}
-	}
-	if got := psi.Value([]float64{0.5, -0.25, 1}); math.Abs(got-0.3*0.75) > 1e-15 {
-		t.Errorf("psi = %g", got)
-	}
-	if !math.IsInf(psi.Value([]float64{1.5, 0, 0}), 1) {
-		t.Error("psi finite outside the box")
-	}
-}
-
 // TestEAGStep checks that the EAG-V step sizes decrease to a positive
 // limit from alpha_0 = 0.618/R, as Theorem 2 of Yoon and Ryu requires.
 func TestEAGStep(t *testing.T) {

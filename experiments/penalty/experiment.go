@@ -18,6 +18,7 @@ package penalty
 import (
 	"context"
 	"fmt"
+	"github.com/consim/consim/problems/constrlogistic"
 	"io"
 	"path/filepath"
 	"slices"
@@ -93,8 +94,8 @@ func DefaultConfig() Config {
 }
 
 // spec51 is the synthetic problem of 5.1.
-func (c Config) spec51() penaltyalg.SyntheticSpec {
-	s := penaltyalg.PaperSynthetic(c.Seed)
+func (c Config) spec51() constrlogistic.SyntheticSpec {
+	s := constrlogistic.PaperSynthetic(c.Seed)
 	s.N, s.Samples, s.Core = c.N, c.Samples, c.Core
 	return s
 }
@@ -161,7 +162,7 @@ func (c Config) Run(ctx context.Context) (*Result, error) {
 			rs = append(rs, r)
 		}
 		logf("5.2: reference solves on %d rows, Algorithm 2 (%s) and EAG, K = %d\n", c.A9A.Rows, strings.Join(c.Rules, ","), c.K52)
-		spec52 := penaltyalg.PaperFiniteSum(c.Seed)
+		spec52 := constrlogistic.PaperFiniteSum(c.Seed)
 		spec52.Core = c.Core
 		if res.R52, err = Experiment52(c.A9A.X, c.A9A.Y, spec52, c.K52, c.Every52, rs); err != nil {
 			return nil, fmt.Errorf("5.2: %w", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	penaltyalg "github.com/consim/consim/consensus/penalty"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 func abs(v float64) float64 {
@@ -42,7 +43,7 @@ func logTrace(t *testing.T, tr penaltyalg.Trace, at []int) {
 func TestLongExperiment51(t *testing.T) {
 	skipShort(t)
 	start := time.Now()
-	r, err := Experiment51(penaltyalg.PaperSynthetic(1), 5000, 10)
+	r, err := Experiment51(constrlogistic.PaperSynthetic(1), 5000, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestLongExperiment51(t *testing.T) {
 	for _, v := range r.Opt.X {
 		xmax = max(xmax, abs(v))
 	}
-	t.Logf("F* = %.8f, max|x*_j| = %.3g (KKT %+v, %d outer, %d inner); reference and both runs %.1fs", r.Opt.F, xmax, r.Opt.KKT, r.Opt.Outer, r.Opt.Inner, time.Since(start).Seconds())
+	t.Logf("F* = %.8f, max|x*_j| = %.3g (constrlogistic.KKT %+v, %d outer, %d inner); reference and both runs %.1fs", r.Opt.F, xmax, r.Opt.KKT, r.Opt.Outer, r.Opt.Inner, time.Since(start).Seconds())
 	at := []int{0, 10, 100, 1000, 2500, -1}
 	logTrace(t, r.Constant, at)
 	logTrace(t, r.Dynamic, at)
@@ -58,12 +59,12 @@ func TestLongExperiment51(t *testing.T) {
 		t.Logf("claim %s %q holds=%v: %s", c.Section, c.Text, c.Holds, c.Detail)
 	}
 	if r.Opt.KKT.Max() > 1e-9 {
-		t.Errorf("reference KKT %+v", r.Opt.KKT)
+		t.Errorf("reference constrlogistic.KKT %+v", r.Opt.KKT)
 	}
 }
 
 // readLIBSVM is a minimal reader of LIBSVM text (gzip) for the long test.
-func readLIBSVM(t *testing.T, path string, n int) (penaltyalg.Sparse, []float64) {
+func readLIBSVM(t *testing.T, path string, n int) (constrlogistic.Sparse, []float64) {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {
@@ -74,7 +75,7 @@ func readLIBSVM(t *testing.T, path string, n int) (penaltyalg.Sparse, []float64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := penaltyalg.Sparse{Cols: n, Ptr: []int{0}}
+	a := constrlogistic.Sparse{Cols: n, Ptr: []int{0}}
 	var y []float64
 	sc := bufio.NewScanner(gz)
 	for sc.Scan() {
@@ -107,18 +108,18 @@ func readLIBSVM(t *testing.T, path string, n int) (penaltyalg.Sparse, []float64)
 
 const a9aPath = "/work/shared/data/a9a/a9a.gz"
 
-func a9aProblem(t *testing.T) *penaltyalg.FiniteSumProblem {
+func a9aProblem(t *testing.T) *constrlogistic.FiniteSumProblem {
 	t.Helper()
 	a, y := readLIBSVM(t, a9aPath, 123)
 	if a.Rows() != 32561 {
 		t.Fatalf("a9a: %d rows", a.Rows())
 	}
 	start := time.Now()
-	p, err := penaltyalg.NewFiniteSumProblemSparse(a, y, penaltyalg.PaperFiniteSum(1))
+	p, err := constrlogistic.NewFiniteSumProblemSparse(a, y, constrlogistic.PaperFiniteSum(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("a9a: F* = %.8f (KKT %+v, %d outer, %d inner); reference solves %.1fs", p.Opt.F, p.Opt.KKT, p.Opt.Outer, p.Opt.Inner, time.Since(start).Seconds())
+	t.Logf("a9a: F* = %.8f (constrlogistic.KKT %+v, %d outer, %d inner); reference solves %.1fs", p.Opt.F, p.Opt.KKT, p.Opt.Outer, p.Opt.Inner, time.Since(start).Seconds())
 	return p
 }
 

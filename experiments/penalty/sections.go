@@ -6,13 +6,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	penaltyalg "github.com/consim/consim/consensus/penalty"
+	"github.com/consim/consim/problems/constrlogistic"
 )
 
 // Result51 is the outcome of Section 5.1's experiment.
 type Result51 struct {
-	Problem *penaltyalg.Synthetic
+	Problem *constrlogistic.Synthetic
 	// Opt is the optimum of the sample-average problem (F* of the gaps).
-	Opt penaltyalg.Optimum
+	Opt constrlogistic.Optimum
 	// Constant and Dynamic are the Algorithm 1 traces under Theorems 1
 	// and 2.
 	Constant, Dynamic penaltyalg.Trace
@@ -25,20 +26,20 @@ type Result51 struct {
 // same start with the same samples (sample seed spec.Seed), recording every
 // every-th iteration, and checks the claims of Claims51. The paper's run is
 // Experiment51(PaperSynthetic(seed), 5000, 1).
-func Experiment51(spec penaltyalg.SyntheticSpec, bigK, every int) (*Result51, error) {
-	p, err := penaltyalg.NewSynthetic(spec)
+func Experiment51(spec constrlogistic.SyntheticSpec, bigK, every int) (*Result51, error) {
+	p, err := constrlogistic.NewSynthetic(spec)
 	if err != nil {
 		return nil, err
 	}
-	opt, err := p.Optimum(penaltyalg.SolveOptions{})
+	opt, err := p.Optimum(constrlogistic.SolveOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("penalty: 5.1 reference: %w", err)
 	}
 	r := &Result51{Problem: p, Opt: opt}
-	if r.Constant, err = p.Run(penaltyalg.Thm1, bigK, spec.Seed, every, opt.F); err != nil {
+	if r.Constant, err = penaltyalg.RunSynthetic(p, penaltyalg.Thm1, bigK, spec.Seed, every, opt.F); err != nil {
 		return nil, err
 	}
-	if r.Dynamic, err = p.Run(penaltyalg.Thm2, bigK, spec.Seed, every, opt.F); err != nil {
+	if r.Dynamic, err = penaltyalg.RunSynthetic(p, penaltyalg.Thm2, bigK, spec.Seed, every, opt.F); err != nil {
 		return nil, err
 	}
 	if r.Claims, err = Claims51(r.Constant, r.Dynamic); err != nil {
@@ -49,7 +50,7 @@ func Experiment51(spec penaltyalg.SyntheticSpec, bigK, every int) (*Result51, er
 
 // Result52 is the outcome of Section 5.2's experiment.
 type Result52 struct {
-	Problem *penaltyalg.FiniteSumProblem
+	Problem *constrlogistic.FiniteSumProblem
 	// Alg2 holds the Algorithm 2 traces in the order of the rules asked
 	// for; EAG is the baseline's trace.
 	Alg2 []penaltyalg.Trace
@@ -66,8 +67,8 @@ type Result52 struct {
 // iterations, recording every every-th iteration, and checks the claims
 // of Claims52 on the Thm 3(ii) and 4(ii) runs. The paper's run is
 // Experiment52(a9a rows, labels, PaperFiniteSum(seed), 500, 1, nil).
-func Experiment52(x mat.Matrix, y []float64, spec penaltyalg.FiniteSumSpec, bigK, every int, rules []penaltyalg.Rule2) (*Result52, error) {
-	p, err := penaltyalg.NewFiniteSumProblem(x, y, spec)
+func Experiment52(x mat.Matrix, y []float64, spec constrlogistic.FiniteSumSpec, bigK, every int, rules []penaltyalg.Rule2) (*Result52, error) {
+	p, err := constrlogistic.NewFiniteSumProblem(x, y, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +77,14 @@ func Experiment52(x mat.Matrix, y []float64, spec penaltyalg.FiniteSumSpec, bigK
 
 // Experiment52On runs the Algorithm 2 rules and EAG on p as Experiment52
 // describes.
-func Experiment52On(p *penaltyalg.FiniteSumProblem, bigK, every int, rules []penaltyalg.Rule2) (*Result52, error) {
+func Experiment52On(p *constrlogistic.FiniteSumProblem, bigK, every int, rules []penaltyalg.Rule2) (*Result52, error) {
 	if rules == nil {
 		rules = []penaltyalg.Rule2{penaltyalg.Thm3ii, penaltyalg.Thm4ii}
 	}
 	r := &Result52{Problem: p}
 	var cmp []penaltyalg.Trace
 	for _, rule := range rules {
-		tr, err := p.RunAlg2(rule, bigK, every, nil)
+		tr, err := penaltyalg.RunFiniteSum(p, rule, bigK, every, nil)
 		if err != nil {
 			return nil, fmt.Errorf("penalty: 5.2 %v: %w", rule, err)
 		}
@@ -93,7 +94,7 @@ func Experiment52On(p *penaltyalg.FiniteSumProblem, bigK, every int, rules []pen
 		}
 	}
 	var err error
-	if r.EAG, err = p.RunEAG(bigK, every); err != nil {
+	if r.EAG, err = penaltyalg.RunFiniteSumEAG(p, bigK, every); err != nil {
 		return nil, fmt.Errorf("penalty: 5.2 EAG: %w", err)
 	}
 	if r.Claims, err = Claims52(r.EAG, cmp...); err != nil {

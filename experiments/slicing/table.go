@@ -5,6 +5,7 @@ import (
 	"math"
 
 	slicingalg "github.com/consim/consim/consensus/slicing"
+	problem "github.com/consim/consim/problems/slicing"
 )
 
 // Config is the experiment of `consim reproduce slicing` (Table): the
@@ -12,7 +13,7 @@ import (
 type Config struct {
 	// Gen is the instance size (slicing.Medium); Seeds are the instance
 	// seeds (1..20).
-	Gen   slicingalg.GenOptions
+	Gen   problem.GenOptions
 	Seeds []uint64
 	// RegWeight, P and Eps define P_eps (2, 0.5, 0.1); the parameters are
 	// Practical's.
@@ -37,7 +38,7 @@ func DefaultConfig() Config {
 	for k := range seeds {
 		seeds[k] = uint64(k + 1)
 	}
-	return Config{Gen: slicingalg.Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
+	return Config{Gen: problem.Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
 		Rounds: 10000, Every: 100, Tol: 1e-4, Losses: []float64{0, 0.1}, LossSeed: 1}
 }
 
@@ -85,15 +86,15 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 	}
 	var rows []TableRow
 	for _, seed := range opt.Seeds {
-		in, err := slicingalg.Generate(opt.Gen, seed)
+		in, err := problem.Generate(opt.Gen, seed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: %w", seed, err)
 		}
-		md, err := slicingalg.NewModel(in)
+		md, err := problem.NewModel(in)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: %w", seed, err)
 		}
-		lpv, err := slicingalg.PathLP(md)
+		lpv, err := problem.PathLP(md)
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: LP: %w", seed, err)
 		}
@@ -103,7 +104,7 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
 			}
-			rd, err := slicingalg.Round(md, res.W)
+			rd, err := problem.Round(md, res.W)
 			if err != nil {
 				return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
 			}

@@ -27,8 +27,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -140,7 +140,7 @@ func (c Config) run(ctx context.Context, name string, seed int, dir string) (Rea
 }
 
 // column returns the value of the named extra column of m, NaN if absent.
-func column(m metrics.Metrics, name string) float64 {
+func column(m observe.Metrics, name string) float64 {
 	for _, e := range m.Extra {
 		if e.Name == name {
 			return e.Value
@@ -199,7 +199,7 @@ func ratio(v float64) string {
 }
 
 func interval(xs []float64) string {
-	s := metrics.Summarize(xs)
+	s := observe.Summarize(xs)
 	lo, hi := s.Interval95()
 	if s.N < len(xs) {
 		return fmt.Sprintf("%d of %d reached", s.N, len(xs))

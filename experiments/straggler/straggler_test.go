@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -33,8 +33,8 @@ func TestAsyncReachesTargetFirst(t *testing.T) {
 			t.Errorf("seed %d: AD-PSGD at %v, D-PSGD at %v", s+1, run[0].Time, run[1].Time)
 		}
 	}
-	_, asyncHi := metrics.Summarize(res.Times(0)).Interval95()
-	syncLo, _ := metrics.Summarize(res.Times(1)).Interval95()
+	_, asyncHi := observe.Summarize(res.Times(0)).Interval95()
+	syncLo, _ := observe.Summarize(res.Times(1)).Interval95()
 	if !(asyncHi < syncLo) {
 		t.Errorf("AD-PSGD's interval ends at %.1f, D-PSGD's starts at %.1f", asyncHi, syncLo)
 	}

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/consim/consim/problems/hyperclean"
 	"io"
 	"maps"
 	"math"
@@ -38,18 +39,18 @@ import (
 )
 
 // MNIST holds the MNIST training and test digits.
-type MNIST struct{ Train, Test tspalg.Digits }
+type MNIST struct{ Train, Test hyperclean.Digits }
 
 // LoadMNIST reads the MNIST training and test sets from dir, which holds
 // {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz. A missing file is an
 // error wrapping fs.ErrNotExist.
 func LoadMNIST(dir string) (*MNIST, error) {
-	read := func(prefix string) (tspalg.Digits, error) {
+	read := func(prefix string) (hyperclean.Digits, error) {
 		im, lb, err := dataset.ReadMNIST(filepath.Join(dir, prefix+"-images-idx3-ubyte.gz"), filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz"))
 		if err != nil {
-			return tspalg.Digits{}, err
+			return hyperclean.Digits{}, err
 		}
-		return tspalg.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}, nil
+		return hyperclean.Digits{N: im.N, Dim: im.Rows * im.Cols, Pixels: im.Pixels, Labels: lb}, nil
 	}
 	train, err := read("train")
 	if err != nil {

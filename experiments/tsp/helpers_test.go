@@ -1,16 +1,15 @@
 package tsp
 
 import (
+	"github.com/consim/consim/problems/hyperclean"
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	tspalg "github.com/consim/consim/consensus/tsp"
 )
 
 // randomSet returns n samples of dim features, about a third of them zero
 // and the rest in [0, 1], with random labels in 0..classes-1.
-func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *tspalg.Set {
+func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *hyperclean.Set {
 	t.Helper()
 	rows := make([]float64, n*dim)
 	for i := range rows {
@@ -22,7 +21,7 @@ func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *tspalg.Set {
 	for i := range labels {
 		labels[i] = rng.IntN(classes)
 	}
-	s, err := tspalg.NewSet(rows, dim, labels, classes)
+	s, err := hyperclean.NewSet(rows, dim, labels, classes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +29,7 @@ func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *tspalg.Set {
 }
 
 // smallCleaning returns a small random hyper-cleaning instance.
-func smallCleaning(t testing.TB, seed uint64, m, classes int) *tspalg.HyperCleaning {
+func smallCleaning(t testing.TB, seed uint64, m, classes int) *hyperclean.HyperCleaning {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 7))
 	const dim = 12
@@ -38,7 +37,7 @@ func smallCleaning(t testing.TB, seed uint64, m, classes int) *tspalg.HyperClean
 	for i := range clean {
 		clean[i] = rng.IntN(2) == 0
 	}
-	return &tspalg.HyperCleaning{
+	return &hyperclean.HyperCleaning{
 		Train: randomSet(t, rng, m, dim, classes), Val: randomSet(t, rng, 30, dim, classes),
 		Test: randomSet(t, rng, 40, dim, classes), Clean: clean, RhoBar: 0.05,
 	}

@@ -7,6 +7,8 @@ import (
 
 	tspalg "github.com/consim/consim/consensus/tsp"
 	"github.com/consim/consim/experiments"
+	"github.com/consim/consim/problems/bilevel"
+	"github.com/consim/consim/problems/hyperclean"
 )
 
 // Experiment is one run of the paper's data hyper-cleaning comparison
@@ -24,7 +26,7 @@ type Experiment struct {
 	// NamePBGD and NameMEHA, in run order.
 	Methods []string
 	// Data sets up the instance; its Seed is replaced by the experiment's.
-	Data tspalg.CleaningConfig
+	Data hyperclean.CleaningConfig
 	// The constants of each method, in the units of the problem as built
 	// (the lower-level loss is a sum over the Data.Train samples).
 	TSP  tspalg.Constants
@@ -74,7 +76,7 @@ func DefaultExperiment(seed uint64, rounds int) Experiment {
 	e := Experiment{
 		Seed: seed, Rounds: rounds, Every: 10,
 		Methods: []string{tspalg.NameTSP, tspalg.NameBOME, tspalg.NamePBGD, tspalg.NameMEHA},
-		Data:    tspalg.CleaningConfig{Train: 5000, Val: 5000, Corrupt: 0.5, RhoBar: 0.01},
+		Data:    hyperclean.CleaningConfig{Train: 5000, Val: 5000, Corrupt: 0.5, RhoBar: 0.01},
 	}
 	e.Convert(tspalg.DefaultMeanUnits(), e.Data.Train, rounds)
 	return e
@@ -161,7 +163,7 @@ func (e Experiment) Validate() error {
 
 // NewMethod returns the named method on pb from (x0, y0) with e's
 // constants.
-func (e Experiment) NewMethod(name string, pb tspalg.Bilevel, x0, y0 []float64) (tspalg.Method, error) {
+func (e Experiment) NewMethod(name string, pb bilevel.Bilevel, x0, y0 []float64) (tspalg.Method, error) {
 	switch name {
 	case tspalg.NameTSP:
 		return tspalg.NewTSP(pb, x0, y0, e.TSP)
@@ -178,13 +180,13 @@ func (e Experiment) NewMethod(name string, pb tspalg.Bilevel, x0, y0 []float64) 
 // Run builds the instance from the MNIST training and test digits and runs
 // the methods. clock is the caller's time reading (nil: Seconds stay 0);
 // only the methods' steps are timed, not the measurements.
-func (e Experiment) Run(train, test tspalg.Digits, clock func() time.Duration) (*ExperimentResult, error) {
+func (e Experiment) Run(train, test hyperclean.Digits, clock func() time.Duration) (*ExperimentResult, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
 	cfg := e.Data
 	cfg.Seed = e.Seed
-	h, err := tspalg.NewHyperCleaning(train, test, cfg)
+	h, err := hyperclean.NewHyperCleaning(train, test, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("tsp experiment seed %d: %w", e.Seed, err)
 	}
@@ -192,7 +194,7 @@ func (e Experiment) Run(train, test tspalg.Digits, clock func() time.Duration) (
 }
 
 // RunOn runs the methods on a given instance.
-func (e Experiment) RunOn(h *tspalg.HyperCleaning, clock func() time.Duration) (*ExperimentResult, error) {
+func (e Experiment) RunOn(h *hyperclean.HyperCleaning, clock func() time.Duration) (*ExperimentResult, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
@@ -217,7 +219,7 @@ func (e Experiment) RunOn(h *tspalg.HyperCleaning, clock func() time.Duration) (
 }
 
 // trace runs m for e.Rounds rounds and measures it.
-func (e Experiment) trace(h *tspalg.HyperCleaning, m tspalg.Method, clock func() time.Duration) (Trace, error) {
+func (e Experiment) trace(h *hyperclean.HyperCleaning, m tspalg.Method, clock func() time.Duration) (Trace, error) {
 	tr := Trace{Method: m.Name()}
 	var spent time.Duration
 	measure := func(r int) (bool, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tspalg "github.com/consim/consim/consensus/tsp"
+	"github.com/consim/consim/problems/bilevel"
 )
 
 // TestExperimentPlumbing runs the experiment machinery on a small random
@@ -113,7 +114,7 @@ func TestConvert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mean := tspalg.Bilevel{NX: sum.NX, NY: sum.NY, F: sum.F, G: scaled{sum.G, 1 / float64(m)}}
+	mean := bilevel.Bilevel{NX: sum.NX, NY: sum.NY, F: sum.F, G: scaled{sum.G, 1 / float64(m)}}
 	u := tspalg.DefaultMeanUnits()
 	u.Delta, u.Tau, u.Eta = 0.001, 1, 0.5
 	var es, em Experiment
@@ -160,7 +161,7 @@ func TestConvert(t *testing.T) {
 
 // scaled is c times an objective.
 type scaled struct {
-	o tspalg.Objective
+	o bilevel.Objective
 	c float64
 }
 

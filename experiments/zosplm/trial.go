@@ -6,6 +6,7 @@ import (
 
 	zosplmalg "github.com/consim/consim/consensus/zosplm"
 	"github.com/consim/consim/experiments"
+	"github.com/consim/consim/problems/qcqp"
 )
 
 // Method names of the experiment, as the CLI spells them.
@@ -36,9 +37,9 @@ var PaperTable2 = []PaperRow{
 }
 
 // Experiment is the comparison of the paper's section 4: NC-QCQP instances
-// of n variables and m constraints (NewQCQP), one per trial, solved from
+// of n variables and m constraints (qcqp.New), one per trial, solved from
 // x0 = 0 by each method with the same estimator until the stochastic
-// eps-stationarity test holds (Measures.Below(Eps), exact gradients, the
+// eps-stationarity test holds (qcqp.Measures.Below(Eps), exact gradients, the
 // method's own multiplier) or MaxIter iterations.
 type Experiment struct {
 	// N is n, M is m (the paper: m = 1; 0 means 1).
@@ -103,10 +104,10 @@ func (e Experiment) Validate() error {
 }
 
 // Instance returns trial's NC-QCQP.
-func (e Experiment) Instance(trial int) (*zosplmalg.QCQP, error) {
+func (e Experiment) Instance(trial int) (*qcqp.QCQP, error) {
 	e = e.defaults()
 	problem, _ := zosplmalg.TrialSeeds(e.Seed, trial)
-	return zosplmalg.NewQCQP(e.N, e.M, problem)
+	return qcqp.New(e.N, e.M, problem)
 }
 
 func (e Experiment) estimator(est zosplmalg.Estimator) zosplmalg.Estimator {
@@ -115,7 +116,7 @@ func (e Experiment) estimator(est zosplmalg.Estimator) zosplmalg.Estimator {
 }
 
 // NewMethod returns method's agent (id 0) for trial on q, at x0 = 0.
-func (e Experiment) NewMethod(method string, q *zosplmalg.QCQP, trial int) (zosplmalg.Method, error) {
+func (e Experiment) NewMethod(method string, q *qcqp.QCQP, trial int) (zosplmalg.Method, error) {
 	e = e.defaults()
 	_, seed := zosplmalg.TrialSeeds(e.Seed, trial)
 	x0 := make([]float64, q.Dim())
@@ -151,7 +152,7 @@ type Trace struct {
 	Trial  int
 	// Points[i] are the measures after i iterations (Points[0] at x0 with
 	// the method's initial multiplier).
-	Points []zosplmalg.Measures
+	Points []qcqp.Measures
 	// ItersToEps is the first iteration count whose measures are all
 	// below eps, or -1 if MaxIter iterations did not reach it.
 	ItersToEps int
@@ -192,7 +193,7 @@ func (e Experiment) RunTrial(method string, trial int, clock func() time.Duratio
 	tr := &Trace{Method: method, Trial: trial, ItersToEps: -1}
 	hx := make([]float64, q.Constraints())
 	y := make([]float64, q.Constraints())
-	measure := func() (zosplmalg.Measures, error) {
+	measure := func() (qcqp.Measures, error) {
 		q.H(a.X(), hx)
 		a.MeasureDual(hx, y)
 		return q.Measure(a.X(), y)

@@ -1,0 +1,51 @@
+package hyperclean
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// randomSet returns n samples of dim features, about a third of them zero
+// and the rest in [0, 1], with random labels in 0..classes-1.
+func randomSet(t testing.TB, rng *rand.Rand, n, dim, classes int) *Set {
+	t.Helper()
+	rows := make([]float64, n*dim)
+	for i := range rows {
+		if rng.Float64() < 0.35 {
+			rows[i] = rng.Float64()
+		}
+	}
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = rng.IntN(classes)
+	}
+	s, err := NewSet(rows, dim, labels, classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// smallCleaning returns a small random hyper-cleaning instance.
+func smallCleaning(t testing.TB, seed uint64, m, classes int) *HyperCleaning {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	const dim = 12
+	clean := make([]bool, m)
+	for i := range clean {
+		clean[i] = rng.IntN(2) == 0
+	}
+	return &HyperCleaning{
+		Train: randomSet(t, rng, m, dim, classes), Val: randomSet(t, rng, 30, dim, classes),
+		Test: randomSet(t, rng, 40, dim, classes), Clean: clean, RhoBar: 0.05,
+	}
+}
+
+// randVec returns n values uniform in [-s, s].
+func randVec(rng *rand.Rand, n int, s float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = s * (2*rng.Float64() - 1)
+	}
+	return v
+}
