@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -185,7 +187,12 @@ func (r *run) execute(ctx context.Context) {
 		r.agents[i].lastSeen = r.started
 		r.agents[i].movedAt = r.started
 	}
-	if err := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStart})); err != nil {
+	start := node.Control{Kind: node.ControlStart}
+	if c := r.cfg.ScenarioCheck; c != nil {
+		fp := c.Fingerprint()
+		start.Scenario = hex.EncodeToString(fp[:])
+	}
+	if err := r.obs.Control(node.EncodeControl(start)); err != nil {
 		r.fail(StopError, fmt.Errorf("publish start: %w", err))
 		return
 	}
@@ -311,6 +318,10 @@ func (r *run) ingest(frame []byte, now time.Time) {
 	a.traffic = s.Traffic
 	switch s.Kind {
 	case node.StatusReady:
+		if err := r.checkScenario(s); err != nil {
+			r.refuse(err)
+			return
+		}
 		if !a.ready {
 			r.nReady++
 		}
@@ -585,6 +596,35 @@ func (r *run) logFurther() {
 	if n := r.further - loggedFailures; n > 0 {
 		r.log.Warn("further failures not logged one by one", "count", n, "last", r.lastFurther)
 	}
+}
+
+// checkScenario compares the scenario of the ready status s with the
+// run's (Config.ScenarioCheck).
+func (r *run) checkScenario(s node.Status) error {
+	c := r.cfg.ScenarioCheck
+	if c == nil {
+		return nil
+	}
+	if s.Scenario == "" {
+		return fmt.Errorf("%w: agent %d announced no scenario (an agent process of another consim version?)", ErrScenarioMismatch, s.ID)
+	}
+	if sha256.Sum256([]byte(s.Scenario)) == c.Fingerprint() {
+		return nil
+	}
+	return fmt.Errorf("%w: agent %d runs another scenario than the coordinator: %s (give every process the same scenario file and --set overrides)",
+		ErrScenarioMismatch, s.ID, c.Differences([]byte(s.Scenario), "the coordinator", "agent "+strconv.Itoa(s.ID)))
+}
+
+// refuse ends the run before its start on err, with a refuse control
+// (instead of a stop) that tells the agents why.
+func (r *run) refuse(err error) {
+	if !r.stopSent {
+		r.stopSent = true
+		if cerr := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlRefuse, Reason: err.Error()})); cerr != nil {
+			r.log.Warn("publish refuse", "err", cerr)
+		}
+	}
+	r.fail(StopScenario, err)
 }
 
 // stop publishes the Stop control once.

@@ -38,6 +38,7 @@ const (
 	StopElsewhere    = "stopped_elsewhere" // ErrStoppedElsewhere
 	StopDiverged     = "diverged"          // ErrDiverged
 	StopLost         = "agent_lost"        // ErrAgentLost
+	StopScenario     = "scenario_mismatch" // ErrScenarioMismatch
 )
 
 // Param is one resolved parameter or constant of the algorithm in

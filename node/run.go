@@ -380,6 +380,11 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 			case ControlStop:
 				r.stopReason, r.stopControl = stopReason(c), true
 			case ControlStart:
+				if err := r.checkScenario(c); err != nil {
+					return false, err
+				}
+			case ControlRefuse:
+				return false, fmt.Errorf("%w: %s", ErrRunRefused, c.Reason)
 			case ControlLost:
 				// A peer lost before the start (its control can overtake
 				// the start on a transport that does not order the
@@ -398,6 +403,20 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 			return false, ctx.Err()
 		}
 	}
+}
+
+// checkScenario compares the scenario fingerprint of the start control c
+// with the agent's own (Options.Scenario); either may be absent, which
+// checks nothing.
+func (r *runner) checkScenario(c Control) error {
+	if r.o.Scenario == nil || c.Scenario == "" {
+		return nil
+	}
+	if mine := ScenarioFingerprint(r.o.Scenario); c.Scenario != mine {
+		return fmt.Errorf("%w: the coordinator's start names scenario %.16s, this agent runs %.16s (give every process the same scenario file and --set overrides)",
+			ErrScenarioMismatch, c.Scenario, mine)
+	}
+	return nil
 }
 
 // stopRequested drains the control channel without blocking and reports
@@ -498,8 +517,11 @@ func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
 		r.tr.Ahead = r.ahead + st.Ahead
 	}
 	s := Status{Kind: kind, ID: r.id, Report: rep, Traffic: r.tr}
-	if kind == StatusFinal {
+	switch kind {
+	case StatusFinal:
 		s.Stop = r.stopReason
+	case StatusReady:
+		s.Scenario = string(r.o.Scenario)
 	}
 	if cause != nil {
 		s.Err = cause.Error()

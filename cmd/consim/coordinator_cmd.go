@@ -182,6 +182,13 @@ func coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node
 	if err != nil {
 		return nil, err
 	}
+	// Each agent process loaded its own copy of the scenario: a run
+	// starts only if they all hold this one.
+	canonical, err := st.Scenario.Canonical()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	cfg.ScenarioCheck = canonical
 	cfg.ReadyTimeout = readyTimeout
 	cfg.Lost = lost
 	cfg.Resume = resume

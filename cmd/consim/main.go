@@ -99,6 +99,9 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		return exitDiverged
 	case errors.Is(err, coordinator.ErrStoppedElsewhere):
 		return exitStopped
+	case errors.Is(err, coordinator.ErrScenarioMismatch), errors.Is(err, node.ErrRunRefused), errors.Is(err, node.ErrScenarioMismatch):
+		// The processes of a run were given different scenarios: input.
+		return exitUsage
 	case !isUsage(err):
 		return exitFailure
 	}

@@ -125,6 +125,11 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 		return fmt.Errorf("agent %d: %w", id, err)
 	}
 	opts := sim.NodeOptions(st, logger)
+	// The coordinator refuses the run unless every process holds its
+	// scenario (see coordinate).
+	if opts.Scenario, err = s.Canonical(); err != nil {
+		return usageError{err}
+	}
 	// The coordinator may subscribe after this process starts (agents on
 	// several hosts): repeat ready until its start arrives.
 	opts.ReadyRepeat = readyRepeat
