@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,6 +89,10 @@ const (
 	natsMaxPending     = 256 << 20    // bytes the server queues per client
 	natsPendingMsgs    = 1 << 16      // messages a subscription may queue
 	natsPendingBytes   = 256 << 20    // bytes a subscription may queue
+	// natsSenderPendingMsgs bounds the messages a subscription to one
+	// sender's subject may queue (see NATSOptions.Agents): a sender has a
+	// few frames of a round in flight, far fewer.
+	natsSenderPendingMsgs = 1 << 12
 	natsCloseFlushTime = 2 * time.Second
 	// natsTCPPingInterval and natsTCPMaxPings detect a TCP connection
 	// whose server stopped reading: after natsTCPMaxPings pings without
@@ -174,6 +179,21 @@ type NATSOptions struct {
 	ReconnectBufSize int
 	// Logger receives connection events. Default: discard.
 	Logger hclog.Logger
+
+	// Agents is N, the number of agents of the run (ids 0..N-1). A
+	// process connected to a server given by URL then subscribes to each
+	// agent's subjects separately (consim.<run>.a.<j> and its tails, and
+	// the observer to each consim.<run>.s.<j>), each subscription with a
+	// pending limit of its own (natsSenderPendingMsgs messages, and a
+	// share of natsPendingBytes but at least two of the largest
+	// messages): a client that floods one agent's subject (anyone on a
+	// server without per-agent users, or an agent on its own subject)
+	// fills only that subscription, and every other sender's frames still
+	// arrive. Frames on the flooded subject itself are only as safe as
+	// the server's permissions keep it (see RunUsers). Zero, or a server
+	// the transport starts itself (no other client can connect),
+	// subscribes once to every agent's frames.
+	Agents int
 
 	// PerDestination selects the subject layout of the agents' frames.
 	// Default (false): a frame is published once on its sender's subject
@@ -309,8 +329,13 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 	if t.user, t.password, err = resolveUser(opts); err != nil {
 		return nil, err
 	}
-	if t.secure, err = clientOptions(resolveSecurity(opts)); err != nil {
+	files, creds, nkey := resolveSecurity(opts)
+	if t.secure, err = clientOptions(files, creds, nkey); err != nil {
 		return nil, err
+	}
+	if t.user == "" && creds == "" && nkey == "" && files.Cert == "" && !loopbackURLs(opts.URL) {
+		t.log.Warn("joining a NATS server beyond loopback without credentials: if the server admits anonymous clients, any of them may publish on this run's subjects, and a flood on an agent's subject costs that agent's frames; give each process a user of its own (consim nats users)",
+			"url", redactedURLs(opts.URL))
 	}
 	nc, err := t.connect("probe", nil, nil)
 	if err != nil {
@@ -466,15 +491,47 @@ func subscribe(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) er
 
 // subscription is subscribe, returning the subscription.
 func subscription(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) (*nats.Subscription, error) {
+	return limitedSubscription(nc, subject, queue, handler, natsPendingMsgs, natsPendingBytes)
+}
+
+// limitedSubscription is subscription with the pending limits msgs and
+// bytes.
+func limitedSubscription(nc *nats.Conn, subject, queue string, handler nats.MsgHandler, msgs, bytes int) (*nats.Subscription, error) {
 	sub, err := nc.QueueSubscribe(subject, queue, handler)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
 	}
-	if err := sub.SetPendingLimits(natsPendingMsgs, natsPendingBytes); err != nil {
+	if err := sub.SetPendingLimits(msgs, bytes); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
 	}
 	return sub, nil
+}
+
+// perSender reports whether the transport subscribes to each agent's
+// subjects separately (see NATSOptions.Agents), and the pending bytes of
+// each of subs such subscriptions.
+func (t *NATSTransport) perSender(subs int) (bool, int) {
+	if t.srv != nil || t.opts.Agents <= 0 {
+		return false, 0
+	}
+	return true, max(natsPendingBytes/max(subs, 1), 2*natsMaxPayload)
+}
+
+// subscribeSenders subscribes nc, with handler, to subject(j) for each
+// agent j of the run, each with a pending limit of its own (see
+// NATSOptions.Agents), and returns the subscriptions.
+func (t *NATSTransport) subscribeSenders(nc *nats.Conn, subject func(j int) string, handler nats.MsgHandler, bytes int) ([]*nats.Subscription, error) {
+	subs := make([]*nats.Subscription, 0, t.opts.Agents)
+	for j := range t.opts.Agents {
+		sub, err := limitedSubscription(nc, subject(j), "", handler, natsSenderPendingMsgs, bytes)
+		if err != nil {
+			unsubscribe(subs)
+			return nil, err
+		}
+		subs = append(subs, sub)
+	}
+	return subs, nil
 }
 
 // Endpoint implements Transport: agent id joins the process's shared
@@ -516,10 +573,16 @@ func (t *NATSTransport) Observer() (Observer, error) {
 	o.nc = nc
 	err = claim(nc, t.opts.RunID, t.opts.ConnectTimeout)
 	if err == nil {
-		if t.opts.StatusStream {
+		onStatus := func(m *nats.Msg) { o.onStatus(m.Subject, m.Data) }
+		switch split, bytes := t.perSender(t.opts.Agents); {
+		case t.opts.StatusStream:
 			o.stream, err = openStatusStream(nc, t.opts.RunID, t.opts.Resume, t.opts.ConnectTimeout, o.onStatus)
-		} else {
-			err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", func(m *nats.Msg) { o.onStatus(m.Subject, m.Data) })
+		case split:
+			// A flood of statuses on one agent's subject fills only its
+			// own subscription.
+			_, err = t.subscribeSenders(nc, func(j int) string { return SubjectStatus(t.opts.RunID, j) }, onStatus, bytes)
+		default:
+			err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", onStatus)
 		}
 	}
 	if err == nil {
@@ -577,7 +640,10 @@ type natsEndpoint struct {
 	mu       sync.Mutex
 	stats    EndpointStats // Refused, Malformed, SlowConsumer charged to this endpoint
 	subjects map[int]string
-	sub      *nats.Subscription // consim.<run>.a.*.<id>, per-destination layout
+	// subs are the agent's own subscriptions in the per-destination
+	// layout: consim.<run>.a.*.<id>, or consim.<run>.a.<j>.<id> for each
+	// sender j (NATSOptions.Agents).
+	subs []*nats.Subscription
 }
 
 // setRound implements roundTracker.
@@ -793,4 +859,27 @@ func (o *natsObserver) Close() error {
 		o.statuses.close()
 	})
 	return nil
+}
+
+// loopbackURLs reports whether every server of a comma-separated URL list
+// is on a loopback interface.
+func loopbackURLs(urls string) bool {
+	for _, u := range strings.Split(urls, ",") {
+		p, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || !isLoopback(p.Hostname()) {
+			return false
+		}
+	}
+	return true
+}
+
+// redactedURLs is a comma-separated URL list with any password replaced.
+func redactedURLs(urls string) string {
+	parts := strings.Split(urls, ",")
+	for k, u := range parts {
+		if p, err := url.Parse(strings.TrimSpace(u)); err == nil {
+			parts[k] = p.Redacted()
+		}
+	}
+	return strings.Join(parts, ",")
 }

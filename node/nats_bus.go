@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,11 @@ type busConn struct {
 
 	namesMu sync.Mutex
 	names   map[string]struct{} // subjects drops are counted under (see named)
+
+	refusals atomic.Int64 // messages refused, see refuse
+	// senders are the subscriptions of subscribeAgents to each agent's
+	// subjects, when there is one per sender (see NATSOptions.Agents).
+	senders []*nats.Subscription
 }
 
 // busConn returns the transport's shared connection, connecting it on
@@ -57,12 +63,8 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 		return nil, err
 	}
 	b.nc = nc
-	agents := SubjectAgents(run)
-	if t.opts.PerDestination {
-		agents = "consim." + run + ".a.*.all"
-	}
 	err = errors.Join(
-		subscribe(nc, agents, "", b.onAgentFrame),
+		b.subscribeAgents(),
 		subscribe(nc, SubjectResults(run), "", b.onResult),
 		subscribe(nc, SubjectControl(run), "", b.onControl),
 	)
@@ -79,6 +81,39 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 	return b, nil
 }
 
+// subscribeAgents subscribes the connection to the agents' frames it
+// receives whatever its local agents: in the default layout every frame
+// (consim.<run>.a.> ), in the per-destination layout those for every
+// agent (consim.<run>.a.*.all); with a subscription per sender (see
+// NATSOptions.Agents), to consim.<run>.a.<j> and consim.<run>.a.<j>.>,
+// or consim.<run>.a.<j>.all, for each agent j.
+func (b *busConn) subscribeAgents() error {
+	t, run := b.t, b.t.opts.RunID
+	perDest := t.opts.PerDestination
+	subs := 2 * t.opts.Agents // a.<j> and a.<j>.>; a.<j>.all and a.<j>.<local id>
+	split, bytes := t.perSender(subs)
+	switch {
+	case split && perDest:
+		var err error
+		b.senders, err = t.subscribeSenders(b.nc, func(j int) string { return SubjectAgentAll(run, j) }, b.onAgentFrame, bytes)
+		return err
+	case split:
+		own, err := t.subscribeSenders(b.nc, func(j int) string { return SubjectAgent(run, j) }, b.onAgentFrame, bytes)
+		if err != nil {
+			return err
+		}
+		tails, err := t.subscribeSenders(b.nc, func(j int) string { return SubjectAgent(run, j) + ".>" }, b.onAgentFrame, bytes)
+		b.senders = append(own, tails...)
+		return err
+	case t.opts.URL != "":
+		t.log.Warn("one subscription for every agent's frames (NATSOptions.Agents not set): a flood on one agent's subject can push the other agents' frames out of it")
+	}
+	if perDest {
+		return subscribe(b.nc, "consim."+run+".a.*.all", "", b.onAgentFrame)
+	}
+	return subscribe(b.nc, SubjectAgents(run), "", b.onAgentFrame)
+}
+
 // register adds e to the local agents.
 func (b *busConn) register(e *natsEndpoint) error {
 	b.mu.Lock()
@@ -93,12 +128,13 @@ func (b *busConn) register(e *natsEndpoint) error {
 	b.eps.Store(&eps)
 	b.open++
 	if b.t.opts.PerDestination {
-		// The agent's own frames: consim.<run>.a.*.<id>, registered at
-		// the server before Endpoint returns.
-		sub, err := subscription(b.nc, b.agentPrefix+"*."+strconv.Itoa(e.id), "", b.onAgentFrame)
+		// The agent's own frames: consim.<run>.a.*.<id>, or one
+		// subscription per sender, registered at the server before
+		// Endpoint returns.
+		subs, err := b.subscribeOwn(e.id)
 		if err == nil {
 			if err = b.nc.FlushTimeout(b.t.opts.ConnectTimeout); err != nil {
-				_ = sub.Unsubscribe()
+				unsubscribe(subs)
 			}
 		}
 		if err != nil {
@@ -106,9 +142,31 @@ func (b *busConn) register(e *natsEndpoint) error {
 			b.open--
 			return fmt.Errorf("subscribe to agent %d's frames: %w", e.id, err)
 		}
-		e.sub = sub
+		e.subs = subs
 	}
 	return nil
+}
+
+// subscribeOwn subscribes the connection to the frames for agent id in
+// the per-destination layout: consim.<run>.a.*.<id>, or
+// consim.<run>.a.<j>.<id> for each sender j (see NATSOptions.Agents).
+func (b *busConn) subscribeOwn(id int) ([]*nats.Subscription, error) {
+	tail := "." + strconv.Itoa(id)
+	if split, bytes := b.t.perSender(2 * b.t.opts.Agents); split {
+		return b.t.subscribeSenders(b.nc, func(j int) string { return b.agentPrefix + strconv.Itoa(j) + tail }, b.onAgentFrame, bytes)
+	}
+	sub, err := subscription(b.nc, b.agentPrefix+"*"+tail, "", b.onAgentFrame)
+	if err != nil {
+		return nil, err
+	}
+	return []*nats.Subscription{sub}, nil
+}
+
+// unsubscribe ends subs.
+func unsubscribe(subs []*nats.Subscription) {
+	for _, s := range subs {
+		_ = s.Unsubscribe()
+	}
 }
 
 // unregister removes e from the local agents: frames for it are dropped.
@@ -124,9 +182,7 @@ func (b *busConn) unregister(e *natsEndpoint) (last bool) {
 	eps[e.id] = nil
 	b.eps.Store(&eps)
 	b.open--
-	if e.sub != nil {
-		_ = e.sub.Unsubscribe()
-	}
+	unsubscribe(e.subs)
 	return b.open == 0
 }
 
@@ -197,8 +253,17 @@ func (b *busConn) named(subject string) string {
 	return subject
 }
 
+// refuseYield is how many refused messages a subscription's goroutine
+// handles before it lets others run: a flood of forged frames keeps it
+// busy, and without a yield an agent it woke would wait for the rest of
+// its time slice (10 ms) at each hand-off.
+const refuseYield = 16
+
 // refuse counts a message on subject whose MAC failed.
 func (b *busConn) refuse(subject string) {
+	if b.refusals.Add(1)%refuseYield == 0 {
+		runtime.Gosched()
+	}
 	subject = b.named(subject)
 	b.charge(nil, func(s *EndpointStats) {
 		if s.Refused == nil {

@@ -148,6 +148,7 @@ func dialObserver(s *scenarios.Scenario, url, runID string, key []byte, configur
 		RunID:            runID,
 		Key:              key,
 		URL:              url,
+		Agents:           s.Agents,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
 	}

@@ -107,6 +107,7 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 	nopts := node.NATSOptions{
 		RunID:            runID,
 		URL:              url,
+		Agents:           s.Agents,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
 		// One agent per process: the server delivers it only its frames.
