@@ -143,9 +143,12 @@ type run struct {
 	peak        *Peak // largest finite consensus error measured, nil before one
 
 	statusMalformed int64
-	faults          []Fault
-	failure         error
-	cause           string
+	// mismatch is the first ready status whose scenario is not the
+	// run's (Config.ScenarioCheck), as an error.
+	mismatch error
+	faults   []Fault
+	failure  error
+	cause    string
 
 	begin, started time.Time
 	startSent      bool
@@ -205,7 +208,10 @@ func (r *run) execute(ctx context.Context) {
 	r.observe(ctx, timeout)
 }
 
-// awaitReady waits for a ready status from every agent.
+// awaitReady waits for a ready status from every agent. A run whose
+// agents do not all hold the coordinator's scenario is refused then (or
+// at the ready timeout): an agent subscribes to the controls before its
+// ready status, so every agent hears the refusal.
 func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 	t := time.NewTimer(r.cfg.ReadyTimeout)
 	defer t.Stop()
@@ -218,6 +224,10 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 			r.fail(StopTimeout, fmt.Errorf("%w after %v while waiting for agents %s", ErrTimeout, r.cfg.Timeout, ids(r.notReady())))
 			return false
 		case <-t.C:
+			if r.mismatch != nil {
+				r.refuse(r.mismatch)
+				return false
+			}
 			r.fail(StopNotReady, fmt.Errorf("%w: none for %v with %d of %d ready, missing %s", ErrNotReady, r.cfg.ReadyTimeout, r.nReady, len(r.agents), ids(r.notReady())))
 			return false
 		case l := <-r.cfg.Lost:
@@ -239,6 +249,10 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 				t.Reset(r.cfg.ReadyTimeout)
 			}
 		}
+	}
+	if r.mismatch != nil {
+		r.refuse(r.mismatch)
+		return false
 	}
 	return true
 }
@@ -318,9 +332,10 @@ func (r *run) ingest(frame []byte, now time.Time) {
 	a.traffic = s.Traffic
 	switch s.Kind {
 	case node.StatusReady:
-		if err := r.checkScenario(s); err != nil {
-			r.refuse(err)
-			return
+		if err := r.checkScenario(s); err != nil && r.mismatch == nil {
+			// Refused once every agent is ready, so that all of them
+			// hear why (see awaitReady).
+			r.mismatch = err
 		}
 		if !a.ready {
 			r.nReady++
