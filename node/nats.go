@@ -85,15 +85,15 @@ const EvalQueue = "oracle-workers"
 
 // Limits of the embedded server and of each subscription.
 const (
-	natsMaxPayload     = 8<<20 + 4096 // bytes per message: 1M float64 values, header and MAC
-	natsMaxPending     = 256 << 20    // bytes the server queues per client
-	natsPendingMsgs    = 1 << 16      // messages a subscription may queue
-	natsPendingBytes   = 256 << 20    // bytes a subscription may queue
+	natsMaxPayload   = 8<<20 + 4096 // bytes per message: 1M float64 values, header and MAC
+	natsMaxPending   = 256 << 20    // bytes the server queues per client
+	natsPendingMsgs  = 1 << 16      // messages a subscription may queue
+	natsPendingBytes = 256 << 20    // bytes a subscription may queue
 	// natsSenderPendingMsgs bounds the messages a subscription to one
 	// sender's subject may queue (see NATSOptions.Agents): a sender has a
 	// few frames of a round in flight, far fewer.
 	natsSenderPendingMsgs = 1 << 12
-	natsCloseFlushTime = 2 * time.Second
+	natsCloseFlushTime    = 2 * time.Second
 	// natsTCPPingInterval and natsTCPMaxPings detect a TCP connection
 	// whose server stopped reading: after natsTCPMaxPings pings without
 	// an answer, one every natsTCPPingInterval, the client closes it as

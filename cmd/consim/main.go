@@ -28,6 +28,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -36,6 +38,7 @@ import (
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/scenarios"
 )
 
 // Exit codes.
@@ -154,17 +157,34 @@ iterates over NATS (or in-memory channels) along the edges of a random
 time-varying graph, observed by a coordinator that writes a results bundle.
 
 Environment (a flag given on the command line overrides it):
-  ` + envNATSURL + `   default of --nats (run, launch, sweep, node, coordinator)
-  ` + envLogLevel + `  default of --log-level (run, launch, sweep, node, coordinator)
+  ` + envNATSURL + `            default of --nats (run, launch, sweep, node, coordinator)
+  ` + envLogLevel + `           default of --log-level (run, launch, sweep, node, coordinator)
+  ` + node.EnvNATSUser + `           NATS user of the clients of a server given by --nats (--user)
+  ` + node.EnvNATSPasswordFile + `  file holding that user's password (--password-file)
+  ` + node.EnvNATSCreds + `          NATS credentials file (--creds)
+  ` + node.EnvNATSNKey + `           nkey seed file, e.g. of 'consim nats users' (--nkey)
+  ` + node.EnvNATSTLSCA + `         CA file that verifies the server (--tls-ca)
+  ` + node.EnvNATSTLSCert + `       client certificate file (--tls-cert)
+  ` + node.EnvNATSTLSKey + `        client key file (--tls-key)
+  ` + node.EnvRunKeyFile + `        file holding the run key in hex (the processes of a multi-host run)
 
-Exit status: 0 success, 1 the run failed, 2 usage or input error.`,
+Exit status:
+  0  success
+  1  the run failed (an agent failed or was lost, a timeout, an error)
+  2  usage or input error (flags, scenario files, data files, unreachable
+     NATS server, processes of one run given different scenarios)
+  3  the run diverged (NaN, Inf or a blow-up in a measured round)
+  4  the run was stopped by a control its coordinator did not send`,
 		Example: `  consim run scenarios/quickstart.yaml
   consim help run
   source <(consim completion bash)`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		PersistentPreRunE: checkEnvFlags,
+		// --version and -v print what `consim version` prints.
+		Version: buildVersion(debug.ReadBuildInfo).Version,
 	}
+	root.SetVersionTemplate(versionTemplate())
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -319,9 +339,7 @@ var logLevels = []cobra.Completion{"trace", "debug", "info", "warn", "error", "o
 // addTransportFlag adds --transport with default def.
 func addTransportFlag(cmd *cobra.Command, p *string, def, usage string) {
 	cmd.Flags().StringVar(p, "transport", def, usage)
-	mustComplete(cmd, "transport", cobra.FixedCompletions(
-		[]cobra.Completion{string(node.TransportChan), string(node.TransportNATS), string(node.TransportNATSTCP), "stepped"},
-		cobra.ShellCompDirectiveNoFileComp))
+	mustComplete(cmd, "transport", cobra.FixedCompletions(scenarios.Transports(), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // mustComplete registers the completion of flag name; it fails only on a
@@ -335,15 +353,20 @@ func mustComplete(cmd *cobra.Command, name string, fn cobra.CompletionFunc) {
 // transportAndURL resolves --transport and --nats: a URL implies
 // nats-tcp unless --transport was given. A URL that came from
 // CONSIM_NATS_URL rather than --nats is dropped when --transport chan was
-// given: the in-memory transport has no server to connect to.
-func transportAndURL(fs *pflag.FlagSet, transport, url string) (string, string) {
+// given: the in-memory transport has no server to connect to. A
+// --transport that names no transport is a usage error naming the
+// allowed ones.
+func transportAndURL(fs *pflag.FlagSet, transport, url string) (string, string, error) {
+	if fs.Changed("transport") && !slices.Contains(scenarios.Transports(), transport) {
+		return "", "", usagef("--transport %q: want one of %s", transport, strings.Join(scenarios.Transports(), ", "))
+	}
 	if url != "" && !fs.Changed("nats") && fs.Changed("transport") && transport == string(node.TransportChan) {
 		url = ""
 	}
 	if url != "" && !fs.Changed("transport") {
 		transport = string(node.TransportNATSTCP)
 	}
-	return transport, url
+	return transport, url, nil
 }
 
 // Positional arguments.

@@ -118,7 +118,9 @@ func runNode(ctx context.Context, path string, sets []string, url, runID string,
 	}
 	tr, err := node.NewNATSTransport(nopts)
 	if err != nil {
-		return fmt.Errorf("agent %d: %w", id, err)
+		// Input, as for run and coordinator: the URL, or a key or
+		// credentials file.
+		return usageError{fmt.Errorf("agent %d: --nats %s: %w", id, redactURL(url), err)}
 	}
 	defer tr.Close()
 	ep, err := tr.Endpoint(id)

@@ -108,7 +108,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"no agents", "agents: 0\ngraph: {topology: ring}\n" + base, nil, []string{"agents", ">= 1"}},
 		{"disconnected graph", "agents: 4\ngraph: {topology: file, file: split.txt}\n" + base, nil, []string{"disconnected"}},
 		{"bad set", "agents: 4\ngraph: {topology: ring}\n" + base, []string{"--set", "graph.q=x"}, []string{"graph.q"}},
-		{"bad transport", "agents: 4\ngraph: {topology: ring}\n" + base, []string{"--transport", "carrier-pigeon"}, []string{"runtime.transport", "chan"}},
+		{"bad transport", "agents: 4\ngraph: {topology: ring}\n" + base, []string{"--transport", "carrier-pigeon"}, []string{`--transport "carrier-pigeon"`, "chan, nats, nats-tcp, stepped"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
