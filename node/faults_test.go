@@ -1,7 +1,6 @@
 package node
 
 import (
-	"context"
 	"math"
 	"slices"
 	"testing"
@@ -476,10 +475,8 @@ func TestCrashRestartAlone(t *testing.T) {
 	if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
 	a := &rejoining{}
-	err = Run(ctx, a, ep, Options{N: 1, Rounds: rounds, PhaseDeadline: 10 * time.Millisecond,
+	err = Run(t.Context(), a, ep, Options{N: 1, Rounds: rounds, PhaseDeadline: 10 * time.Millisecond,
 		Faults: Faults{Crashes: []Crash{{Agent: 0, At: at, RestartAfter: after}}}})
 	if err != nil {
 		t.Fatal(err)
