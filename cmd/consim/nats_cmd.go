@@ -191,8 +191,10 @@ coordinator, each authenticated by an nkey of its own and allowed to
 publish only what its role sends (see docs/protocol.md, Users and
 permissions). It writes, in the new or empty directory --dir, each user's
 nkey seed (DIR/<user>.nk, mode 0600: the private key; copy it to the host
-of that process only and pass it with --nkey) and DIR/users.json (mode
-0600: names, public keys and permissions, no secret) for the server.
+of that process only and pass it with --nkey), DIR/users.json (mode 0600:
+names, public keys and permissions, no secret) for the server, and
+DIR/run.key (mode 0600), a fresh run key that every process of the run
+reads from the file named by CONSIM_RUN_KEY_FILE.
 
 With --jetstream the coordinator may also keep the run's statuses in a
 stream (consim coordinator --jetstream, --resume).`,
@@ -262,15 +264,24 @@ func writeRunUsers(f natsUsersFlags, stdout io.Writer) error {
 	if err := node.WriteNATSUsersFile(usersFile, f.runID, users); err != nil {
 		return err
 	}
+	// The run key every process of the run seals its messages with.
+	key, err := node.NewRunKey()
+	if err != nil {
+		return err
+	}
+	if err := node.WriteRunKeyFile(filepath.Join(f.dir, "run.key"), key); err != nil {
+		return err
+	}
 	at := func(name string) string { return filepath.Join(f.dir, name) }
 	fmt.Fprintf(stdout, "users of run %s written to %s (mode 0600):\n", f.runID, f.dir)
 	line := func(who, how string) { fmt.Fprintf(stdout, "  %-24s %s\n", who+":", how) }
 	line("the server", "consim nats --users "+at("users.json")+" ...")
+	line("every process", node.EnvRunKeyFile+"="+at("run.key")+" (the run key)")
 	line("the coordinator", "consim coordinator --nkey "+at("coordinator.nk")+" ...")
 	line(fmt.Sprintf("agent I (0..%d)", f.agents-1), "consim node --id I --nkey "+at("agent-I.nk")+" ...")
 	if f.workers > 0 {
 		line(fmt.Sprintf("oracle worker W (0..%d)", f.workers-1), at("worker-W.nk"))
 	}
-	fmt.Fprintln(stdout, "Copy each .nk file (a private key) to the host of its process only.")
+	fmt.Fprintln(stdout, "Copy each .nk file (a private key) to the host of its process only, and run.key to every process's host.")
 	return nil
 }

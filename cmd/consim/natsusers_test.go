@@ -43,7 +43,7 @@ func TestNATSUsersAgentCannotPublishAsAnother(t *testing.T) {
 	if code := mainExit([]string{"nats", "users", "--run-id", run, "--agents", strconv.Itoa(n), "--dir", creds}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("consim nats users: exit %d\n%s", code, stderr.String())
 	}
-	for _, name := range []string{"users.json", "coordinator.nk", "agent-0.nk", "agent-7.nk"} {
+	for _, name := range []string{"users.json", "run.key", "coordinator.nk", "agent-0.nk", "agent-7.nk"} {
 		fi, err := os.Stat(filepath.Join(creds, name))
 		if err != nil || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("%s: %v, mode %v; want mode 0600", name, err, fi.Mode().Perm())
@@ -73,15 +73,12 @@ func TestNATSUsersAgentCannotPublishAsAnother(t *testing.T) {
 		}
 	}()
 
-	key, err := node.NewRunKey()
+	keyFile := filepath.Join(creds, "run.key")
+	key, err := node.ReadRunKeyFile(keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyFile := filepath.Join(dir, "run.key")
-	if err := node.WriteRunKeyFile(keyFile, key); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(node.EnvRunKeyFile, keyFile) // the coordinator's, in this process
+	t.Setenv(node.EnvRunKeyFile, keyFile) // the coordinator's, in this process, and the agents' (inherited)
 	sets := []string{"--set", "agents=" + strconv.Itoa(n), "--set", "rounds=" + strconv.Itoa(rounds), "--set", "metrics.every=100"}
 	type proc struct {
 		cmd    *exec.Cmd
