@@ -29,10 +29,11 @@ import (
 //	consim.<run>.claim    the coordinator's claim on the run id (see
 //	                      NATSTransport.Observer)
 //
-// Each process has one connection for all its agents (see Endpoint) with
-// one wildcard subscription per family, consim.<run>.a.>, consim.<run>.r.>
-// and consim.<run>.ctl: the server sends every frame once to each
-// process, which hands it to the local agents its header names. Every
+// Each process has one connection for all its agents (see Endpoint),
+// subscribed to the agents' frames (one subscription per sender on a
+// server given by URL, see NATSOptions.Agents), to consim.<run>.r.> and
+// to consim.<run>.ctl: the server sends every frame once to each process,
+// which hands it to the local agents its header names. Every
 // message ends with a MAC under the run key (see mac.go); messages whose
 // MAC fails are dropped and counted by subject, and a frame on
 // consim.<run>.a.<id> must name id as its sender.

@@ -15,57 +15,24 @@ import (
 )
 
 // Run drives agent a over endpoint ep until it has completed opts.Rounds
-// rounds, the coordinator says stop, the agent fails or ctx ends.
+// rounds, the coordinator says stop, the agent fails or ctx ends: it
+// publishes a ready status, waits for the start, then runs each phase of
+// each round (send a.Send's outbox, collect the expected messages and
+// reduce terms until they are in or PhaseDeadline passes, hand the inbox
+// to a.Receive), publishing a progress status every ReportEvery rounds.
+// docs/protocol.md ("The round loop") gives the whole protocol.
 //
-// Protocol: publish a ready status (again every ReadyRepeat, if set, until
-// the start); wait for the coordinator's start (at most StartTimeout);
-// then for each round t and phase ph < a.Phases(t): send the outbox of
-// a.Send(t, ph) (messages to their To agents, a reduce term to the root of
-// the reduce, which sends the sum to the reduce's members, evaluation
-// requests to the oracle workers), collect the expected messages and the
-// reduce terms until all have arrived or PhaseDeadline passes, wait for
-// the evaluations (see Options.Workers), and hand the inbox to a.Receive. A progress status is published
-// right after the start (round 0, the initial state) and every
-// ReportEvery rounds after that, when ReportEvery > 0; a stop from the
-// coordinator ends the run at the end of the round it arrives in (or, on
-// a Batcher endpoint, within a phase that still waits for frames: the
-// peers stop too). When it ends before the last round by a failure,
-// cancellation or a stop the peers may not share (a crash, a lost
-// control naming the agent, a stop on an endpoint that is not a Batcher),
-// Run broadcasts a leave frame, so peers stop waiting for it; it always
-// publishes a final status, or a failed one with the error.
-//
-// Inbox contents are deterministic: messages ascending by sender, missing
-// senders ascending, and the reduce sum_i r_i accumulated in ascending
-// agent order. Hence agents with the same seed give bit-identical
-// iterates under every transport when no message is missing.
-//
-// The inbox slices (Msgs, each Msg.Data, Missing, Reduce) belong to the
-// runtime and are reused in the next phase: an agent that keeps values
-// past Receive copies them. Endpoints must not keep the frame passed to
-// Publish after returning, and Run never modifies frames it reads from
-// the inbox.
-//
-// Frames of later phases are kept until their phase, if they are at most
-// Options.FutureWindow rounds ahead of the agent's round, their sender has
-// fewer than Options.FutureFrames kept, and fewer than
-// max{min{16 N (FutureWindow+1), DefaultFutureCap}, 2N} are kept in all
-// (an all-reduce's root may get a term from every agent before it reaches
-// the phase); others are
-// dropped and counted (Traffic.Ahead, Traffic.Overflow), so a flood of
-// frames for far-future rounds costs a counter increment each and bounded
-// memory.
-//
-// opts.Faults injects fault models under the agent (see Faults): loss and
-// delay of data frames at the sender, stale substitutes for missing
-// messages, crashes (a departed status, or a rejoin at the peers' round)
-// and per-round compute time. Data frames still delayed when Run returns
-// are discarded, after a wait of at most PhaseDeadline when the last
-// round was completed.
+// Inboxes are deterministic (messages ascending by sender, reduce sums
+// accumulated in ascending agent order), so agents with the same seed
+// give bit-identical iterates under every transport when no message is
+// missing. Inbox slices belong to the runtime and are reused in the next
+// phase; Run never modifies a frame it reads, and endpoints must not keep
+// a frame passed to Publish.
 //
 // Run returns nil after a final or departed status; the agent's error, a
-// start timeout, a closed endpoint or ctx.Err() otherwise. It does not
-// close ep.
+// start timeout, a refusal of the run (ErrRunRefused, ErrScenarioMismatch),
+// a closed endpoint or ctx.Err() otherwise, after a failed status. It
+// does not close ep.
 func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err error) {
 	o, err := opts.resolve()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,5 +121,41 @@ func TestSummaryTrafficAndOmittedMeasures(t *testing.T) {
 	printSummary(&b, s)
 	if out := b.String(); !strings.Contains(out, "consensus error") || !strings.Contains(out, "distance to optimum    5.0000e-01") || strings.Contains(out, "not shown") {
 		t.Errorf("consensus run:\n%s", out)
+	}
+}
+
+// TestProtocolDocExitCodes: docs/protocol.md's table of exit codes is the
+// command's.
+func TestProtocolDocExitCodes(t *testing.T) {
+	b, err := os.ReadFile("../../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "## Exit codes\n")
+	if !ok {
+		t.Fatal("docs/protocol.md has no section Exit codes")
+	}
+	want := map[int]string{exitOK: "success", exitFailure: "the run failed", exitUsage: "usage or input error",
+		exitDiverged: "the run diverged", exitStopped: "the run was stopped by a control its coordinator did not send"}
+	seen := 0
+	for _, line := range strings.Split(rest, "\n") {
+		if line == "" && seen > 0 {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(cells) < 2 {
+			continue
+		}
+		code, err := strconv.Atoi(strings.TrimSpace(cells[0]))
+		if err != nil {
+			continue
+		}
+		if w, ok := want[code]; !ok || !strings.HasPrefix(strings.TrimSpace(cells[1]), w) {
+			t.Errorf("exit code %d documented as %q, want %q", code, cells[1], w)
+		}
+		seen++
+	}
+	if seen != len(want) {
+		t.Errorf("the document lists %d exit codes, the command has %d", seen, len(want))
 	}
 }
