@@ -13,6 +13,7 @@ import (
 	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/internal/wallclock"
 	"github.com/consim/consim/node"
 )
 
@@ -157,7 +158,7 @@ func TestLostAgent(t *testing.T) {
 					t.Errorf("status %q cause %q, want failed, %s", sum.Status, sum.StopCause, StopLost)
 				}
 				if tc.notice {
-					wallClockBound(t, "ending the run on the notice", took, 2*time.Second)
+					wallclock.Bound(t, "ending the run on the notice", took, 2*time.Second)
 				}
 				return
 			}
@@ -169,7 +170,7 @@ func TestLostAgent(t *testing.T) {
 			}
 			// Without the lost control each remaining round would wait
 			// out the phase deadline for agent 2: 190 x 20 ms.
-			wallClockBound(t, fmt.Sprintf("the run after agent %d was lost (waiting for it: 190 x 20 ms)", dead), took, 3*time.Second)
+			wallclock.Bound(t, fmt.Sprintf("the run after agent %d was lost (waiting for it: 190 x 20 ms)", dead), took, 3*time.Second)
 		})
 	}
 }

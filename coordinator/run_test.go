@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/internal/wallclock"
 	"github.com/consim/consim/node"
 	"github.com/hashicorp/go-hclog"
 )
@@ -271,7 +272,7 @@ func TestRunSilentAgent(t *testing.T) {
 	}
 	// Detection takes AgentTimeout plus a check period; the rest is slack
 	// for a loaded machine.
-	wallClockBound(t, "naming a silent agent (agent timeout "+cfg.AgentTimeout.String()+")", took, cfg.AgentTimeout+3*time.Second)
+	wallclock.Bound(t, "naming a silent agent (agent timeout "+cfg.AgentTimeout.String()+")", took, cfg.AgentTimeout+3*time.Second)
 	got := readSummary(t, cfg)
 	if got.Status != StatusFailed || got.StopCause != StopUnresponsive || !strings.Contains(got.Reason, "agent 2") {
 		t.Errorf("summary status %q cause %q reason %q; want failed naming agent 2", got.Status, got.StopCause, got.Reason)

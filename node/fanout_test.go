@@ -13,6 +13,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/internal/wallclock"
 )
 
 // Operations of testOracle.
@@ -373,7 +374,7 @@ func TestFanoutNoWorker(t *testing.T) {
 	if elapsed < 2*deadline {
 		t.Errorf("failed after %v, before twice the eval deadline %v", elapsed, deadline)
 	}
-	wallClockBound(t, "failing on unanswered chunks", elapsed, 2*deadline+5*time.Second)
+	wallclock.Bound(t, "failing on unanswered chunks", elapsed, 2*deadline+5*time.Second)
 }
 
 // dropFirst is an oracle worker connection that loses the first request

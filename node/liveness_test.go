@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/consim/consim/internal/wallclock"
 )
 
 // TestLostPeerIsNotAwaited runs three agents on a ring, agent 1 silent,
@@ -55,7 +57,7 @@ func TestLostPeerIsNotAwaited(t *testing.T) {
 				t.Skipf("the control went at round %d of %d: too few rounds left to tell waiting from not (loaded machine)", sentRound, rounds)
 			}
 			// Waiting for agent 1 would cost every round left a deadline.
-			wallClockBound(t, fmt.Sprintf("the run after the lost control at round %d (%d rounds of %v left)", sentRound, left, deadline),
+			wallclock.Bound(t, fmt.Sprintf("the run after the lost control at round %d (%d rounds of %v left)", sentRound, left, deadline),
 				time.Since(sentAt), time.Duration(left)*deadline/2)
 			s0 := res.terminal[0]
 			if s0.Kind != StatusFinal || s0.Report.Round != rounds {
@@ -171,5 +173,5 @@ func TestCoordinatorLost(t *testing.T) {
 	if quiet.IsZero() {
 		t.Fatal("the coordinator's controls did not start")
 	}
-	wallClockBound(t, "giving up after the last control", time.Since(quiet), timeout+2*time.Second)
+	wallclock.Bound(t, "giving up after the last control", time.Since(quiet), timeout+2*time.Second)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/internal/wallclock"
 )
 
 type makeAgents func(testing.TB, *graph.Graph) []consensus.Agent
@@ -396,7 +397,7 @@ func TestUnreachableNATSFailsFast(t *testing.T) {
 	if !strings.Contains(err.Error(), "nats://127.0.0.1:1") {
 		t.Errorf("error %q does not name the URL", err)
 	}
-	wallClockBound(t, "failing on an unreachable server", time.Since(begin), 5*time.Second)
+	wallclock.Bound(t, "failing on an unreachable server", time.Since(begin), 5*time.Second)
 }
 
 func TestExternalURLTransport(t *testing.T) {

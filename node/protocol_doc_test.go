@@ -263,7 +263,7 @@ func TestProtocolDocStatusLayout(t *testing.T) {
 		"id": int64(5), "pid": int64(-7), "err": "err text", "stop": "stopped", "scenario": "rounds: 3\n",
 		"report.id": int64(5), "report.round": int64(12), "report.grad_evals": int64(-3),
 		"report.x": []float64{1.5, -2}, "report.measures": []float64{0.25},
-		"report.edge_duals": []map[string]any{{"peer": int64(2), "version": int64(-4), "y": []float64{3}}, {"peer": int64(6), "version": int64(9), "y": []float64{}}},
+		"report.edge_duals":             []map[string]any{{"peer": int64(2), "version": int64(-4), "y": []float64{3}}, {"peer": int64(6), "version": int64(9), "y": []float64{}}},
 		"traffic.dropouts_by_peer":      []map[string]any{{"key": int64(1), "value": int64(-1)}, {"key": int64(4), "value": int64(2)}},
 		"traffic.injected_loss_by_peer": []map[string]any{{"key": int64(3), "value": int64(8)}},
 		"traffic.refused_by_subject":    []map[string]any{{"subject": "consim.r.a.0", "value": int64(1)}, {"subject": "consim.r.a.1", "value": int64(3)}},

@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/internal/wallclock"
 	"github.com/consim/consim/node"
 )
 
@@ -230,7 +231,7 @@ func TestLaunchKilledAgent(t *testing.T) {
 			// Named at once; the others then stop within a round.
 			took := ended.Sub(killedAt)
 			t.Logf("launch returned %v after the kill: %v", took, err)
-			wallClockBound(t, "naming the killed agent", took, agentTimeout)
+			wallclock.Bound(t, "naming the killed agent", took, agentTimeout)
 			if sum.Status != coordinator.StatusFailed || sum.StopCause != coordinator.StopLost {
 				t.Fatalf("summary status %s, cause %s; want failed, %s", sum.Status, sum.StopCause, coordinator.StopLost)
 			}
@@ -278,7 +279,7 @@ func TestLaunchInterruptStopsChildren(t *testing.T) {
 	if errors.As(err, &ce) {
 		t.Errorf("a stopped agent is reported as failed: %v", ce)
 	}
-	wallClockBound(t, "launch", time.Since(begin), 18*time.Second)
+	wallclock.Bound(t, "launch", time.Since(begin), 18*time.Second)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(pids) != 4 {
@@ -511,7 +512,7 @@ func TestKilledLauncherTakesItsChildren(t *testing.T) {
 			}
 		}
 		if len(left) == 0 {
-			wallClockBound(t, "the agent processes outliving the killed launcher", time.Since(killed), 5*time.Second)
+			wallclock.Bound(t, "the agent processes outliving the killed launcher", time.Since(killed), 5*time.Second)
 			return
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/internal/wallclock"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
 )
@@ -138,7 +139,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 func TestUnreachableNATSFailsFast(t *testing.T) {
 	start := time.Now()
 	code, _, stderr := consim(t, "run", "../../scenarios/quickstart.yaml", "--nats", "nats://127.0.0.1:1", "--out", t.TempDir(), "--log-level", "off")
-	wallClockBound(t, "failing on an unreachable server", time.Since(start), 5*time.Second)
+	wallclock.Bound(t, "failing on an unreachable server", time.Since(start), 5*time.Second)
 	if code != exitUsage || !strings.Contains(stderr, "127.0.0.1:1") {
 		t.Fatalf("exit %d, stderr %q: want exit 2 naming the URL", code, stderr)
 	}
