@@ -35,29 +35,9 @@ func TestScenarioMismatchRefused(t *testing.T) {
 			defer func() { srv.Shutdown(); srv.WaitForShutdown() }()
 			url, run := srv.ClientURL(), "mismatch-"+tc.name
 			common := []string{"--nats", url, "--run-id", run, "--set", "agents=" + strconv.Itoa(n), "--set", "metrics.every=100"}
-			type proc struct {
-				cmd    *exec.Cmd
-				stderr bytes.Buffer
-			}
-			procs := make([]*proc, n)
-			for i := range procs {
-				p := &proc{}
-				args := append([]string{"node", "--id", strconv.Itoa(i), "--log-level", "error", "--set", tc.agents}, common...)
-				p.cmd = exec.Command(exe, append(args, quickstart)...)
-				p.cmd.Stderr = &p.stderr
-				if err := p.cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				procs[i] = p
-			}
-			defer func() {
-				for _, p := range procs {
-					if p.cmd.ProcessState == nil {
-						_ = p.cmd.Process.Kill()
-						_ = p.cmd.Wait()
-					}
-				}
-			}()
+			procs := startNodes(t, exe, n, func(i int) []string {
+				return append([]string{"node", "--id", strconv.Itoa(i), "--log-level", "error", "--set", tc.agents}, common...)
+			})
 			var stdout, stderr bytes.Buffer
 			// The ready wait is the product's own bound: long, so that a
 			// loaded machine cannot miss it; the refusal comes with the
@@ -81,4 +61,36 @@ func TestScenarioMismatchRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nodeProc is an agent process started by startNodes.
+type nodeProc struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+}
+
+// startNodes starts n consim node processes of the binary exe, agent i
+// with the arguments args(i) and the quickstart scenario; those still
+// running at the end of the test are killed.
+func startNodes(t *testing.T, exe string, n int, args func(i int) []string) []*nodeProc {
+	t.Helper()
+	procs := make([]*nodeProc, n)
+	for i := range procs {
+		p := &nodeProc{}
+		p.cmd = exec.Command(exe, append(args(i), quickstart)...)
+		p.cmd.Stderr = &p.stderr
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs[i] = p
+	}
+	t.Cleanup(func() {
+		for _, p := range procs {
+			if p.cmd.ProcessState == nil {
+				_ = p.cmd.Process.Kill()
+				_ = p.cmd.Wait()
+			}
+		}
+	})
+	return procs
 }

@@ -80,30 +80,10 @@ func TestNATSUsersAgentCannotPublishAsAnother(t *testing.T) {
 	}
 	t.Setenv(node.EnvRunKeyFile, keyFile) // the coordinator's, in this process, and the agents' (inherited)
 	sets := []string{"--set", "agents=" + strconv.Itoa(n), "--set", "rounds=" + strconv.Itoa(rounds), "--set", "metrics.every=100"}
-	type proc struct {
-		cmd    *exec.Cmd
-		stderr bytes.Buffer
-	}
-	procs := make([]*proc, n)
-	for i := range procs {
-		p := &proc{}
-		args := append([]string{"node", "--nats", url, "--run-id", run, "--id", strconv.Itoa(i), "--log-level", "error",
+	procs := startNodes(t, exe, n, func(i int) []string {
+		return append([]string{"node", "--nats", url, "--run-id", run, "--id", strconv.Itoa(i), "--log-level", "error",
 			"--nkey", filepath.Join(creds, "agent-"+strconv.Itoa(i)+".nk")}, sets...)
-		p.cmd = exec.Command(exe, append(args, quickstart)...)
-		p.cmd.Stderr = &p.stderr
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs[i] = p
-	}
-	defer func() {
-		for _, p := range procs {
-			if p.cmd.ProcessState == nil {
-				_ = p.cmd.Process.Kill()
-				_ = p.cmd.Wait()
-			}
-		}
-	}()
+	})
 
 	// Agent 3's credentials, publishing as agent 5: the frames a process
 	// holding the run key could forge, sealed as docs/protocol.md says.
