@@ -379,8 +379,8 @@ func (t *NATSTransport) SlowConsumers() int64 { return t.slow.Load() }
 // server answers within ReconnectTimeout, or the client library gives up,
 // the connection is closed, the loss recorded for Lost and w's onLost
 // hook called. w may be nil (a probe). onSlow, if set, runs on each
-// slow-consumer event.
-func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats.Conn, error) {
+// slow-consumer event with the subscription that overflowed.
+func (t *NATSTransport) connect(role string, w *connWatch, onSlow func(*nats.Subscription)) (*nats.Conn, error) {
 	name := "consim-" + t.opts.RunID + "-" + role
 	log := t.log.With("conn", role)
 	if w == nil {
@@ -402,8 +402,8 @@ func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats
 			}
 			if errors.Is(err, nats.ErrSlowConsumer) {
 				t.slow.Add(1)
-				if onSlow != nil {
-					onSlow()
+				if onSlow != nil && sub != nil {
+					onSlow(sub)
 				}
 				if n := slowLogged.Add(1); n != 1 && n%1000 != 0 {
 					return
@@ -567,7 +567,7 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 func (t *NATSTransport) Observer() (Observer, error) {
 	w := t.newWatch("observer")
 	o := &natsObserver{mac: t.mac, ctl: SubjectControl(t.opts.RunID), statuses: newMailbox(mailboxBuffer), timeout: t.opts.ConnectTimeout}
-	nc, err := t.connect("observer", w, func() { o.slow.Add(1) })
+	nc, err := t.connect("observer", w, o.drops.note)
 	if err != nil {
 		return nil, err
 	}
@@ -738,6 +738,9 @@ func (e *natsEndpoint) lastControl() int64 { return e.control.heard.Load() }
 
 // Stats implements StatsReporter.
 func (e *natsEndpoint) Stats() EndpointStats {
+	if n := e.bus.drops.take(); n > 0 {
+		e.bus.charge(nil, func(s *EndpointStats) { s.SlowConsumer += n })
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.stats
@@ -797,10 +800,11 @@ type natsObserver struct {
 	timeout  time.Duration
 	stream   *statusStream // nil without NATSOptions.StatusStream
 	once     sync.Once
-	slow     atomic.Int64
+	drops    clientDrops // statuses the NATS client dropped
 
 	mu      sync.Mutex
 	refused map[string]int64
+	dropped int64 // drops taken from drops
 }
 
 // onStatus checks a status message and queues its frame.
@@ -832,11 +836,49 @@ func (o *natsObserver) Control(frame []byte) error {
 }
 
 // Stats implements StatsReporter: the status messages the observer
-// refused, and its connection's slow-consumer events.
+// refused, and those the NATS client dropped from a full subscription.
 func (o *natsObserver) Stats() EndpointStats {
+	n := o.drops.take()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return EndpointStats{Refused: cloneCounts(o.refused), SlowConsumer: o.slow.Load()}
+	o.dropped += n
+	return EndpointStats{Refused: cloneCounts(o.refused), SlowConsumer: o.dropped}
+}
+
+// clientDrops counts the messages the NATS client of one connection
+// dropped because a subscription's pending limit was reached (a slow
+// consumer). The client reports only the first overflow of an episode;
+// the count is read from each subscription that overflowed, and take
+// hands over each drop once.
+type clientDrops struct {
+	mu   sync.Mutex
+	seen map[*nats.Subscription]int // subscriptions that overflowed: drops taken so far
+}
+
+// note records that sub overflowed.
+func (c *clientDrops) note(sub *nats.Subscription) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = make(map[*nats.Subscription]int)
+	}
+	if _, ok := c.seen[sub]; !ok {
+		c.seen[sub] = 0
+	}
+}
+
+// take returns the messages dropped since the last take.
+func (c *clientDrops) take() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for sub, taken := range c.seen {
+		if d, err := sub.Dropped(); err == nil && d > taken {
+			n += int64(d - taken)
+			c.seen[sub] = d
+		}
+	}
+	return n
 }
 
 // ReleaseStream deletes the run's status stream (NATSOptions.StatusStream)

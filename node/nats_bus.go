@@ -31,6 +31,7 @@ type busConn struct {
 	open int
 
 	orphan atomic.Int64 // drops with no local endpoint to charge
+	drops  clientDrops  // frames the NATS client dropped, charged at the next status (see natsEndpoint.Stats)
 	warn   *warnLimiter // refused and malformed messages, summarized per subject
 
 	namesMu sync.Mutex
@@ -58,7 +59,7 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 	empty := []*natsEndpoint{}
 	b.eps.Store(&empty)
 	w := t.newWatch("agents")
-	nc, err := t.connect("agents", w, func() { b.charge(nil, func(s *EndpointStats) { s.SlowConsumer++ }) })
+	nc, err := t.connect("agents", w, b.drops.note)
 	if err != nil {
 		return nil, err
 	}

@@ -104,8 +104,8 @@ type Traffic struct {
 	// the run's MAC, RefusedBySubject splits them by subject; BusMalformed,
 	// those with a valid MAC whose routing header did not decode or did
 	// not match the subject; InboxOverflow, frames dropped because the
-	// agent's queue was full; SlowConsumer, the NATS client's
-	// slow-consumer events. Each drop of a process is counted by one of
+	// agent's queue was full; SlowConsumer, messages the NATS client
+	// dropped from a full subscription. Each drop of a process is counted by one of
 	// its agents (one named by the frame if it can be read, else the
 	// lowest), so sums over agents count every drop once.
 	Refused          int64            `json:"refused,omitempty"`

@@ -149,7 +149,7 @@ func trafficLine(t coordinator.TrafficTotals) string {
 		what string
 	}{
 		{t.BusMalformed, "misrouted"}, {t.Ahead, "too far ahead"}, {t.Overflow, "beyond the buffer"},
-		{t.InboxOverflow, "at a full queue"}, {t.SlowConsumer, "slow-consumer events"}, {t.StatusMalformed, "malformed statuses"},
+		{t.InboxOverflow, "at a full queue"}, {t.SlowConsumer, "dropped by a full subscription"}, {t.StatusMalformed, "malformed statuses"},
 	} {
 		if c.n != 0 {
 			line += fmt.Sprintf(", %d %s", c.n, c.what)

@@ -102,7 +102,7 @@ func TestSummaryTrafficAndOmittedMeasures(t *testing.T) {
 	var b bytes.Buffer
 	printSummary(&b, s)
 	out := b.String()
-	for _, want := range []string{"0 malformed, 7 refused, 2 slow-consumer events", "not shown", "consensus error (0 in every measured round", "distance to optimum (no optimal point"} {
+	for _, want := range []string{"0 malformed, 7 refused, 2 dropped by a full subscription", "not shown", "consensus error (0 in every measured round", "distance to optimum (no optimal point"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
