@@ -556,7 +556,7 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant str
 	}
 	tr0 := finals[0].Traffic
 	b.Logf("CPUs pinned (agents | server and flooder): %v", pinned)
-	b.Logf("%d frames in %v: %.0f rounds/s before, %.0f during (ratio %.2f); heap %.1f MB before, +%.1f MB at the peak; agent 0 dropped %d ahead, %d at a full queue, %d slow-consumer events; %d refused by MAC, %d dropped by the client; dropouts %d on agent 1's edges, %d on the others",
+	b.Logf("%d frames in %v: %.0f rounds/s before, %.0f during (ratio %.2f); heap %.1f MB before, +%.1f MB at the peak; agent 0 dropped %d ahead, %d at a full queue, %d by a full subscription; %d refused by MAC, %d dropped by the client; dropouts %d on agent 1's edges, %d on the others",
 		frames, flood.Round(time.Millisecond), rate0, rate, rate/rate0, float64(base)/(1<<20), res.grownMB, tr0.Ahead, tr0.InboxOverflow, tr0.SlowConsumer,
 		refused, dropped, res.floodedDropouts, res.otherDropouts)
 	return res
