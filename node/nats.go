@@ -91,9 +91,12 @@ const (
 	natsPendingMsgs  = 1 << 16      // messages a subscription may queue
 	natsPendingBytes = 256 << 20    // bytes a subscription may queue
 	// natsSenderPendingMsgs bounds the messages a subscription to one
-	// sender's subject may queue (see NATSOptions.Agents): a sender has a
-	// few frames of a round in flight, far fewer.
-	natsSenderPendingMsgs = 1 << 12
+	// sender's subjects may queue (see NATSOptions.Agents): far more
+	// than the few frames of a round a sender has in flight, enough for a
+	// burst of forged frames, and few enough that a full one costs the
+	// process about 12 MB (a small message takes some 700 bytes in the
+	// NATS client).
+	natsSenderPendingMsgs = 1 << 14
 	natsCloseFlushTime    = 2 * time.Second
 	// natsTCPPingInterval and natsTCPMaxPings detect a TCP connection
 	// whose server stopped reading: after natsTCPMaxPings pings without

@@ -254,25 +254,49 @@ func (b *busConn) named(subject string) string {
 	return subject
 }
 
-// A subscription's goroutine pauses for refusePause after every
-// refuseEvery refused messages. A flood of messages that fail the MAC
-// would otherwise keep it checking MACs as fast as the flood comes, and
-// the agents of the process would get what CPU is left; paused, it lets
-// the flood overflow its subscription, whose drops cost the NATS client a
-// copy each, not a MAC (BenchmarkFlood/outsider-open-server, alternated:
-// rate ratio 0.15 to 0.29 with the pause against 0.00 to 0.07 with a
-// yield instead, at load 4 to 9). A run that sees a refused message now
-// and then loses nothing by it: its genuine frames are never refused.
+// A subscription's goroutine that refuses messages by their MAC while it
+// is behind a flood (see flooded) pauses for refusePause after every
+// refuseEvery refusals of the process. Without
+// the pause it would check MACs as fast as the flood comes and leave the
+// agents of the process what CPU is left; paused, it lets the flooded
+// subscription overflow, whose drops cost the NATS client a copy each,
+// not a MAC (BenchmarkFlood/outsider-open-server, alternated: rate ratio
+// 0.15 to 0.29 with a pause against 0.00 to 0.07 with a yield instead,
+// at load 4 to 9). A flood that the backlog absorbs is checked at full
+// speed and loses nothing: the flooded sender's own frames go through.
 const (
 	refuseEvery = 16
 	refusePause = 500 * time.Microsecond
 )
 
-// refuse counts a message on subject whose MAC failed.
-func (b *busConn) refuse(subject string) {
-	if b.refusals.Add(1)%refuseEvery == 0 {
+// refuse counts the message m, whose MAC failed, by subject.
+func (b *busConn) refuse(m *nats.Msg) {
+	if b.refusals.Add(1)%refuseEvery == 0 && flooded(m.Sub) {
 		time.Sleep(refusePause)
 	}
+	b.refuseOn(m.Subject)
+}
+
+// refuseJunk counts the message m, refused on its header alone (no MAC
+// computed), by subject. It never pauses: junk costs a header read, and
+// the goroutine drains it faster than a pause would.
+func (b *busConn) refuseJunk(m *nats.Msg) { b.refuseOn(m.Subject) }
+
+// flooded reports whether the backlog of sub is past a sixteenth of its
+// pending limit (1,024 messages of a sender's subscription): its
+// goroutine is behind a flood. A run's own frames, a few per sender and
+// round, never queue that deep.
+func flooded(sub *nats.Subscription) bool {
+	if sub == nil {
+		return false
+	}
+	msgs, _, err := sub.Pending()
+	limit, _, lerr := sub.PendingLimits()
+	return err == nil && lerr == nil && limit > 0 && msgs > limit/16
+}
+
+// refuseOn counts a message on subject whose MAC failed.
+func (b *busConn) refuseOn(subject string) {
 	subject = b.named(subject)
 	b.charge(nil, func(s *EndpointStats) {
 		if s.Refused == nil {
@@ -300,15 +324,18 @@ func (b *busConn) malformed(subject string, err error) {
 // beyond their window, see natsEndpoint.admit) is dropped and counted as
 // ahead before its MAC is computed: the header alone decides that drop,
 // so a flood of far-future frames, authentic or not, costs a header read
-// per frame rather than a MAC. An authentic frame with no local
-// destination is dropped uncounted (in the default layout every process
-// receives every frame); a forged one is refused.
+// per frame rather than a MAC. While the subscription is flooded (see
+// flooded), a message whose header does not parse is refused without its
+// MAC too: no frame of the run has such a header, so junk costs a header
+// read. An authentic frame with no local destination is dropped
+// uncounted (in the default layout every process receives every frame);
+// a forged one is refused.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
 	tag := b.t.mac.tagLen()
 	if !ok || len(m.Data) < tag {
-		b.refuse(m.Subject)
+		b.refuseJunk(m)
 		return
 	}
 	frame := m.Data[:len(m.Data)-tag]
@@ -316,8 +343,12 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 	if err == nil && !b.anyAdmits(eps, frame, h, to) {
 		return
 	}
+	if err != nil && flooded(m.Sub) {
+		b.refuseJunk(m)
+		return
+	}
 	if _, ok := b.t.mac.open(macAgent, m.Data); !ok {
-		b.refuse(m.Subject)
+		b.refuse(m)
 		return
 	}
 	switch {
@@ -455,7 +486,7 @@ func localDests(eps []*natsEndpoint, msg []byte, h Header, to int, f func(*natsE
 func (b *busConn) onResult(m *nats.Msg) {
 	frame, ok := b.t.mac.open(macResult, m.Data)
 	if !ok {
-		b.refuse(m.Subject)
+		b.refuse(m)
 		return
 	}
 	h, err := decodeAddress(frame)
@@ -476,7 +507,7 @@ func (b *busConn) onResult(m *nats.Msg) {
 func (b *busConn) onControl(m *nats.Msg) {
 	frame, ok := b.t.mac.open(macControl, m.Data)
 	if !ok {
-		b.refuse(m.Subject)
+		b.refuse(m)
 		return
 	}
 	for _, e := range *b.eps.Load() {
