@@ -466,7 +466,7 @@ func TestRunInterrupted(t *testing.T) {
 func TestRunAgentIgnoresStop(t *testing.T) {
 	obs := newFakeObserver()
 	cfg := testConfig(t, 2)
-	cfg.ConsensusTol = 10 // met at round 0
+	cfg.ConsensusTol = 10          // met at round 0
 	cfg.AgentTimeout = time.Second // agent 0's final status comes well within it
 	send := func(st node.Status) {
 		b, err := node.EncodeStatus(st)
