@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -87,6 +88,15 @@ type Config struct {
 	OutDir string
 	// Scenario, if not empty, is written as scenario.yaml.
 	Scenario []byte
+	// ScenarioCheck, if set, is the resolved scenario every agent must
+	// share, for runs whose processes each load their own copy: each
+	// ready status must carry a canonical form with the same fingerprint
+	// (node.Options.Scenario), and the start control names it. An agent
+	// with another one, or none, refuses the run before its start: the
+	// coordinator publishes a refuse control whose reason names the first
+	// keys that differ and both values, and Run returns an error wrapping
+	// ErrScenarioMismatch. Nil checks nothing.
+	ScenarioCheck ScenarioCheck
 	// Measures names the algorithm's declared measures, the columns that
 	// follow the fixed ones in metrics.csv and metrics.jsonl; the
 	// Evaluator returns their values in Metrics.Extra in this order.
@@ -115,6 +125,17 @@ type Config struct {
 	// diverged, from the goroutine running Run (see Recorder): the hook
 	// through which a live view follows the run.
 	Progress func(Progress)
+}
+
+// ScenarioCheck is the resolved scenario of a run, as the coordinator
+// compares the agents' with it (scenarios.Canonical implements it).
+type ScenarioCheck interface {
+	// Fingerprint is the SHA-256 of the coordinator's canonical form.
+	Fingerprint() [sha256.Size]byte
+	// Differences names the first keys where the canonical form other
+	// differs from the coordinator's, with both values, the
+	// coordinator's labelled here and other's there.
+	Differences(other []byte, here, there string) string
 }
 
 // Progress describes the run after a measured round. Metrics, Elapsed,

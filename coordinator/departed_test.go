@@ -43,8 +43,7 @@ func TestRunDepartedAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
+			ctx := context.Background()
 			done := make(chan error, 1)
 			go func() {
 				done <- node.RunAll(ctx, agents, tr, node.Options{Rounds: rounds, ReportEvery: 5, PhaseDeadline: 20 * time.Millisecond,

@@ -36,6 +36,10 @@ var (
 	// ErrDiverged: the iterates of a measured round became NaN or Inf, or
 	// a measure passed Config.DivergeBound (Summary.Status StatusDiverged).
 	ErrDiverged = errors.New("run diverged")
+	// ErrScenarioMismatch: an agent's ready status carried another
+	// scenario than the coordinator's (Config.ScenarioCheck); the run was
+	// refused before its start.
+	ErrScenarioMismatch = errors.New("scenario mismatch")
 )
 
 // AgentError names the agent that ended a run. It unwraps to

@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -139,9 +141,12 @@ type run struct {
 	lastRow     int // round of the last row, -1 if none
 
 	statusMalformed int64
-	faults          []Fault
-	failure         error
-	cause           string
+	// mismatch is the first ready status whose scenario is not the
+	// run's (Config.ScenarioCheck), as an error.
+	mismatch error
+	faults   []Fault
+	failure  error
+	cause    string
 
 	begin, started time.Time
 	startSent      bool
@@ -184,7 +189,12 @@ func (r *run) execute(ctx context.Context) {
 		r.agents[i].lastSeen = r.started
 		r.agents[i].movedAt = r.started
 	}
-	if err := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStart})); err != nil {
+	start := node.Control{Kind: node.ControlStart}
+	if c := r.cfg.ScenarioCheck; c != nil {
+		fp := c.Fingerprint()
+		start.Scenario = hex.EncodeToString(fp[:])
+	}
+	if err := r.obs.Control(node.EncodeControl(start)); err != nil {
 		r.fail(StopError, fmt.Errorf("publish start: %w", err))
 		return
 	}
@@ -197,7 +207,10 @@ func (r *run) execute(ctx context.Context) {
 	r.observe(ctx, timeout)
 }
 
-// awaitReady waits for a ready status from every agent.
+// awaitReady waits for a ready status from every agent. A run whose
+// agents do not all hold the coordinator's scenario is refused then (or
+// at the ready timeout): an agent subscribes to the controls before its
+// ready status, so every agent hears the refusal.
 func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 	t := time.NewTimer(r.cfg.ReadyTimeout)
 	defer t.Stop()
@@ -210,6 +223,10 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 			r.fail(StopTimeout, fmt.Errorf("%w after %v while waiting for agents %s", ErrTimeout, r.cfg.Timeout, ids(r.notReady())))
 			return false
 		case <-t.C:
+			if r.mismatch != nil {
+				r.refuse(r.mismatch)
+				return false
+			}
 			r.fail(StopNotReady, fmt.Errorf("%w: none for %v with %d of %d ready, missing %s", ErrNotReady, r.cfg.ReadyTimeout, r.nReady, len(r.agents), ids(r.notReady())))
 			return false
 		case l := <-r.cfg.Lost:
@@ -231,6 +248,10 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 				t.Reset(r.cfg.ReadyTimeout)
 			}
 		}
+	}
+	if r.mismatch != nil {
+		r.refuse(r.mismatch)
+		return false
 	}
 	return true
 }
@@ -310,6 +331,11 @@ func (r *run) ingest(frame []byte, now time.Time) {
 	a.traffic = s.Traffic
 	switch s.Kind {
 	case node.StatusReady:
+		if err := r.checkScenario(s); err != nil && r.mismatch == nil {
+			// Refused once every agent is ready, so that all of them
+			// hear why (see awaitReady).
+			r.mismatch = err
+		}
 		if !a.ready {
 			r.nReady++
 		}
@@ -602,6 +628,35 @@ func (r *run) logFurther() {
 	if n := r.further - loggedFailures; n > 0 {
 		r.log.Warn("further failures not logged one by one", "count", n, "last", r.lastFurther)
 	}
+}
+
+// checkScenario compares the scenario of the ready status s with the
+// run's (Config.ScenarioCheck).
+func (r *run) checkScenario(s node.Status) error {
+	c := r.cfg.ScenarioCheck
+	if c == nil {
+		return nil
+	}
+	if s.Scenario == "" {
+		return fmt.Errorf("%w: agent %d announced no scenario (an agent process of another consim version?)", ErrScenarioMismatch, s.ID)
+	}
+	if sha256.Sum256([]byte(s.Scenario)) == c.Fingerprint() {
+		return nil
+	}
+	return fmt.Errorf("%w: agent %d runs another scenario than the coordinator: %s (give every process the same scenario file and --set overrides)",
+		ErrScenarioMismatch, s.ID, c.Differences([]byte(s.Scenario), "the coordinator", "agent "+strconv.Itoa(s.ID)))
+}
+
+// refuse ends the run before its start on err, with a refuse control
+// (instead of a stop) that tells the agents why.
+func (r *run) refuse(err error) {
+	if !r.stopSent {
+		r.stopSent = true
+		if cerr := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlRefuse, Reason: err.Error()})); cerr != nil {
+			r.log.Warn("publish refuse", "err", cerr)
+		}
+	}
+	r.fail(StopScenario, err)
 }
 
 // stop publishes the Stop control once.
