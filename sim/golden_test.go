@@ -63,7 +63,7 @@ var goldenTimed = map[string]bool{"crash": true, "lossy": true, "slicing_dropout
 // testdata/golden/scenarios/<name>.txt, every number written exactly
 // (strconv 'g', -1): a change of layout that keeps the algorithms' math
 // must leave them bit for bit. A scenario on a shared data set reads it
-// from sharedData, and is skipped when it is not there.
+// from sharedData, and is skipped when it is not there or in -short mode.
 func TestGoldenShippedScenarios(t *testing.T) {
 	for _, name := range scenarios.Shipped() {
 		t.Run(name, func(t *testing.T) {
@@ -74,6 +74,9 @@ func TestGoldenShippedScenarios(t *testing.T) {
 			sets := append([]string{length, "runtime.transport=chan",
 				"output.dir=" + t.TempDir()}, goldenScale[name]...)
 			if d, ok := goldenData[name]; ok {
+				if testing.Short() {
+					t.Skip("reads a full data set (up to a minute under the race detector): make test-long")
+				}
 				path := filepath.Join(sharedData, d[0])
 				if _, err := os.Stat(path); err != nil {
 					t.Skipf("data of %s not found: %v", name, err)
