@@ -121,9 +121,49 @@ func ParseCobra(root *cobra.Command, args []string) error {
 // ParseCobraRef parses args as a command named in prose (`consim node`,
 // `consim run --transport chan`): the subcommand must exist and the flags
 // given must exist and parse, but the arguments are not counted.
+//
+// A placeholder for the subcommand (`consim reproduce EXPERIMENT`) is
+// accepted where the command has subcommands, and a last flag may name
+// the flag without its value (`consim graph --record`).
 func ParseCobraRef(root *cobra.Command, args []string) error {
-	_, _, err := parseCobra(root, args)
+	cmd, _, err := root.Find(args)
+	if err == nil && cmd.HasAvailableSubCommands() {
+		for _, a := range args {
+			if a == cmd.Name() || strings.HasPrefix(a, "-") {
+				continue
+			}
+			if placeholderRE.MatchString(a) {
+				return nil
+			}
+		}
+	}
+	if err == nil && len(args) > 0 {
+		last := args[len(args)-1]
+		if f := flagOf(cmd, last); f != nil && !strings.Contains(last, "=") && f.NoOptDefVal == "" {
+			args = append(args[:len(args):len(args)], sampleValue(f))
+		}
+	}
+	_, _, err = parseCobra(root, args)
 	return err
+}
+
+// flagOf returns the flag of cmd (its own or inherited) that tok names,
+// as --name, --name=value or -x; nil when tok names none.
+func flagOf(cmd *cobra.Command, tok string) *pflag.Flag {
+	name, _, _ := strings.Cut(tok, "=")
+	switch {
+	case strings.HasPrefix(name, "--"):
+		if f := cmd.Flags().Lookup(name[2:]); f != nil {
+			return f
+		}
+		return cmd.InheritedFlags().Lookup(name[2:])
+	case strings.HasPrefix(name, "-") && len(name) == 2:
+		if f := cmd.Flags().ShorthandLookup(name[1:]); f != nil {
+			return f
+		}
+		return cmd.InheritedFlags().ShorthandLookup(name[1:])
+	}
+	return nil
 }
 
 // parseCobra finds the command of args and parses its flags; it returns
@@ -134,6 +174,7 @@ func parseCobra(root *cobra.Command, args []string) (*cobra.Command, []string, e
 		return nil, nil, err
 	}
 	rest = fillPlaceholders(cmd, rest)
+	cmd.InitDefaultHelpFlag()
 	if err := cmd.ParseFlags(rest); err != nil {
 		return nil, nil, err
 	}
@@ -152,18 +193,6 @@ var placeholderRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 // fillPlaceholders replaces flag values that stand for a value (shell
 // expansions, upper-case placeholders) with a value of the flag's type.
 func fillPlaceholders(cmd *cobra.Command, args []string) []string {
-	flags := pflag.NewFlagSet("", pflag.ContinueOnError)
-	flags.AddFlagSet(cmd.Flags())
-	flags.AddFlagSet(cmd.InheritedFlags())
-	lookup := func(tok string) *pflag.Flag {
-		if strings.HasPrefix(tok, "--") {
-			return flags.Lookup(strings.TrimPrefix(tok, "--"))
-		}
-		if len(tok) == 2 {
-			return flags.ShorthandLookup(tok[1:])
-		}
-		return nil
-	}
 	out := append([]string(nil), args...)
 	for i := 0; i < len(out); i++ {
 		tok := out[i]
@@ -174,7 +203,7 @@ func fillPlaceholders(cmd *cobra.Command, args []string) []string {
 			continue
 		}
 		name, val, hasVal := strings.Cut(tok, "=")
-		f := lookup(name)
+		f := flagOf(cmd, tok)
 		if f == nil {
 			continue
 		}

@@ -216,6 +216,12 @@ func TestParseCobraRef(t *testing.T) {
 		{"run --nope", "unknown flag: --nope"},
 		{"rnu", `unknown command "rnu" for "tool"`},
 		{"reproduce admn", `unknown command "admn" for "tool reproduce"`},
+		{"reproduce EXPERIMENT", ""},
+		{"reproduce EXPERIMENT --help", ""},
+		{"run SCENARIO --help", ""},
+		{"RUN", `unknown command "RUN" for "tool"`},
+		{"run --rounds", ""},
+		{"run --rounds --quiet", `invalid argument "--quiet" for "--rounds"`},
 	} {
 		err := ParseCobraRef(cli(), strings.Fields(c.args))
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
