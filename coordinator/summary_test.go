@@ -107,7 +107,7 @@ func TestReductionFromRoundZeroAndPeak(t *testing.T) {
 }
 
 // TestReductionJSON: the peak and the counted rounds are in summary.json
-// under the names the README gives.
+// under the names docs/results.md gives.
 func TestReductionJSON(t *testing.T) {
 	red := series([]float64{0, 0.2, 0.002}, []float64{1, 1, 1}, 100)
 	b, err := json.Marshal(red)

@@ -314,22 +314,14 @@ func (b *busConn) malformed(subject string, err error) {
 	b.warn.note("authentic frames that cannot be routed, dropped", "on "+subject, err)
 }
 
-// onAgentFrame delivers a frame published on consim.<run>.a.<from>,
-// consim.<run>.a.<from>.<to> or consim.<run>.a.<from>.all (see
-// NATSOptions.PerDestination) to the local agents it is for, after
-// checking its MAC and that its sender is from: on a.<from>, those its
-// header names; on a.<from>.<to>, agent to, which the header must name;
-// on a.<from>.all, every local agent, and the header must name none.
-// A frame none of whose local destinations would admit (its round is
-// beyond their window, see natsEndpoint.admit) is dropped and counted as
-// ahead before its MAC is computed: the header alone decides that drop,
-// so a flood of far-future frames, authentic or not, costs a header read
-// per frame rather than a MAC. While the subscription is flooded (see
-// flooded), a message whose header does not parse is refused without its
-// MAC too: no frame of the run has such a header, so junk costs a header
-// read. An authentic frame with no local destination is dropped
-// uncounted (in the default layout every process receives every frame);
-// a forged one is refused.
+// onAgentFrame delivers a frame published on one of agent from's
+// subjects (a.<from>, a.<from>.<to>, a.<from>.all) to the local agents it
+// is for, after its header's admission check and its MAC; it refuses a
+// forged or misaddressed frame. The header alone decides the drops that
+// need no MAC (a frame beyond every destination's window; while the
+// subscription is flooded, a header that does not parse), so a flood
+// costs a header read per frame. docs/protocol.md (Subjects, Frames,
+// Floods) has the rules.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))

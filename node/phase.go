@@ -403,11 +403,8 @@ func (r *runner) countFuture() {
 //     in Traffic.Ahead;
 //   - the buffer holds futureCap frames: counted in Traffic.Overflow.
 //
-// A sender that exchanges with this agent in both directions has at most
-// a round's phases buffered here (it waits for this agent's frames, or
-// for its deadline, in the round it sends in), however many rounds ahead
-// a time-varying graph let it get, so the per-sender bound drops floods,
-// not frames a run needs.
+// Why the per-sender bound drops floods and not frames a run needs:
+// docs/protocol.md, Bounded buffers.
 func (r *runner) keepFuture(h Header, f []byte, now int) {
 	if !r.countBy && r.nFuture >= r.o.FutureFrames {
 		r.countFuture()

@@ -142,7 +142,7 @@ var keyDocs = map[string]keyDoc{
 }
 
 // DefaultsDoc renders every scenario key with its default and allowed
-// values, one per line, for the README and --help.
+// values, one per line, for docs/scenarios.md and --help.
 func DefaultsDoc() string {
 	def := reflect.ValueOf(Default()).Elem()
 	keys := leafKeys(def.Type(), "")

@@ -32,8 +32,8 @@ const (
 	// (chan, nats, nats-tcp) beyond its vectors: the stack of its
 	// goroutine (8 to 16 KiB at the depth of the round loop), its inbox
 	// and control queues and its runner's state (maps of peers, future
-	// slots, phase buffers). 24 KiB is what remained per agent of the
-	// peak RSS of 10,000 agents on chan (590 MiB) after the other terms.
+	// slots, phase buffers). 24 KiB is calibrated against the peak RSS
+	// of the goroutine runs of docs/benchmarks.md (Scale).
 	memGoroutineAgent = 24 << 10
 	// memNATSAgent is what an agent's NATS connection and subscriptions
 	// add to memGoroutineAgent on the nats transports.

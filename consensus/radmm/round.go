@@ -137,9 +137,8 @@ func (a *Agent) linearizedStep(t int) {
 //
 //	z_e <- (x_i + x_j)/2,  y_e <- (y_e + y_e)/2 + (rho/2)(x_i - x_j),  version t+1
 //
-// ((y + y)/2 = y exactly: the expression is the one both replicas of the
-// earlier protocol evaluated, so lossless runs keep their bits); the
-// other edges keep z_e and y_e. In phase 1 the reader of every present
+// ((y + y)/2 = y exactly; the expression is kept so that lossless runs
+// keep the bits consensus/golden pins); the other edges keep z_e and y_e. In phase 1 the reader of every present
 // edge whose owner's message arrived replaces its copies of z_e and y_e
 // and their version by the owner's; a copy whose message is missing keeps
 // its older values.

@@ -171,7 +171,7 @@ func readPNG(t *testing.T, path string) image.Image {
 }
 
 // TestStdBar: the sweep plot's bars are mean ± one sample standard
-// deviation, as the README's tables; a lower end at or below 0 on a log
+// deviation, as aggregate.md's tables; a lower end at or below 0 on a log
 // axis is cut at the axis bottom and reported.
 func TestStdBar(t *testing.T) {
 	// Seeds 1, 2, 6: mean 3, sample std sqrt(((-2)^2 + (-1)^2 + 3^2)/2) = sqrt(7).

@@ -113,7 +113,7 @@ func PlotSweep(keys []string, aggs []PointAgg, dir string) ([]string, error) {
 
 // finalErrPlot draws the mean final consensus error of each grid point
 // over its ok seeds with bars of one sample standard deviation, the
-// mean ± std of the README's tables. On a logarithmic axis a lower end
+// mean ± std of aggregate.md's tables. On a logarithmic axis a lower end
 // mean - std <= 0 cannot be drawn: such a bar is cut at the bottom of the
 // axis and the title says so.
 func finalErrPlot(ax xAxis, aggs []PointAgg) (*plot.Plot, error) {
