@@ -61,6 +61,8 @@ type QCQP struct {
 	lipF  float64
 	lipH  []float64
 	lminQ float64
+
+	ref *refCache // Reference, computed once
 }
 
 // FromData builds the QCQP of the given data (copied): Q and every
@@ -86,7 +88,7 @@ func FromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]float64, c 
 		return nil, fmt.Errorf("qcqp: box [%g, %g], want Lo < Hi", box.Lo, box.Hi)
 	}
 	q := &QCQP{n: n, m: m, Q: mat.NewSymDense(n, nil), D: append([]float64(nil), d...),
-		A: make([]*mat.SymDense, m), B: make([][]float64, m), C: append([]float64(nil), c...), Box: box}
+		A: make([]*mat.SymDense, m), B: make([][]float64, m), C: append([]float64(nil), c...), Box: box, ref: new(refCache)}
 	q.Q.CopySym(Q)
 	for j := range m {
 		if A[j] == nil || A[j].SymmetricDim() != n {
