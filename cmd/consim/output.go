@@ -75,7 +75,9 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 		fmt.Fprintf(w, "  %-22s %.4e -> %.4e%s\n", "optimality gap", i.OptGap, f.OptGap, ratio(s.Reduction.OptGap, i.Round))
 		if fs, ok := s.Meta["f_star"].(float64); ok {
 			kind := "optimum"
-			if c, _ := s.Meta["convex"].(bool); !c {
+			if name, _ := s.Meta["f_star_is"].(string); name != "" {
+				kind = name
+			} else if c, _ := s.Meta["convex"].(bool); !c {
 				kind = "best known value (nonconvex)"
 			}
 			fmt.Fprintf(w, "  %-22s f(xbar) = %.10g, f* = %.10g (%s)\n", "objective", f.ObjValue, fs, kind)
