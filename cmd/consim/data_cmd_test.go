@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/catalog"
+	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
@@ -25,18 +26,7 @@ import (
 // consim's solvers) the f* that problem.json reports.
 func TestDataExportReproducesFStar(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	var stdout, stderr bytes.Buffer
-	if code := mainExit([]string{"data", "export", "../../scenarios/quickstart.yaml", dir}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	var m sim.ExportManifest
-	b, err := os.ReadFile(filepath.Join(dir, "problem.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := exportScenario(t, "../../scenarios/quickstart.yaml", dir)
 	n, N := m.Dim, len(m.Shards)
 	h := mat.NewSymDense(n, nil)
 	g := mat.NewVecDense(n, nil)
@@ -78,9 +68,33 @@ func TestDataExportReproducesFStar(t *testing.T) {
 	if fs := float64(m.FStar); math.Abs(f-fs) > 1e-12*(1+math.Abs(f)) {
 		t.Fatalf("normal equations give f* = %.17g, problem.json %.17g", f, m.FStar)
 	}
+	var stdout, stderr bytes.Buffer
 	if code := mainExit([]string{"data", "export", "../../scenarios/quickstart.yaml", dir}, &stdout, &stderr); code != exitUsage {
 		t.Fatalf("export into an existing directory: exit %d, want %d", code, exitUsage)
 	}
+}
+
+// exportScenario runs consim data export of the scenario file with the
+// overrides sets into dir and returns the problem.json it wrote.
+func exportScenario(t *testing.T, file, dir string, sets ...string) *sim.ExportManifest {
+	t.Helper()
+	args := []string{"data", "export", file, dir}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := mainExit(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("consim data export %s: exit %d: %s", file, code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "problem.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m sim.ExportManifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return &m
 }
 
 // exportData names, per shipped scenario on a shared data set, the
@@ -98,6 +112,15 @@ var exportData = map[string][2]string{
 var exportScale = map[string][]string{
 	"scale_10k":      {"agents=64", "graph.rows=8", "graph.cols=8"},
 	"fairness_adult": {"problem.rows=400"},
+}
+
+// fstarNames is the name of f* of the shipped scenarios, by kind (push_sum
+// aside, whose runs measure an objective of their own).
+var fstarNames = map[string]string{
+	"slicing":              "LP bound",
+	"qcqp":                 "global optimum (S-lemma certificate)",
+	"nonconvex_regression": "best of a multistart (nonconvex)",
+	"least_squares":        "optimum",
 }
 
 // exportSlowCentral are the shipped scenarios whose central solve takes
@@ -130,22 +153,7 @@ func TestDataExportShippedScenarios(t *testing.T) {
 			}
 			file := filepath.Join("..", "..", "scenarios", name+".yaml")
 			dir := filepath.Join(t.TempDir(), "export")
-			args := []string{"data", "export", file, dir}
-			for _, s := range sets {
-				args = append(args, "--set", s)
-			}
-			var stdout, stderr bytes.Buffer
-			if code := mainExit(args, &stdout, &stderr); code != exitOK {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
-			var m sim.ExportManifest
-			b, err := os.ReadFile(filepath.Join(dir, "problem.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatal(err)
-			}
+			m := exportScenario(t, file, dir, sets...)
 			kinds[m.Kind] = true
 			if m.Scenario != name || m.Objective == "" || m.FStarIs == "" || len(m.Files) == 0 {
 				t.Errorf("manifest %+v: want the scenario's name, an objective, the name of f* and files", m)
@@ -156,6 +164,9 @@ func TestDataExportShippedScenarios(t *testing.T) {
 				}
 			}
 			fs := float64(m.FStar)
+			if want, ok := fstarNames[m.Kind]; ok && m.FStarIs != want {
+				t.Errorf("kind %s: f* named %q, want %q", m.Kind, m.FStarIs, want)
+			}
 			if math.IsNaN(fs) != strings.HasPrefix(m.FStarIs, "none: ") {
 				t.Errorf("f* = %v named %q: a missing value is named none with the reason, a value is not", fs, m.FStarIs)
 			}
@@ -191,6 +202,27 @@ func TestDataExportShippedScenarios(t *testing.T) {
 	for _, k := range catalog.Default().Problems() {
 		if !kinds[k] {
 			t.Errorf("no shipped scenario exports problem kind %s", k)
+		}
+	}
+}
+
+// TestSummaryNamesFStar: the summary prints what f* is as the run's meta
+// names it (f_star_is: the LP bound of a slicing run, not a "best known
+// value"), and falls back on the convexity for a meta without the name.
+func TestSummaryNamesFStar(t *testing.T) {
+	row := &coordinator.Row{}
+	for _, tc := range []struct {
+		meta map[string]any
+		want string
+	}{
+		{map[string]any{"f_star": 38.4, "convex": false, "f_star_is": "LP bound"}, "f* = 38.4 (LP bound)"},
+		{map[string]any{"f_star": 1.5, "convex": false}, "f* = 1.5 (best known value (nonconvex))"},
+		{map[string]any{"f_star": 2.5, "convex": true}, "f* = 2.5 (optimum)"},
+	} {
+		var b bytes.Buffer
+		printSummary(&b, &coordinator.Summary{Initial: row, Final: row, Meta: tc.meta})
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("meta %v: summary\n%s\nwant %q", tc.meta, b.String(), tc.want)
 		}
 	}
 }

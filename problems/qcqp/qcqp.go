@@ -4,11 +4,14 @@
 // (FromData), with one value kernel (Eval) for f and h, the exact
 // gradients and the stochastic eps-stationarity measures of the paper's
 // Definition 1 (Measure), which the measurement uses. It owns the problem
-// block, the instance and its registration (Problem).
+// block, the instance, its reference solution (Reference: the global
+// optimum of one-constraint instances), its registration (Problem) and
+// its export.
 //
-// qcqp is pure: no I/O, no goroutines, no global random source (the
-// instance comes from graph.Hash keys). It may import objective, graph,
-// consensus and consensus/registry; it must not import an algorithm
+// qcqp is pure: no I/O but its export's (through problems/datafile), no
+// goroutines, no global random source (the instance comes from graph.Hash
+// keys). It may import objective, graph, consensus, consensus/registry and
+// problems/datafile; it must not import an algorithm
 // package (consensus/<algorithm>), node, coordinator, scenarios or cmd.
 package qcqp
 
