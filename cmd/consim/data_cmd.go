@@ -16,9 +16,8 @@ func (a *app) dataCmd() *cobra.Command {
 		Use:   "data",
 		Short: "export a scenario's problem data with the reference value it reports",
 		Long: `Data works on the data of a scenario's problem. Its one subcommand,
-export, writes the problem's data (rows, or a solver-ready instance) with
-its exact objective and the reference value the run's bundle reports, for
-solvers outside consim.`,
+export, writes the problem's data with its exact objective and the
+reference value a run reports, for solvers outside consim.`,
 		Example: `  consim data export scenarios/logistic32.yaml shards/`,
 		RunE:    groupRunE("subcommand"),
 	}
