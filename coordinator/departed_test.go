@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // TestRunDepartedAgent runs null agents on a ring over the in-memory
@@ -52,8 +52,8 @@ func TestRunDepartedAgent(t *testing.T) {
 			}()
 			cfg := testConfig(t, n)
 			cfg.ContinueOnDeparture = cont
-			sum, err := Run(ctx, cfg, obs, EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
-				return metrics.Measure(nil, g, reps)
+			sum, err := Run(ctx, cfg, obs, EvaluatorFunc(func(reps []consensus.Report) (observe.Metrics, error) {
+				return observe.Measure(nil, g, reps)
 			}))
 			if aerr := <-done; aerr != nil {
 				t.Fatalf("agents: %v", aerr)

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/consim/consim/observe/bundle"
 )
 
 // Errors a run can end with; test with errors.Is.
 var (
 	// ErrBundleExists: the results bundle directory already exists.
-	ErrBundleExists = errors.New("results bundle already exists")
+	ErrBundleExists = bundle.ErrExists
 	// ErrNotReady: some agents sent no ready status within ReadyTimeout.
 	ErrNotReady = errors.New("agents never became ready")
 	// ErrAgentFailed: an agent published a failed status.

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // fakeObserver is an in-memory node.Observer: tests push status frames
@@ -172,9 +172,9 @@ type fakeEvaluator struct {
 	fail      int                 // fail at this round if > 0
 }
 
-func (e fakeEvaluator) Evaluate(reps []consensus.Report) (metrics.Metrics, error) {
+func (e fakeEvaluator) Evaluate(reps []consensus.Report) (observe.Metrics, error) {
 	t := reps[0].Round
-	var m metrics.Metrics
+	var m observe.Metrics
 	for i, r := range reps {
 		if r.ID != i || r.Round != t {
 			return m, fmt.Errorf("report %d is agent %d round %d, want agent %d round %d", i, r.ID, r.Round, i, t)

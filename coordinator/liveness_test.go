@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // muteTransport is a transport whose endpoint of agent dead stops
@@ -127,8 +127,8 @@ func TestLostAgent(t *testing.T) {
 				cfg.Lost = lost
 			}
 			begin := time.Now()
-			sum, err := Run(ctx, cfg, obs, EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
-				return metrics.Measure(nil, g, reps)
+			sum, err := Run(ctx, cfg, obs, EvaluatorFunc(func(reps []consensus.Report) (observe.Metrics, error) {
+				return observe.Measure(nil, g, reps)
 			}))
 			took := time.Since(begin)
 			if aerr := <-done; aerr != nil {

@@ -142,7 +142,7 @@ func TestRunHappyPath(t *testing.T) {
 		t.Fatalf("csv has %d records, want header and 3 rows", len(recs))
 	}
 	for k, rec := range recs[1:] {
-		if want := rows[k].csvRecord(); !reflect.DeepEqual(rec, want) {
+		if want := rows[k].CSVRecord(); !reflect.DeepEqual(rec, want) {
 			t.Errorf("csv row %d = %v, jsonl row gives %v", k, rec, want)
 		}
 	}

@@ -98,8 +98,8 @@ func (p *Param) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(raw.Value, &p.Value)
 }
 
-// params converts resolved values to summary Params.
-func params(vs []registry.Value) []Param {
+// ParamsOf converts resolved values to summary Params.
+func ParamsOf(vs []registry.Value) []Param {
 	ps := make([]Param, len(vs))
 	for i, v := range vs {
 		ps[i] = Param{Name: v.Name, Value: v.Value, Note: v.Note}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/alm"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	measures "github.com/consim/consim/observe"
 )
 
 // complete returns the complete graph on n agents.
@@ -167,7 +167,7 @@ func TestLossDualDrift(t *testing.T) {
 			if !tc.oneSided && dropouts != lost {
 				t.Fatalf("%d dropouts for %d lost frames: a frame missed its deadline", dropouts, lost)
 			}
-			d, ok := metrics.DualDrift(finalReports(t, res))
+			d, ok := measures.DualDrift(finalReports(t, res))
 			if !ok || d.Edges+d.Lagging != 1 {
 				t.Fatalf("drift over %d edges, %d lagging (ok %v), want 1 edge", d.Edges, d.Lagging, ok)
 			}
@@ -507,7 +507,7 @@ func TestFaultDrawsGolden(t *testing.T) {
 			for i := 0; i < 3; i++ {
 				for j := 0; j < 3; j++ {
 					u := graph.Uniform(2024, uint64(tr), 1<<35+1+16*uint64(ph), uint64(i), uint64(j))
-					if got, want := f.lost(tr, ph, i, j), u < 0.5; got != want {
+					if got, want := f.Lost(tr, ph, i, j), u < 0.5; got != want {
 						t.Fatalf("lost(%d, %d, %d, %d) = %v, want %v", tr, ph, i, j, got, want)
 					}
 					if u < 0.5 {

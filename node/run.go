@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/engine"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -35,10 +36,17 @@ import (
 // Run broadcasts a leave frame, so peers stop waiting for it; it always
 // publishes a final status, or a failed one with the error.
 //
-// Inbox contents are deterministic: messages ascending by sender, missing
-// senders ascending, and the reduce sum_i r_i accumulated in ascending
-// agent order. Hence agents with the same seed give bit-identical
-// iterates under every transport when no message is missing.
+// The outbox is checked, and the inbox built, by the phase core (package
+// engine), whose rules every driver follows: messages ascending by
+// sender, missing senders ascending, the reduce sum_i r_i accumulated in
+// ascending agent order, nil for an agent without a term. Hence agents
+// with the same seed give bit-identical iterates under every transport,
+// and under consensus/lockstep and stepped, when no message is late. The
+// root of an all-reduce is the lowest agent not known to have left; a
+// phase in which only some agents reduce names them in Outbox.Group,
+// since the root waits until the deadline for the terms of the others
+// (and counts them missing), and the others get no sum from a root that
+// gives no term.
 //
 // The inbox slices (Msgs, each Msg.Data, Missing, Reduce) belong to the
 // runtime and are reused in the next phase: an agent that keeps values
@@ -284,26 +292,23 @@ type runner struct {
 
 	// State of the current phase.
 	cur       uint64
-	expect    []int             // sorted expected senders
-	got       []bool            // got[k]: message of expect[k] arrived
-	data      [][]float64       // data[k]: values from expect[k]
-	waitMsgs  int               // expected senders still awaited
+	in        engine.Inbound    // the expected senders and their arrived messages
+	waitMsgs  int               // expected senders still awaited (not departed)
 	reduce    bool              // the phase has an all-reduce
 	reduceLen int               // length of every term
 	termGot   map[int]bool      // termGot[j]: term of agent j arrived (its own: true)
 	terms     map[int][]float64 // terms[j]: term of agent j (buffers reused)
 	waitTerms int               // terms still awaited
 	sum       []float64         // the reduce sum
+	acc       engine.Sum        // the root's accumulation of sum
 	root      int               // the agent that sums the phase's terms
 	sumGot    bool              // a non-root agent has the root's sum
 	sumSent   bool              // the root has broadcast the sum of the phase
 	early     []float64         // a sum from an agent that is not (yet) the root
 	earlyFrom int               // its sender, -1 if none
-	msgs      []consensus.Msg
-	missing   []int
-	closed    bool       // the phase's inbox is delivered: its frames are late
-	group     groupState // members of the phase's reduce
-	ev        evalState  // the phase's evaluations
+	closed    bool              // the phase's inbox is delivered: its frames are late
+	group     groupState        // members of the phase's reduce
+	ev        evalState         // the phase's evaluations
 
 	// Fault models (see Faults).
 	faults  *faultSender // loss and delay of data frames; nil without

@@ -35,11 +35,14 @@ var goldenScale = map[string][]string{
 	"crash": {"faults.crashes=[{agent: 3, at: 20}]"},
 }
 
-// goldenData names, per shipped scenario on a shared data set, the key of
-// its data file and the file under sharedData.
+// goldenData names, per shipped scenario on a shared data set, the file
+// under sharedData and the --set that points the scenario at it (%s: the
+// file's path).
 var goldenData = map[string][2]string{
-	"penalty_a9a":    {"problem.file", "a9a/a9a.gz"},
-	"tsp_hyperclean": {"problem.mnist", "mnist"},
+	"penalty_a9a":    {"a9a/a9a.gz", "problem.file=%s"},
+	"tsp_hyperclean": {"mnist", "problem.mnist=%s"},
+	"compress_a9a":   {"a9a/a9a.gz", "problem.data={path: %s, format: libsvm, shard: random}"},
+	"fairness_adult": {"adult", "problem.data=%s"},
 }
 
 // goldenTimed are the shipped scenarios whose iterates depend on timing:
@@ -62,11 +65,11 @@ func TestGoldenShippedScenarios(t *testing.T) {
 			sets := append([]string{"rounds=" + strconv.Itoa(goldenRounds), "runtime.transport=chan",
 				"output.dir=" + t.TempDir()}, goldenScale[name]...)
 			if d, ok := goldenData[name]; ok {
-				path := filepath.Join(sharedData, d[1])
+				path := filepath.Join(sharedData, d[0])
 				if _, err := os.Stat(path); err != nil {
 					t.Skipf("data of %s not found: %v", name, err)
 				}
-				sets = append(sets, d[0]+"="+path)
+				sets = append(sets, fmt.Sprintf(d[1], path))
 			}
 			s, err := scenarios.LoadWith(filepath.Join("..", "scenarios", name+".yaml"), sets...)
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // xAxis is how grid points are placed along a sweep plot's x axis: by the
@@ -188,7 +188,7 @@ func finalErrPlot(ax xAxis, aggs []PointAgg) (*plot.Plot, error) {
 // sample standard deviation (0 when the std is not finite, as with one
 // seed). On a logarithmic axis whose bottom is floor, a lower end
 // s.Mean - s.Std <= 0 is cut at floor, and cut is true.
-func stdBar(s metrics.Stats, logY bool, floor float64) (low, high float64, cut bool) {
+func stdBar(s observe.Stats, logY bool, floor float64) (low, high float64, cut bool) {
 	std := s.Std
 	if !finite(std) {
 		std = 0

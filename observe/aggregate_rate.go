@@ -1,4 +1,4 @@
-package metrics
+package observe
 
 import (
 	"fmt"
@@ -79,17 +79,17 @@ func FitBeforeFloor(m []float64, batches [][]float64, opt FloorOptions) (FloorFi
 		opt.Tail = 0.1
 	}
 	if len(m) < 20 || !(m[0] > 0) {
-		return FloorFit{}, fmt.Errorf("metrics: fit before floor: %d values starting at %v: need at least 20, the first positive", len(m), firstOr(m))
+		return FloorFit{}, fmt.Errorf("observe: fit before floor: %d values starting at %v: need at least 20, the first positive", len(m), firstOr(m))
 	}
 	if opt.Ceiling != nil && len(opt.Ceiling) != len(m) {
-		return FloorFit{}, fmt.Errorf("metrics: fit before floor: ceiling of %d values for a curve of %d", len(opt.Ceiling), len(m))
+		return FloorFit{}, fmt.Errorf("observe: fit before floor: ceiling of %d values for a curve of %d", len(opt.Ceiling), len(m))
 	}
 	tail := max(10, int(opt.Tail*float64(len(m))))
 	ts := len(m) - tail // first round of the tail
 	var logSum float64
 	for _, v := range m[ts:] {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return FloorFit{}, fmt.Errorf("metrics: fit before floor: value %v in the tail: must be positive and finite", v)
+			return FloorFit{}, fmt.Errorf("observe: fit before floor: value %v in the tail: must be positive and finite", v)
 		}
 		logSum += math.Log(v)
 	}
@@ -128,7 +128,7 @@ func FitBeforeFloor(m []float64, batches [][]float64, opt FloorOptions) (FloorFi
 		}
 	}
 	if f.From < 0 || f.To-f.From < 2 {
-		return f, fmt.Errorf("metrics: fit before floor: window [%d, %d] of %d rounds (floor from %d) holds fewer than 3 rounds", f.From, f.To, len(m), f.FloorStart)
+		return f, fmt.Errorf("observe: fit before floor: window [%d, %d] of %d rounds (floor from %d) holds fewer than 3 rounds", f.From, f.To, len(m), f.FloorStart)
 	}
 	var err error
 	if f.Rate, err = rateOn(m, f.From, f.To); err != nil {
@@ -138,11 +138,11 @@ func FitBeforeFloor(m []float64, batches [][]float64, opt FloorOptions) (FloorFi
 		rs := make([]float64, 0, len(batches))
 		for k, b := range batches {
 			if len(b) != len(m) {
-				return f, fmt.Errorf("metrics: fit before floor: batch %d has %d values, the curve %d", k, len(b), len(m))
+				return f, fmt.Errorf("observe: fit before floor: batch %d has %d values, the curve %d", k, len(b), len(m))
 			}
 			r, err := rateOn(b, f.From, f.To)
 			if err != nil {
-				return f, fmt.Errorf("metrics: fit before floor: batch %d: %w", k, err)
+				return f, fmt.Errorf("observe: fit before floor: batch %d: %w", k, err)
 			}
 			rs = append(rs, r)
 		}
@@ -158,7 +158,7 @@ func FitBeforeFloor(m []float64, batches [][]float64, opt FloorOptions) (FloorFi
 // another curve (a predicted one) on the same window.
 func WindowRate(m []float64, from, to int) (float64, error) {
 	if from < 0 || to >= len(m) || to-from < 2 {
-		return 0, fmt.Errorf("metrics: window rate: window [%d, %d] of %d values: need at least 3 rounds inside", from, to, len(m))
+		return 0, fmt.Errorf("observe: window rate: window [%d, %d] of %d values: need at least 3 rounds inside", from, to, len(m))
 	}
 	return rateOn(m, from, to)
 }
@@ -169,7 +169,7 @@ func rateOn(m []float64, from, to int) (float64, error) {
 	var st, sy, stt, sty float64
 	for t := from; t <= to; t++ {
 		if !(m[t] > 0) || math.IsInf(m[t], 0) {
-			return 0, fmt.Errorf("metrics: value %v at round %d: must be positive and finite", m[t], t)
+			return 0, fmt.Errorf("observe: value %v at round %d: must be positive and finite", m[t], t)
 		}
 		x, y := float64(t-from), math.Log(m[t])
 		st, sy, stt, sty = st+x, sy+y, stt+float64(x*x), sty+float64(x*y)

@@ -1,4 +1,4 @@
-package coordinator
+package bundle
 
 import (
 	"encoding/json"
@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 func TestRowJSON(t *testing.T) {
-	in := Row{Elapsed: 1500 * time.Millisecond, Metrics: metrics.Metrics{
+	in := Row{Elapsed: 1500 * time.Millisecond, Metrics: observe.Metrics{
 		Round: 40, ConsensusErr: 1e-7, ConsensusErrRel: 0.5, ObjValue: 2, OptGap: math.NaN(),
 		DistToOpt: math.Inf(1), Feasibility: 3, GradEvals: 1 << 40,
-		DualDrift: 0.25, Extra: []metrics.Named{{Name: "kkt", Value: 4}, {Name: "dual_norm", Value: math.NaN()}, {Name: "resets", Value: 0.5}},
+		DualDrift: 0.25, Extra: []observe.Named{{Name: "kkt", Value: 4}, {Name: "dual_norm", Value: math.NaN()}, {Name: "resets", Value: 0.5}},
 	}, Msgs: 1<<53 - 1, Bytes: 123456789012}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -33,13 +33,13 @@ func TestRowJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.DistToOpt = math.NaN() // null reads back as NaN
-	if !reflect.DeepEqual(strings.Join(out.csvRecord(), ","), strings.Join(in.csvRecord(), ",")) {
-		t.Errorf("round trip %v, want %v", out.csvRecord(), in.csvRecord())
+	if !reflect.DeepEqual(strings.Join(out.CSVRecord(), ","), strings.Join(in.CSVRecord(), ",")) {
+		t.Errorf("round trip %v, want %v", out.CSVRecord(), in.CSVRecord())
 	}
 	if out.Msgs != in.Msgs || out.Bytes != in.Bytes {
 		t.Errorf("round trip msgs %d bytes %d, want %d %d", out.Msgs, out.Bytes, in.Msgs, in.Bytes)
 	}
-	if got := strings.Join(in.csvRecord(), ","); got != "40,1.5,1e-07,0.5,2,,,3,1099511627776,0.25,9007199254740991,123456789012,4,,0.5" {
+	if got := strings.Join(in.CSVRecord(), ","); got != "40,1.5,1e-07,0.5,2,,,3,1099511627776,0.25,9007199254740991,123456789012,4,,0.5" {
 		t.Errorf("csv record %s", got)
 	}
 	// Values gives the line's values in its key order.
@@ -69,22 +69,6 @@ func TestRowJSON(t *testing.T) {
 	}
 }
 
-func TestAgentErrorMessages(t *testing.T) {
-	tests := []struct {
-		err  *AgentError
-		want string
-	}{
-		{&AgentError{ID: 3, Round: 120, Silent: 10 * time.Second, Kind: ErrUnresponsive}, "agent 3 stopped answering (last status at round 120, 10s ago)"},
-		{&AgentError{ID: 0, Round: -1, Silent: 1500 * time.Millisecond, Kind: ErrUnresponsive}, "agent 0 stopped answering (no status since start, 1.5s ago)"},
-		{&AgentError{ID: 2, Round: 7, Msg: "NaN in x", Kind: ErrAgentFailed}, "agent 2 failed (last status at round 7): NaN in x"},
-	}
-	for _, tc := range tests {
-		if got := tc.err.Error(); got != tc.want {
-			t.Errorf("Error() = %q, want %q", got, tc.want)
-		}
-	}
-}
-
 // TestRowJSONWithoutTraffic reads a row written before the msgs and bytes
 // columns existed: they read as 0, the other columns as written.
 func TestRowJSONWithoutTraffic(t *testing.T) {
@@ -104,10 +88,10 @@ func TestRowJSONWithoutTraffic(t *testing.T) {
 // and a present one is the same number in both.
 func TestMissingValuesAgree(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
-	in := Row{Metrics: metrics.Metrics{
+	in := Row{Metrics: observe.Metrics{
 		Round: 7, ConsensusErr: 0, ConsensusErrRel: nan, ObjValue: -inf, OptGap: nan,
 		DistToOpt: 2.5, Feasibility: inf, DualDrift: nan,
-		Extra: []metrics.Named{{Name: "kkt", Value: nan}, {Name: "dual_norm", Value: 1e-300}},
+		Extra: []observe.Named{{Name: "kkt", Value: nan}, {Name: "dual_norm", Value: 1e-300}},
 	}}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -118,7 +102,7 @@ func TestMissingValuesAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := append(Columns(), "kkt", "dual_norm")
-	rec := in.csvRecord()
+	rec := in.CSVRecord()
 	if len(rec) != len(names) {
 		t.Fatalf("csv record has %d fields, want %d", len(rec), len(names))
 	}

@@ -1,4 +1,4 @@
-package coordinator
+package bundle
 
 import (
 	"bytes"
@@ -8,13 +8,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // Row is one measured round: one line of metrics.jsonl and of metrics.csv,
 // and the initial and final entries of summary.json.
 type Row struct {
-	metrics.Metrics
+	observe.Metrics
 	// Elapsed is the wall time from Start until the round was measured.
 	Elapsed time.Duration
 	// Msgs and Bytes are the messages and bytes sent through the round:
@@ -90,7 +90,7 @@ func extraKeys(data []byte) ([]string, error) {
 //
 // round is Metrics.Round (completed rounds), elapsed_s the seconds from
 // Start, msgs and bytes Row.Msgs and Row.Bytes; the others are the fields
-// of metrics.Metrics of the same name.
+// of observe.Metrics of the same name.
 func Columns() []string {
 	names := make([]string, len(columns))
 	for k, c := range columns {
@@ -129,9 +129,9 @@ func (c column) appendValue(b []byte, r *Row, nonFinite string) []byte {
 	}
 }
 
-// csvRecord returns the fields of r for metrics.csv; non-finite values
+// CSVRecord returns the fields of r for metrics.csv; non-finite values
 // are written as empty fields, as null in metrics.jsonl.
-func (r *Row) csvRecord() []string {
+func (r *Row) CSVRecord() []string {
 	rec := make([]string, len(columns), len(columns)+len(r.Extra))
 	for k, c := range columns {
 		rec[k] = string(c.appendValue(nil, r, ""))
@@ -192,7 +192,7 @@ func (r *Row) UnmarshalJSON(data []byte) error {
 		if p := fields[name]; p != nil {
 			v = *p
 		}
-		r.Extra = append(r.Extra, metrics.Named{Name: name, Value: v})
+		r.Extra = append(r.Extra, observe.Named{Name: name, Value: v})
 	}
 	for _, c := range columns {
 		v, ok := fields[c.name]

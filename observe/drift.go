@@ -1,4 +1,4 @@
-package metrics
+package observe
 
 import "github.com/consim/consim/consensus"
 

@@ -1,4 +1,4 @@
-package coordinator
+package bundle
 
 import (
 	"errors"
@@ -12,23 +12,23 @@ import (
 // summary) and refuses a finished one (a summary).
 func TestCreateBundleResume(t *testing.T) {
 	root := t.TempDir()
-	b, err := createBundle(root, "r", []byte("seed: 1\n"), nil, false)
+	b, err := Create(root, "r", []byte("seed: 1\n"), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.appendRow(Row{}); err != nil {
+	if err := b.Append(Row{}); err != nil {
 		t.Fatal(err)
 	}
-	b.close()
-	if _, err := createBundle(root, "r", nil, nil, false); !errors.Is(err, ErrBundleExists) {
-		t.Fatalf("second bundle: %v, want %v", err, ErrBundleExists)
+	b.Close()
+	if _, err := Create(root, "r", nil, nil, false); !errors.Is(err, ErrExists) {
+		t.Fatalf("second bundle: %v, want %v", err, ErrExists)
 	}
 
-	b, err = createBundle(root, "r", []byte("seed: 2\n"), nil, true)
+	b, err = Create(root, "r", []byte("seed: 2\n"), nil, true)
 	if err != nil {
 		t.Fatalf("resume an unfinished bundle: %v", err)
 	}
-	b.close()
+	b.Close()
 	got, err := os.ReadFile(filepath.Join(root, "r", ScenarioFile))
 	if err != nil || string(got) != "seed: 2\n" {
 		t.Fatalf("scenario after the resume: %q, %v", got, err)
@@ -37,13 +37,13 @@ func TestCreateBundleResume(t *testing.T) {
 		t.Fatalf("the dead coordinator's rows are still there: %q", rows)
 	}
 
-	if err := b.writeSummary(&Summary{RunID: "r"}); err != nil {
+	if err := b.WriteSummary(map[string]string{"run_id": "r"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := createBundle(root, "r", nil, nil, true); !errors.Is(err, ErrBundleExists) {
-		t.Fatalf("resume a finished bundle: %v, want %v", err, ErrBundleExists)
+	if _, err := Create(root, "r", nil, nil, true); !errors.Is(err, ErrExists) {
+		t.Fatalf("resume a finished bundle: %v, want %v", err, ErrExists)
 	}
-	if _, err := createBundle(root, "fresh", nil, nil, true); err != nil {
+	if _, err := Create(root, "fresh", nil, nil, true); err != nil {
 		t.Fatalf("resume with no bundle yet: %v", err)
 	}
 }

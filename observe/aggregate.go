@@ -1,4 +1,4 @@
-package metrics
+package observe
 
 import (
 	"errors"
@@ -112,7 +112,7 @@ type RateFit struct {
 
 // ErrTooFewPoints is returned by LinearRate when fewer than two rows with
 // distinct rounds and positive finite values remain.
-var ErrTooFewPoints = errors.New("metrics: fewer than two points to fit")
+var ErrTooFewPoints = errors.New("observe: fewer than two points to fit")
 
 // LinearRate fits the linear (geometric) rate of a series: with
 // u_k = rounds[k] and v_k = log errs[k] over the rows with errs[k] > 0
@@ -123,7 +123,7 @@ var ErrTooFewPoints = errors.New("metrics: fewer than two points to fit")
 // gives Rate = exp(s), and LogIntercept = vbar - s ubar.
 func LinearRate(rounds []int, errs []float64) (RateFit, error) {
 	if len(rounds) != len(errs) {
-		return RateFit{}, fmt.Errorf("metrics: linear rate: %d rounds for %d values", len(rounds), len(errs))
+		return RateFit{}, fmt.Errorf("observe: linear rate: %d rounds for %d values", len(rounds), len(errs))
 	}
 	var us, vs []float64
 	for k, e := range errs {
