@@ -147,10 +147,13 @@ def check_qcqp(d, p, _):
     w = lambda mu: -(g + mu * e) / (lam + mu)  # noqa: E731
     phi = lambda mu: 0.5 * w(mu) @ w(mu) + e @ w(mu) + c[0]  # noqa: E731
     lo_mu = max(0.0, -lam[0])
-    a, b = lo_mu * (1 + 1e-15) + 1e-300, lo_mu + 1.0
-    while phi(b) > 0:
-        b = lo_mu + 2 * (b - lo_mu)
-    mu = optimize.brentq(phi, a, b, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    if lam[0] > 0 and phi(0.0) <= 0:
+        mu = 0.0  # the unconstrained minimizer is feasible
+    else:
+        a, b = lo_mu * (1 + 1e-15) + 1e-300, lo_mu + 1.0
+        while phi(b) > 0:
+            b = lo_mu + 2 * (b - lo_mu)
+        mu = optimize.brentq(phi, a, b, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     x = V @ w(mu)
     cert = np.linalg.eigvalsh(Q + mu * A[0])[0]
     msgs = []
@@ -353,7 +356,7 @@ def check_constrained_logistic(d, p, _):
 
 def check_fairness(d, p, _):
     dim = p["dim"]
-    X, y = read_rows(d, "train." + p["files"][0].rsplit(".", 1)[1], dim)
+    X, y = read_rows(d, p["files"][0], dim)  # train, then train-z.csv
     z = read_column(d, "train-z.csv")[:, 0]
     cv, R = p["constants"]["c"], p["constants"]["R"]
     a = ((z - z.mean())[:, None] * X).mean(axis=0)

@@ -21,8 +21,9 @@ import (
 // solver outside consim can rebuild the problem and check them. A family
 // writes its files with the methods below (each name a plain file name,
 // recorded in Manifest.Files in the order written) and fills Manifest's
-// problem fields; the caller creates the directory, fills the run's
-// fields and writes problem.json (WriteManifest).
+// problem fields. The caller creates the directory, hands NewExport the
+// manifest with the run's fields (Scenario, Kind, Agents, Seed) filled
+// in, and writes problem.json (WriteManifest) after the family's export.
 type Export struct {
 	dir    string
 	format string
