@@ -87,7 +87,9 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 		}
 		if fs, ok := s.Meta["f_star"].(float64); ok {
 			kind := "optimum"
-			if c, _ := s.Meta["convex"].(bool); !c {
+			if name, _ := s.Meta["f_star_is"].(string); name != "" {
+				kind = name
+			} else if c, _ := s.Meta["convex"].(bool); !c {
 				kind = "best known value (nonconvex)"
 			}
 			fmt.Fprintf(w, "  %-22s f(xbar) = %.10g, f* = %.10g (%s)\n", "objective", f.ObjValue, fs, kind)
