@@ -739,6 +739,9 @@ func (e *natsEndpoint) Control() <-chan []byte { return e.control.C() }
 
 func (e *natsEndpoint) lastControl() int64 { return e.control.heard.Load() }
 
+// settle implements settler (see busConn.settle).
+func (e *natsEndpoint) settle() { e.bus.settle() }
+
 // Stats implements StatsReporter.
 func (e *natsEndpoint) Stats() EndpointStats {
 	if n := e.bus.drops.take(); n > 0 {

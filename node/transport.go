@@ -119,6 +119,14 @@ type roundTracker interface {
 	setRound(t, window int)
 }
 
+// settler is implemented by endpoints whose messages are handled on
+// goroutines of their own (the NATS endpoints): settle returns once the
+// messages received so far are handled, or after a bound, so that the
+// final status counts them.
+type settler interface {
+	settle()
+}
+
 // StatsReporter is implemented by endpoints that drop frames before the
 // round loop (the NATS endpoints), and by observers that drop statuses.
 type StatsReporter interface {
