@@ -100,7 +100,7 @@ func serveNATS(ctx context.Context, addr string, port int, o natsServeOptions, s
 		return usagef("--user %q and --users: give one (a user allowed every subject would let any host publish as any agent)", o.user)
 	}
 	if o.user != "" {
-		pw, err := readSecret(o.passwordFile)
+		pw, err := node.ReadSecretFile(o.passwordFile)
 		if err != nil {
 			return usageError{fmt.Errorf("--password-file: %w", err)}
 		}

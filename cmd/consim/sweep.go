@@ -96,8 +96,8 @@ func (f *sweepFlags) sweep(cmd *cobra.Command, path string, stdout, stderr io.Wr
 	if s.Sweep == nil {
 		return usagef("%s has no sweep block; add one (sweep: {grid: {graph.p: [1, 0.5]}, seeds: 3}) or use 'consim run' for a single run", path)
 	}
-	if err := probeNATS(s.Runtime.NATSURL); err != nil {
-		return err
+	if err := sim.ProbeNATS(s.Runtime.NATSURL); err != nil {
+		return inputErr(err)
 	}
 	sw, err := sim.NewSweep(s, sim.SweepOptions{ID: f.sweepID, Parallel: f.parallel, Logger: logger, AgentGrace: agentGrace})
 	if err != nil {
