@@ -100,7 +100,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		})
 		ui.End(sum, err)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return inputErr(err)
 	})

@@ -72,7 +72,7 @@ func (a *app) launchCmd() *cobra.Command {
 		defer stop()
 		sum, err := launch(ctx, o, a.stderr)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return err
 	})

@@ -104,7 +104,7 @@ func (a *app) runCmd() *cobra.Command {
 		err = inputErr(err)
 		ui.End(sum, err)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return err
 	})
