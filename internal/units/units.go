@@ -48,3 +48,18 @@ func Bytes(b float64) string {
 	}
 	return strconv.FormatFloat(b, 'f', 2, 64) + " " + units[u]
 }
+
+// Thousands formats v rounded to an integer with commas between groups
+// of three digits: 61,536.
+func Thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

@@ -26,3 +26,11 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for v, s := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 12345: "12,345", 61536: "61,536", 1234567: "1,234,567", -4321: "-4,321", 999.6: "1,000"} {
+		if got := Thousands(v); got != s {
+			t.Errorf("Thousands(%v) = %q, want %q", v, got, s)
+		}
+	}
+}
