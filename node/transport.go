@@ -4,8 +4,8 @@
 // NATS with in-process connections, NATS over TCP).
 //
 // node does no math: every number an agent computes comes from package
-// consensus. node may import consensus and graph; it must not import
-// coordinator, scenarios or cmd.
+// consensus. node may import consensus, graph and internal/units; it must
+// not import coordinator, scenarios or cmd.
 //
 // # Roles
 //

@@ -68,8 +68,8 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		case f.readyTimeout <= 0:
 			return usagef("--ready-timeout %v: must be positive", f.readyTimeout)
 		}
-		if err := checkNATSURL(f.natsURL); err != nil {
-			return err
+		if err := sim.CheckNATSURL(f.natsURL); err != nil {
+			return inputErr(err)
 		}
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
 		if err != nil {
@@ -100,7 +100,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		})
 		ui.End(sum, err)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return inputErr(err)
 	})

@@ -15,12 +15,9 @@ func (a *app) dataCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "data",
 		Short: "export a scenario's problem data with the reference value it reports",
-		Long: `Data works on the data of a scenario's problem. Its one subcommand,
-export, writes the problem's data with its exact objective and the
-reference value a run reports, for solvers outside consim.`,
-		Example: `  consim data export scenarios/logistic32.yaml shards/`,
-		RunE:    groupRunE("subcommand"),
+		RunE:  groupRunE("subcommand"),
 	}
+	withHelp(cmd, "data")
 	cmd.AddCommand(a.dataExportCmd())
 	return cmd
 }
@@ -67,13 +64,9 @@ func (a *app) dataExportCmd() *cobra.Command {
 }
 
 func (a *app) listCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
-		Short: "list the registered algorithms and problem kinds",
-		Long: `List prints every registered algorithm (the scenario key algorithm.name)
-and problem kind (problem.kind) with a one-line summary. Their keys and
-defaults are in the scenario key table of docs/scenarios.md.`,
-		Example:           "  consim list",
+	cmd := &cobra.Command{
+		Use:               "list",
+		Short:             "list the registered algorithms and problem kinds",
 		Args:              func(_ *cobra.Command, args []string) error { return listArgs(args) },
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.runE(func(*cobra.Command, []string) error {
@@ -93,6 +86,8 @@ defaults are in the scenario key table of docs/scenarios.md.`,
 			return nil
 		}),
 	}
+	withHelp(cmd, "list")
+	return cmd
 }
 
 // listArgs accepts no arguments.

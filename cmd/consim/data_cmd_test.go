@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/consim/consim/catalog"
-	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
@@ -202,27 +201,6 @@ func TestDataExportShippedScenarios(t *testing.T) {
 	for _, k := range catalog.Default().Problems() {
 		if !kinds[k] {
 			t.Errorf("no shipped scenario exports problem kind %s", k)
-		}
-	}
-}
-
-// TestSummaryNamesFStar: the summary prints what f* is as the run's meta
-// names it (f_star_is: the LP bound of a slicing run, not a "best known
-// value"), and falls back on the convexity for a meta without the name.
-func TestSummaryNamesFStar(t *testing.T) {
-	row := &coordinator.Row{}
-	for _, tc := range []struct {
-		meta map[string]any
-		want string
-	}{
-		{map[string]any{"f_star": 38.4, "convex": false, "f_star_is": "LP bound"}, "f* = 38.4 (LP bound)"},
-		{map[string]any{"f_star": 1.5, "convex": false}, "f* = 1.5 (best known value (nonconvex))"},
-		{map[string]any{"f_star": 2.5, "convex": true}, "f* = 2.5 (optimum)"},
-	} {
-		var b bytes.Buffer
-		printSummary(&b, &coordinator.Summary{Initial: row, Final: row, Meta: tc.meta})
-		if !strings.Contains(b.String(), tc.want) {
-			t.Errorf("meta %v: summary\n%s\nwant %q", tc.meta, b.String(), tc.want)
 		}
 	}
 }

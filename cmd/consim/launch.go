@@ -72,7 +72,7 @@ func (a *app) launchCmd() *cobra.Command {
 		defer stop()
 		sum, err := launch(ctx, o, a.stderr)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return err
 	})
@@ -104,8 +104,8 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		return nil, err
 	}
 	defer ui.Stop()
-	if err := checkNATSURL(o.natsURL); err != nil {
-		return nil, err
+	if err := sim.CheckNATSURL(o.natsURL); err != nil {
+		return nil, inputErr(err)
 	}
 	sum, err := sim.Launch(ctx, st, sim.LaunchOptions{
 		Path: o.path, Sets: o.sets, NATSURL: o.natsURL, RunID: runID, NodeLogLevel: o.nodeLogLevel,

@@ -57,8 +57,8 @@ func (a *app) nodeCmd() *cobra.Command {
 		case f.id < 0:
 			return usagef("--id I is required (a non-negative agent id)")
 		}
-		if err := checkNATSURL(f.natsURL); err != nil {
-			return err
+		if err := sim.CheckNATSURL(f.natsURL); err != nil {
+			return inputErr(err)
 		}
 		logger, err := newLogger("node", f.logLevel, a.stderr)
 		if err != nil {

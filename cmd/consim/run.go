@@ -60,8 +60,8 @@ func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenari
 		return nil, err
 	}
 	// runtime.nats_url is written to the bundle's scenario.yaml.
-	if err := checkNATSURL(s.Runtime.NATSURL); err != nil {
-		return nil, err
+	if err := sim.CheckNATSURL(s.Runtime.NATSURL); err != nil {
+		return nil, inputErr(err)
 	}
 	return s, nil
 }
@@ -104,7 +104,7 @@ func (a *app) runCmd() *cobra.Command {
 		err = inputErr(err)
 		ui.End(sum, err)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return err
 	})

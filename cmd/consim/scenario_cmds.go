@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/internal/units"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -112,7 +113,7 @@ func (a *app) validateCmd() *cobra.Command {
 		printResolved(a.stdout, s.Algorithm.Name, st.Resolved())
 		limit := "no limit known"
 		if b, src := s.MemoryLimit(); b > 0 {
-			limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
+			limit = "limit " + units.Bytes(float64(b)) + " (" + src + ")"
 		}
 		fmt.Fprintf(a.stdout, "# memory estimate: %s; %s\n", est, limit)
 		return nil

@@ -3,7 +3,7 @@
 //
 // From the bottom (a package may import its own layer and those below):
 //
-//	0  internal/wallclock, internal/cdp, internal/proc, internal/docscheck: utilities
+//	0  internal/{wallclock,cdp,proc,docscheck,units,buildinfo}: utilities
 //	1  graph: topologies, edge processes, common randomness, spectra
 //	2  objective, dataset, consensus/compress: oracles and solvers, data files, codecs
 //	3  consensus: the agent and message interfaces

@@ -14,6 +14,7 @@ const module = "github.com/consim/consim/"
 // path takes the rank of its longest listed prefix.
 var layer = map[string]int{
 	"internal/wallclock": 0, "internal/cdp": 0, "internal/proc": 0, "internal/docscheck": 0,
+	"internal/units": 0, "internal/buildinfo": 0,
 	"graph":     1,
 	"objective": 2, "dataset": 2, "consensus/compress": 2,
 	"consensus":          3,
