@@ -27,7 +27,12 @@ func (s *Summary) writeText(w *bytes.Buffer) {
 	if s.Reason != "" {
 		fmt.Fprintf(w, " (%s)", s.Reason)
 	}
-	if s.Resumed {
+	if mode, ok := s.Meta["async_mode"]; ok {
+		// An asynchronous run has no rounds: its length is the agents'
+		// updates, within a horizon of simulated time.
+		fmt.Fprintf(w, "\n  %-22s %d agents, %s, %d updates to time %v in %.2fs, stop: %s\n",
+			"run", s.Agents, mode, s.Rounds, s.Meta["horizon"], s.WallSeconds, s.StopCause)
+	} else if s.Resumed {
 		// The replayed rounds took no time: a rate would mean nothing.
 		fmt.Fprintf(w, "\n  %-22s %d agents, %d of %d rounds, stop: %s\n", "run", s.Agents, s.Rounds, s.RoundsPlanned, s.StopCause)
 		fmt.Fprintf(w, "  %-22s by a coordinator that replayed the statuses of one that died (%.2fs of its own)\n", "resumed", s.WallSeconds)

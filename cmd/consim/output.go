@@ -28,17 +28,24 @@ func newProgressPrinter(w io.Writer) func(coordinator.Progress) {
 	var last time.Time
 	return func(p coordinator.Progress) {
 		total := p.Rounds
-		done := p.Metrics.Round >= total
+		// An asynchronous run plans no rounds (total 0): it counts updates
+		// and ends at its horizon, followed by the summary.
+		done := total > 0 && p.Metrics.Round >= total
 		if !tty && !done && time.Since(last) < 2*time.Second {
 			return
 		}
 		last = time.Now()
-		eta := "-"
-		if p.RoundsPerSec > 0 {
-			eta = (time.Duration(float64(total-p.Metrics.Round) / p.RoundsPerSec * float64(time.Second))).Round(100 * time.Millisecond).String()
+		var line string
+		if total > 0 {
+			eta := "-"
+			if p.RoundsPerSec > 0 {
+				eta = (time.Duration(float64(total-p.Metrics.Round) / p.RoundsPerSec * float64(time.Second))).Round(100 * time.Millisecond).String()
+			}
+			line = fmt.Sprintf("round %d/%d  %.0f rounds/s  consensus err %.3e  opt gap %.3e  ETA %s",
+				p.Metrics.Round, total, p.RoundsPerSec, p.Metrics.ConsensusErr, p.Metrics.OptGap, eta)
+		} else {
+			line = fmt.Sprintf("updates %d  consensus err %.3e  opt gap %.3e", p.Metrics.Round, p.Metrics.ConsensusErr, p.Metrics.OptGap)
 		}
-		line := fmt.Sprintf("round %d/%d  %.0f rounds/s  consensus err %.3e  opt gap %.3e  ETA %s",
-			p.Metrics.Round, total, p.RoundsPerSec, p.Metrics.ConsensusErr, p.Metrics.OptGap, eta)
 		if tty {
 			fmt.Fprintf(w, "\r\033[K%s", line)
 			if done {
