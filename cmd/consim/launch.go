@@ -41,13 +41,7 @@ type launchOptions struct {
 
 func (a *app) launchCmd() *cobra.Command {
 	var o launchOptions
-	cmd := &cobra.Command{
-		Use:               "launch SCENARIO",
-		Short:             "run a scenario with every agent as its own process",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "launch")
+	cmd := scenarioCmd("launch", "run a scenario with every agent as its own process")
 	addNATSFlag(cmd, &o.natsURL, "`URL` of an external NATS server (default: start one on 127.0.0.1 at a free port)")
 	addOutFlag(cmd, &o.out, "results root `DIR` (scenario output.dir); the bundle is DIR/<run-id>")
 	addRunIDFlag(cmd, &o.runID, "run `ID` (default: <name>-<UTC time>-<random>)")

@@ -358,6 +358,20 @@ func transportAndURL(fs *pflag.FlagSet, transport, url string) (string, string, 
 
 // Positional arguments.
 
+// scenarioCmd is a command that takes one scenario file: "name
+// SCENARIO", with short as its one-line help and help/<name>.txt as its
+// long help.
+func scenarioCmd(name, short string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:               name + " SCENARIO",
+		Short:             short,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
+	}
+	withHelp(cmd, name)
+	return cmd
+}
+
 // scenarioArgs accepts exactly one scenario file.
 func scenarioArgs(_ *cobra.Command, args []string) error {
 	if len(args) != 1 {

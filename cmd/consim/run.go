@@ -68,13 +68,7 @@ func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenari
 
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
-	cmd := &cobra.Command{
-		Use:               "run SCENARIO",
-		Short:             "run a scenario: agents, transport and coordinator in this process",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "run")
+	cmd := scenarioCmd("run", "run a scenario: agents, transport and coordinator in this process")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		logger, err := newLogger("consim", f.logLevel, a.stderr)

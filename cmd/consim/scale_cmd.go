@@ -18,13 +18,7 @@ import (
 func (a *app) scaleCmd() *cobra.Command {
 	var f runFlags
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:               "scale SCENARIO",
-		Short:             "run a scenario and report its start-up time, rounds/s and peak memory",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "scale")
+	cmd := scenarioCmd("scale", "run a scenario and report its start-up time, rounds/s and peak memory")
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	var cpuProfile, memProfile string

@@ -62,13 +62,7 @@ func (f *sweepFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scena
 // --nats says otherwise, a line printed per run and the aggregate table.
 func (a *app) sweepCmd() *cobra.Command {
 	var f sweepFlags
-	cmd := &cobra.Command{
-		Use:               "sweep SCENARIO",
-		Short:             "run a scenario's sweep grid over seeds and write tables and plots",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "sweep")
+	cmd := scenarioCmd("sweep", "run a scenario's sweep grid over seeds and write tables and plots")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		return f.sweep(cmd, args[0], a.stdout, a.stderr)
