@@ -10,7 +10,7 @@ STATICCHECK ?= staticcheck
 RACE_PKGS = ./node/... ./coordinator ./coordinator/live ./sim/... ./async/realtime
 PURE_PKGS = $(shell $(GO) list ./... | grep -v -e /node -e '/coordinator$$' -e /coordinator/live -e /sim -e /async/realtime)
 
-.PHONY: all build run test test-long fuzz faults deploy-check browser-test check vet lint tidy bench docs clean
+.PHONY: all build run test test-long fuzz faults deploy-check browser-test check-export check vet lint tidy bench docs clean
 
 all: build
 
@@ -59,6 +59,18 @@ browser-test: build
 	  exit 0; \
 	fi; \
 	$(GO) run ./internal/browsercheck -consim bin/consim -chromium $(CHROMIUM) $(if $(BROWSER_OUT),-out $(BROWSER_OUT))
+
+## check-export: export every shipped scenario (consim data export) and
+## recompute its reference values from the files with numpy and scipy
+## (docs/check_export.py; docs/data.md), with the check's own cases: 7
+## agents on uneven shards under both weightings, a small slicing instance
+## whose binary optimum lies above its LP bound. A scenario whose data files
+## are absent is skipped, saying so; a mismatch fails. Needs Debian's
+## python3-numpy and python3-scipy (glpk-utils adds GLPK's reading of the
+## slicing MPS files); .ci/run installs them.
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+check-export: build
+	$(PYTHON) docs/check_export.py all --consim bin/consim scenarios/*.yaml
 
 ## deploy-check: the Kubernetes manifests (deploy/kubernetes) decoded strictly
 ## into the typed API objects and checked against consim's invariants, offline.

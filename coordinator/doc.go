@@ -18,8 +18,8 @@
 //
 // The coordinator does no math: it never computes or relays an iterate,
 // and every measure comes from the Evaluator (see package observe).
-// coordinator may import node, consensus, observe and graph; it must not
-// import scenarios or cmd.
+// coordinator may import node, consensus, observe, graph and
+// internal/units; it must not import scenarios or cmd.
 //
 // # Protocol expected from the agents
 //

@@ -27,6 +27,7 @@ const (
 // Stop causes (Summary.StopCause).
 const (
 	StopRounds       = "rounds"            // every agent finished its rounds
+	StopHorizon      = "horizon"           // an asynchronous run reached async.horizon of simulated time
 	StopTolerance    = "tolerance"         // a tolerance was met; Stop published
 	StopNotReady     = "not_ready"         // ErrNotReady
 	StopAgentFailed  = "agent_failed"      // ErrAgentFailed

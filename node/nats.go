@@ -339,7 +339,7 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 	}
 	if t.user == "" && creds == "" && nkey == "" && files.Cert == "" && !loopbackURLs(opts.URL) {
 		t.log.Warn("joining a NATS server beyond loopback without credentials: if the server admits anonymous clients, any of them may publish on this run's subjects, and a flood on an agent's subject costs that agent's frames; give each process a user of its own (consim nats users)",
-			"url", redactedURLs(opts.URL))
+			"url", RedactURL(opts.URL))
 	}
 	nc, err := t.connect("probe", nil, nil)
 	if err != nil {
@@ -739,6 +739,9 @@ func (e *natsEndpoint) Control() <-chan []byte { return e.control.C() }
 
 func (e *natsEndpoint) lastControl() int64 { return e.control.heard.Load() }
 
+// settle implements settler (see busConn.settle).
+func (e *natsEndpoint) settle() { e.bus.settle() }
+
 // Stats implements StatsReporter.
 func (e *natsEndpoint) Stats() EndpointStats {
 	if n := e.bus.drops.take(); n > 0 {
@@ -919,11 +922,13 @@ func loopbackURLs(urls string) bool {
 	return true
 }
 
-// redactedURLs is a comma-separated URL list with any password replaced.
-func redactedURLs(urls string) string {
+// RedactURL returns urls, one URL or a comma-separated list, with the
+// password of each URL that carries one replaced by "REDACTED"; every
+// other part is returned as given.
+func RedactURL(urls string) string {
 	parts := strings.Split(urls, ",")
 	for k, u := range parts {
-		if p, err := url.Parse(strings.TrimSpace(u)); err == nil {
+		if p, err := url.Parse(strings.TrimSpace(u)); err == nil && p.User != nil {
 			parts[k] = p.Redacted()
 		}
 	}

@@ -303,9 +303,23 @@ func resolveUser(o NATSOptions) (user, password string, err error) {
 	if path == "" {
 		return "", "", fmt.Errorf("node: NATS transport: $%s is set but $%s is not", EnvNATSUser, EnvNATSPasswordFile)
 	}
-	b, err := os.ReadFile(path)
+	pw, err := ReadSecretFile(path)
 	if err != nil {
 		return "", "", fmt.Errorf("node: NATS transport: $%s: %w", EnvNATSPasswordFile, err)
 	}
-	return user, strings.TrimSpace(string(b)), nil
+	return user, pw, nil
+}
+
+// ReadSecretFile reads a secret (a password) from the file at path: its
+// content without surrounding white space, which must not be empty.
+func ReadSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return s, nil
 }

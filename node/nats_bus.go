@@ -38,6 +38,11 @@ type busConn struct {
 	names   map[string]struct{} // subjects drops are counted under (see named)
 
 	refusals atomic.Int64 // messages refused, see refuse
+	// handled counts the messages the handlers below have finished with,
+	// and subs are the connection's subscriptions but the endpoints' own
+	// (natsEndpoint.subs): see settle.
+	handled atomic.Int64
+	subs    []*nats.Subscription
 	// senders are the subscriptions of subscribeAgents to each agent's
 	// subjects, when there is one per sender (see NATSOptions.Agents).
 	senders []*nats.Subscription
@@ -64,11 +69,11 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 		return nil, err
 	}
 	b.nc = nc
-	err = errors.Join(
-		b.subscribeAgents(),
-		subscribe(nc, SubjectResults(run), "", b.onResult),
-		subscribe(nc, SubjectControl(run), "", b.onControl),
-	)
+	results, err1 := subscription(nc, SubjectResults(run), "", b.onResult)
+	control, err2 := subscription(nc, SubjectControl(run), "", b.onControl)
+	err = errors.Join(b.subscribeAgents(), err1, err2)
+	b.subs = append(b.subs, b.senders...)
+	b.subs = append(b.subs, results, control)
 	if err == nil {
 		err = nc.FlushTimeout(t.opts.ConnectTimeout)
 	}
@@ -109,10 +114,54 @@ func (b *busConn) subscribeAgents() error {
 	case t.opts.URL != "":
 		t.log.Warn("one subscription for every agent's frames (NATSOptions.Agents not set): a flood on one agent's subject can push the other agents' frames out of it")
 	}
+	subject := SubjectAgents(run)
 	if perDest {
-		return subscribe(b.nc, "consim."+run+".a.*.all", "", b.onAgentFrame)
+		subject = "consim." + run + ".a.*.all"
 	}
-	return subscribe(b.nc, SubjectAgents(run), "", b.onAgentFrame)
+	sub, err := subscription(b.nc, subject, "", b.onAgentFrame)
+	b.subs = append(b.subs, sub)
+	return err
+}
+
+// settleMax bounds settle: under a flood that never drains, an agent's
+// final status waits this long at most.
+const settleMax = time.Second
+
+// settle waits, at most settleMax, until every message the connection
+// has received is handled: no subscription has a message pending, and
+// the handlers have finished as many messages as were handed to them.
+// An agent settles before its final status, so that the counters it
+// reports (refused, malformed, ahead) include every message that
+// reached its process before the end of its run, however far behind a
+// subscription's goroutine was.
+func (b *busConn) settle() {
+	deadline := time.Now().Add(settleMax)
+	for {
+		var pending, delivered int64
+		b.mu.Lock()
+		subs := b.subs
+		for _, e := range *b.eps.Load() {
+			if e != nil {
+				subs = append(subs[:len(subs):len(subs)], e.subs...)
+			}
+		}
+		for _, sub := range subs {
+			if sub == nil {
+				continue
+			}
+			p, _, err := sub.Pending()
+			d, derr := sub.Delivered()
+			if err == nil && derr == nil {
+				pending += int64(p)
+				delivered += d
+			}
+		}
+		b.mu.Unlock()
+		if (pending == 0 && b.handled.Load() >= delivered) || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // register adds e to the local agents.
@@ -323,6 +372,7 @@ func (b *busConn) malformed(subject string, err error) {
 // costs a header read per frame. docs/protocol.md (Subjects, Frames,
 // Floods) has the rules.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
+	defer b.handled.Add(1)
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
 	tag := b.t.mac.tagLen()
@@ -476,6 +526,7 @@ func localDests(eps []*natsEndpoint, msg []byte, h Header, to int, f func(*natsE
 
 // onResult delivers an eval result or failure to the agent it names.
 func (b *busConn) onResult(m *nats.Msg) {
+	defer b.handled.Add(1)
 	frame, ok := b.t.mac.open(macResult, m.Data)
 	if !ok {
 		b.refuse(m)
@@ -497,6 +548,7 @@ func (b *busConn) onResult(m *nats.Msg) {
 // onControl hands an authentic control frame to every local agent (its
 // control mailbox wakes it if it waits in a phase, see Batcher).
 func (b *busConn) onControl(m *nats.Msg) {
+	defer b.handled.Add(1)
 	frame, ok := b.t.mac.open(macControl, m.Data)
 	if !ok {
 		b.refuse(m)

@@ -159,6 +159,9 @@ func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err
 		// Frames of the last round still delayed may be awaited by peers.
 		settleWait = o.PhaseDeadline
 	}
+	if st, ok := r.ep.(settler); ok {
+		st.settle() // the final counters include every message received
+	}
 	r.publish(StatusFinal, r.a.Report(), nil)
 	if r.log.IsDebug() {
 		r.log.Debug("agent finished", "stopped", stop, "dropouts", r.tr.Dropouts, "late", r.tr.Late)

@@ -4,8 +4,8 @@
 // NATS with in-process connections, NATS over TCP).
 //
 // node does no math: every number an agent computes comes from package
-// consensus. node may import consensus and graph; it must not import
-// coordinator, scenarios or cmd.
+// consensus. node may import consensus, graph and internal/units; it must
+// not import coordinator, scenarios or cmd.
 //
 // # Roles
 //
@@ -117,6 +117,14 @@ type EndpointStats struct {
 // start of each round, and its window.
 type roundTracker interface {
 	setRound(t, window int)
+}
+
+// settler is implemented by endpoints whose messages are handled on
+// goroutines of their own (the NATS endpoints): settle returns once the
+// messages received so far are handled, or after a bound, so that the
+// final status counts them.
+type settler interface {
+	settle()
 }
 
 // StatsReporter is implemented by endpoints that drop frames before the

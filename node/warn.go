@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/consim/consim/internal/units"
 )
 
 // DefaultWarnPeriod is how often repeated warnings are summarized.
@@ -99,28 +101,5 @@ func (w *warnLimiter) line(n int64, what, subject string, d time.Duration, err e
 		w.log.Warn(what+" "+subject+" (further ones are summarized every "+w.period.String()+")", args...)
 		return
 	}
-	w.log.Warn(formatCount(n)+" "+what+" "+subject+" in the last "+d.Round(time.Second).String(), args...)
-}
-
-// formatCount writes n with thousands separators: 12,345.
-func formatCount(n int64) string {
-	s := []byte{}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for i := 0; n > 0 || i == 0; i++ {
-		if i > 0 && i%3 == 0 {
-			s = append(s, ',')
-		}
-		s = append(s, byte('0'+n%10))
-		n /= 10
-	}
-	if neg {
-		s = append(s, '-')
-	}
-	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
-		s[i], s[j] = s[j], s[i]
-	}
-	return string(s)
+	w.log.Warn(units.Thousands(float64(n))+" "+what+" "+subject+" in the last "+d.Round(time.Second).String(), args...)
 }

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/internal/units"
 	"github.com/consim/consim/node"
 )
 
@@ -104,13 +105,13 @@ type Estimate struct {
 func (e Estimate) String() string {
 	var b strings.Builder
 	b.WriteString("about ")
-	b.WriteString(FormatBytes(e.Total))
+	b.WriteString(units.Bytes(e.Total))
 	b.WriteString(" (")
 	for i, p := range e.Parts {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s: %s = %s", p.Name, p.Formula, FormatBytes(p.Bytes))
+		fmt.Fprintf(&b, "%s: %s = %s", p.Name, p.Formula, units.Bytes(p.Bytes))
 	}
 	b.WriteString(")")
 	return b.String()
@@ -204,22 +205,22 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	add := func(name string, bytes float64, format string, args ...any) {
 		e.Parts = append(e.Parts, MemoryPart{Name: name, Bytes: bytes, Formula: fmt.Sprintf(format, args...)})
 	}
-	add("vectors", local*dim*memFloat*vecs, "agents %s x dim %s x 8 bytes x %s vectors", count(local), count(dim), count(vecs))
+	add("vectors", local*dim*memFloat*vecs, "agents %s x dim %s x 8 bytes x %s vectors", units.Count(local), units.Count(dim), units.Count(vecs))
 	add("messages", local*mean*(memFloat*dim+memFrameHeader)*float64(e.QueuedRounds),
-		"agents %s x degree %s x (dim %s x 8 + %d) bytes x %d queued rounds", count(local), count(mean), count(dim), memFrameHeader, e.QueuedRounds)
-	add("data", local*size.Floats*memFloat, "agents %s x %s values x 8 bytes", count(local), count(size.Floats))
-	add("agents", local*agentCost, "agents %s x %s (%s)", count(local), FormatBytes(agentCost), agentWhat)
+		"agents %s x degree %s x (dim %s x 8 + %d) bytes x %d queued rounds", units.Count(local), units.Count(mean), units.Count(dim), memFrameHeader, e.QueuedRounds)
+	add("data", local*size.Floats*memFloat, "agents %s x %s values x 8 bytes", units.Count(local), units.Count(size.Floats))
+	add("agents", local*agentCost, "agents %s x %s (%s)", units.Count(local), units.Bytes(agentCost), agentWhat)
 	if coordinator {
-		add("reports", n*dim*memFloat, "agents %s x dim %s x 8 bytes", count(n), count(dim))
+		add("reports", n*dim*memFloat, "agents %s x dim %s x 8 bytes", units.Count(n), units.Count(dim))
 		add("metrics", float64(e.MetricRows)*memMetricRow, "%d rows x %d bytes", e.MetricRows, memMetricRow)
 	}
-	add("graph", edges*memGraphEdge+n*memGraphAgent, "edges %s x %d + agents %s x %d bytes", count(edges), memGraphEdge, count(n), memGraphAgent)
+	add("graph", edges*memGraphEdge+n*memGraphAgent, "edges %s x %d + agents %s x %d bytes", units.Count(edges), memGraphEdge, units.Count(n), memGraphAgent)
 	var heap float64
 	for _, p := range e.Parts {
 		heap += p.Bytes
 	}
 	gogc := gcPercent()
-	add("gc headroom", heap*gogc/100, "GOGC %s%% of %s", count(gogc), FormatBytes(heap))
+	add("gc headroom", heap*gogc/100, "GOGC %s%% of %s", units.Count(gogc), units.Bytes(heap))
 	base, baseWhat := float64(memBase), "Go runtime and coordinator"
 	if (s.Runtime.Transport == TransportNATS || s.Runtime.Transport == TransportNATSTCP) && s.Async.Mode != AsyncSimulated {
 		if s.Runtime.NATSURL == "" {
@@ -458,45 +459,6 @@ func gcPercent() float64 {
 	return 100
 }
 
-// count formats a count or size factor compactly: integers below 10^7 in
-// full, others with at most three significant digits ("1e9", "2.5").
-func count(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e7 {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	if math.Abs(x) < 1e7 {
-		return strconv.FormatFloat(x, 'g', 3, 64)
-	}
-	s := strconv.FormatFloat(x, 'g', 3, 64)
-	return strings.Replace(strings.Replace(s, "e+0", "e", 1), "e+", "e", 1)
-}
-
-// FormatBytes formats a size in bytes with a binary unit and three
-// significant digits, e.g. "41.2 GiB" ("1.2e6 EiB" past the units).
-func FormatBytes(b float64) string {
-	if math.IsNaN(b) || math.IsInf(b, 0) {
-		return fmt.Sprintf("%v bytes", b)
-	}
-	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	u := 0
-	for math.Abs(b) >= 1024 && u < len(units)-1 {
-		b /= 1024
-		u++
-	}
-	if u == 0 {
-		return strconv.FormatFloat(b, 'f', 0, 64) + " bytes"
-	}
-	switch {
-	case math.Abs(b) >= 1024:
-		return count(b) + " " + units[u]
-	case math.Abs(b) >= 100:
-		return strconv.FormatFloat(b, 'f', 0, 64) + " " + units[u]
-	case math.Abs(b) >= 10:
-		return strconv.FormatFloat(b, 'f', 1, 64) + " " + units[u]
-	}
-	return strconv.FormatFloat(b, 'f', 2, 64) + " " + units[u]
-}
-
 // ByteSize is a size in bytes, written in a scenario as an integer
 // number of bytes or as a number with a unit: B, KB, MB, GB, TB (powers
 // of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. 8GiB, 512MiB,
@@ -668,7 +630,7 @@ func (s *Scenario) CheckMemory() (Estimate, error) {
 		if src == limitFromScenario {
 			how += " " + s.Runtime.MemoryLimit.String()
 		}
-		return e, fmt.Errorf("scenario needs %s, more than the limit %s (%s; raise or lower with runtime.memory_limit or --memory-limit)", e, FormatBytes(float64(limit)), how)
+		return e, fmt.Errorf("scenario needs %s, more than the limit %s (%s; raise or lower with runtime.memory_limit or --memory-limit)", e, units.Bytes(float64(limit)), how)
 	}
 	return e, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/internal/units"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
 )
@@ -263,7 +264,7 @@ func TestHugeScenarioRefusedBeforeAllocating(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "more than any machine holds") {
 			t.Errorf("no memory limit known: %v", err)
 		}
-	} else if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than the limit %s (%s;", scenarios.FormatBytes(float64(limit)), src)) {
+	} else if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than the limit %s (%s;", units.Bytes(float64(limit)), src)) {
 		t.Errorf("physical limit %d (%s): %v", limit, src, err)
 	}
 }
@@ -418,10 +419,10 @@ func TestEstimateMatchesRuns(t *testing.T) {
 			}
 			ratio := e.Total / float64(peak)
 			t.Logf("estimate %s; measured peak %s (Sys - HeapReleased); estimate/measured %.2f",
-				scenarios.FormatBytes(e.Total), scenarios.FormatBytes(float64(peak)), ratio)
+				units.Bytes(e.Total), units.Bytes(float64(peak)), ratio)
 			if ratio < 0.5 || ratio > 4 {
 				t.Errorf("estimate %s is %.2f x the measured %s, outside [0.5, 4]: %s",
-					scenarios.FormatBytes(e.Total), ratio, scenarios.FormatBytes(float64(peak)), e)
+					units.Bytes(e.Total), ratio, units.Bytes(float64(peak)), e)
 			}
 		})
 	}

@@ -89,7 +89,7 @@ func runAsync(ctx context.Context, st *scenarios.Setup, runID string, opts Optio
 	logger.Info("agents ready", "agents", s.Agents, "mode", s.Async.Mode, "startup_s", sum.ReadySeconds)
 	var last []consensus.Report
 	var same []consensus.Report
-	cause := coordinator.StopRounds
+	cause := coordinator.StopHorizon
 	measure := func(reps []consensus.Report, smp async.Sample) error {
 		// The agents' reports count their own updates; the measures take
 		// them as one sample.

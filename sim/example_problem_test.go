@@ -141,14 +141,14 @@ func Example_problemFromFiles() {
 	if err == nil {
 		err = json.Unmarshal(b, &manifest)
 	}
-	if err != nil || manifest.FStar != exported.FStar {
+	if err != nil || manifest.FStar != float64(exported.FStar) {
 		fmt.Println("problem.json:", err)
 		return
 	}
 	// quickstart's box [-10, 10] is inactive at its optimum, so the
 	// unconstrained ridge problem of the files has the same f*.
 	fstar := sum.Final.ObjValue - sum.Final.OptGap
-	fmt.Println(sum.Status, "f* as exported:", math.Abs(fstar-exported.FStar) <= 1e-9*math.Abs(exported.FStar))
+	fmt.Println(sum.Status, "f* as exported:", math.Abs(fstar-float64(exported.FStar)) <= 1e-9*math.Abs(float64(exported.FStar)))
 	fmt.Println("optimality gap below 1e-3:", sum.Final.OptGap < 1e-3)
 	// Output:
 	// ok f* as exported: true

@@ -224,7 +224,7 @@ func Launch(ctx context.Context, st *scenarios.Setup, o LaunchOptions) (*coordin
 			o.Started(i, c.cmd.Process.Pid)
 		}
 	}
-	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", RedactURL(url))
+	logger.Info("agent processes started", "run", runID, "agents", s.Agents, "nats", node.RedactURL(url))
 
 	sum, runErr := Coordinate(coordCtx, st, runID, tr, obs, CoordinateOptions{ReadyTimeout: o.ReadyTimeout, Lost: lost, Logger: logger, Progress: o.Progress})
 	if ctx.Err() == nil {

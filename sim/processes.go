@@ -40,7 +40,7 @@ func DialObserver(s *scenarios.Scenario, url, runID string, key []byte, configur
 	}
 	tr, err := node.NewNATSTransport(o)
 	if err != nil {
-		return nil, nil, inputError{fmt.Errorf("--nats %s: %w", RedactURL(url), err)}
+		return nil, nil, inputError{fmt.Errorf("--nats %s: %w", node.RedactURL(url), err)}
 	}
 	obs, err := tr.Observer()
 	if err != nil {
@@ -161,7 +161,7 @@ func RunAgent(ctx context.Context, s *scenarios.Scenario, id int, url, runID str
 	if err != nil {
 		// Input, as for run and coordinator: the URL, or a key or
 		// credentials file.
-		return inputError{fmt.Errorf("agent %d: --nats %s: %w", id, RedactURL(url), err)}
+		return inputError{fmt.Errorf("agent %d: --nats %s: %w", id, node.RedactURL(url), err)}
 	}
 	defer tr.Close()
 	ep, err := tr.Endpoint(id)
@@ -187,11 +187,37 @@ func RunAgent(ctx context.Context, s *scenarios.Scenario, id int, url, runID str
 	return runErr
 }
 
-// RedactURL returns u with any password replaced by "REDACTED".
-func RedactURL(u string) string {
-	p, err := url.Parse(strings.TrimSpace(u))
-	if err != nil || p.User == nil {
-		return u
+// CheckNATSURL refuses a NATS URL (or comma-separated list) that carries
+// a user or password: it would show in ps, in logs and in the bundle's
+// scenario.yaml. Its error wraps ErrInput and shows the URL redacted.
+func CheckNATSURL(urls string) error {
+	for _, one := range strings.Split(urls, ",") {
+		p, err := url.Parse(strings.TrimSpace(one))
+		if err != nil {
+			continue // the connection names what is wrong with it
+		}
+		if p.User != nil {
+			return inputError{fmt.Errorf("--nats %s: a user or password in the URL would show in ps, logs and the results bundle; use --user and --password-file (or --creds, --nkey)", node.RedactURL(one))}
+		}
 	}
-	return p.Redacted()
+	return nil
+}
+
+// ProbeNATS checks the NATS URL (CheckNATSURL) and, unless it is empty,
+// connects to its server with the credentials and TLS files of the
+// environment (node.EnvNATSUser, ...) and disconnects: a server that
+// cannot be reached is an error wrapping ErrInput, named before any run
+// begins.
+func ProbeNATS(url string) error {
+	if url == "" {
+		return nil
+	}
+	if err := CheckNATSURL(url); err != nil {
+		return err
+	}
+	tr, err := node.NewNATSTransport(node.NATSOptions{RunID: "probe", URL: url, Key: make([]byte, node.RunKeyLen), Logger: hclog.NewNullLogger()})
+	if err != nil {
+		return inputError{fmt.Errorf("--nats %s: %w", node.RedactURL(url), err)}
+	}
+	return tr.Close()
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"runtime"
 	"time"
 
@@ -85,4 +87,18 @@ func Scale(ctx context.Context, st *scenarios.Setup, began time.Time, round0 fun
 		res.Round0Seconds = measured.Sub(began).Seconds()
 	}
 	return res, err
+}
+
+// WriteText writes r as a two-column table, one measure a line.
+func (r *ScaleResult) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "scenario        %s (%s)\n"+
+		"agents          %d on %s, GOMAXPROCS %d\n"+
+		"round 0 starts  %.2f s after the command (measured at %.2f s)\n"+
+		"rounds          %d in %.2f s: %.3g rounds/s\n"+
+		"peak RSS        %.1f MiB\n"+
+		"CPU time        %.2f s (whole command)\n"+
+		"bundle          %s\n",
+		r.Scenario, r.Status, r.Agents, r.Transport, r.GOMAXPROCS, r.StartupSeconds, r.Round0Seconds,
+		r.Rounds, r.WallSeconds, r.RoundsPerSec, float64(r.PeakRSSBytes)/(1<<20), r.CPUSeconds, r.Bundle)
+	return err
 }

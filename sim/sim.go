@@ -219,6 +219,7 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, p
 			"problem":   s.Problem.Kind,
 			"f_star":    jsonNum(meas.fstar),
 			"convex":    meas.convex,
+			"f_star_is": fstarName(st.Env.Problem, meas.convex),
 		},
 		Logger:   logger.Named("coordinator"),
 		Progress: progress,

@@ -85,6 +85,7 @@ func runStepped(ctx context.Context, st *scenarios.Setup, runID string, opts Opt
 			"problem":   s.Problem.Kind,
 			"f_star":    jsonNum(prob.FStar),
 			"convex":    prob.Convex,
+			"f_star_is": fstarName(st.Env.Problem, prob.Convex),
 		},
 		Bundle: b.Dir(),
 	}

@@ -106,6 +106,27 @@ type SweepProgress struct {
 	Row         *report.SweepRow
 }
 
+// String is the line consim sweep prints when a run ends: its place in
+// the sweep, its grid point and seed, its final consensus error, rounds
+// to tolerance ("-" when not reached), wall time and status.
+func (p SweepProgress) String() string {
+	row, status := p.Row, p.Row.Stats.Status
+	if row.Error != "" {
+		status += ": " + row.Error
+	}
+	labels := make([]string, len(p.Point.Labels))
+	for i, l := range p.Point.Labels {
+		labels[i] = l.Key + "=" + l.Value
+	}
+	rounds := "-"
+	if !math.IsNaN(row.Stats.RoundsToTol) {
+		rounds = fmt.Sprintf("%.0f", row.Stats.RoundsToTol)
+	}
+	return fmt.Sprintf("[%*d/%d] %-28s seed %-4d final consensus err %.3e  rounds to tol %s  %.2fs  %s",
+		len(fmt.Sprint(p.Total)), p.Done, p.Total, strings.Join(labels, " "), p.Point.Scenario.Seed,
+		row.Stats.FinalConsensusErr, rounds, row.Stats.WallSeconds, status)
+}
+
 // SweepResult is what Run wrote.
 type SweepResult struct {
 	// Table holds the row of every run that started, in expansion order.

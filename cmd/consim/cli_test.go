@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -9,13 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/consim/consim/internal/buildinfo"
 	"github.com/consim/consim/node"
 )
 
@@ -391,44 +390,12 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version output:\n%s", stdout)
 	}
 	code, stdout, _ = consim(t, "version", "--json")
-	var v versionInfo
+	var v buildinfo.Info
 	if err := json.Unmarshal([]byte(stdout), &v); code != exitOK || err != nil {
 		t.Fatalf("version --json: exit %d, %v:\n%s", code, err, stdout)
 	}
 	if v.Go != runtime.Version() || v.Revision == "" || v.Version == "" {
 		t.Errorf("version --json: %+v", v)
-	}
-}
-
-func TestBuildVersion(t *testing.T) {
-	main := debug.Module{Path: "github.com/consim/consim", Version: "v1.2.3"}
-	tests := []struct {
-		name string
-		bi   *debug.BuildInfo
-		ok   bool
-		want versionInfo
-	}{
-		{"vcs stamped", &debug.BuildInfo{GoVersion: "go1.99.1", Main: main, Settings: []debug.BuildSetting{
-			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "0123abcd"},
-			{Key: "vcs.time", Value: "2025-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"},
-		}}, true, versionInfo{"github.com/consim/consim", "v1.2.3", "0123abcd", "2025-01-02T03:04:05Z", "true", "go1.99.1", ""}},
-		{"-buildvcs=false", &debug.BuildInfo{GoVersion: "go1.99.1", Main: debug.Module{Path: "github.com/consim/consim", Version: "(devel)"},
-			Settings: []debug.BuildSetting{{Key: "-buildvcs", Value: "false"}}},
-			true, versionInfo{"github.com/consim/consim", "(devel)", unknown, unknown, unknown, "go1.99.1", ""}},
-		{"no build info", nil, false, versionInfo{unknown, unknown, unknown, unknown, unknown, runtime.Version(), ""}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := buildVersion(func() (*debug.BuildInfo, bool) { return tt.bi, tt.ok })
-			tt.want.Platform = runtime.GOOS + "/" + runtime.GOARCH
-			if got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
-			var b bytes.Buffer
-			if err := got.write(&b); err != nil || !strings.Contains(b.String(), "  revision  "+tt.want.Revision+"\n") {
-				t.Errorf("write: %v\n%s", err, b.String())
-			}
-		})
 	}
 }
 

@@ -37,13 +37,7 @@ type coordinatorFlags struct {
 // run, writes the results bundle and prints the summary.
 func (a *app) coordinatorCmd() *cobra.Command {
 	var f coordinatorFlags
-	cmd := &cobra.Command{
-		Use:               "coordinator SCENARIO",
-		Short:             "observe a run of agent processes and write its bundle",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "coordinator")
+	cmd := scenarioCmd("coordinator", "observe a run of agent processes and write its bundle")
 	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
 	addRunIDFlag(cmd, &f.runID, "run `ID` shared with every agent (required)")
 	addLegacyRunFlag(cmd, &f.runID)
@@ -68,8 +62,8 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		case f.readyTimeout <= 0:
 			return usagef("--ready-timeout %v: must be positive", f.readyTimeout)
 		}
-		if err := checkNATSURL(f.natsURL); err != nil {
-			return err
+		if err := sim.CheckNATSURL(f.natsURL); err != nil {
+			return inputErr(err)
 		}
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
 		if err != nil {
@@ -100,7 +94,7 @@ func (a *app) coordinatorCmd() *cobra.Command {
 		})
 		ui.End(sum, err)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return inputErr(err)
 	})

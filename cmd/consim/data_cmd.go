@@ -14,13 +14,10 @@ import (
 func (a *app) dataCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "data",
-		Short: "export a scenario's data, one file per agent, with the optimum it reports",
-		Long: `Data works on the data of a scenario's problem. Its one subcommand,
-export, writes each agent's rows to a file with the optimum the run's
-bundle reports, for solvers outside consim.`,
-		Example: `  consim data export scenarios/logistic32.yaml shards/`,
-		RunE:    groupRunE("subcommand"),
+		Short: "export a scenario's problem data with the reference value it reports",
+		RunE:  groupRunE("subcommand"),
 	}
+	withHelp(cmd, "data")
 	cmd.AddCommand(a.dataExportCmd())
 	return cmd
 }
@@ -30,7 +27,7 @@ func (a *app) dataExportCmd() *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "export SCENARIO DIR",
-		Short: "write each agent's rows and problem.json (f*, x*) to a new directory",
+		Short: "write the problem's data and problem.json (objective, f*, x*) to a new directory",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("want a scenario file and a new directory, got %d arguments", len(args))
@@ -60,20 +57,16 @@ func (a *app) dataExportCmd() *cobra.Command {
 		if err != nil {
 			return inputErr(err)
 		}
-		fmt.Fprintf(a.stdout, "wrote %d shards and problem.json (f* = %s) to %s\n", len(m.Files), registry.Num(m.FStar), args[1])
+		fmt.Fprintf(a.stdout, "wrote problem.json and %d more files to %s: f* = %s (%s)\n", len(m.Files), args[1], registry.Num(float64(m.FStar)), m.FStarIs)
 		return nil
 	})
 	return cmd
 }
 
 func (a *app) listCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "list",
-		Short: "list the registered algorithms and problem kinds",
-		Long: `List prints every registered algorithm (the scenario key algorithm.name)
-and problem kind (problem.kind) with a one-line summary. Their keys and
-defaults are in the scenario key table of docs/scenarios.md.`,
-		Example:           "  consim list",
+	cmd := &cobra.Command{
+		Use:               "list",
+		Short:             "list the registered algorithms and problem kinds",
 		Args:              func(_ *cobra.Command, args []string) error { return listArgs(args) },
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.runE(func(*cobra.Command, []string) error {
@@ -93,6 +86,8 @@ defaults are in the scenario key table of docs/scenarios.md.`,
 			return nil
 		}),
 	}
+	withHelp(cmd, "list")
+	return cmd
 }
 
 // listArgs accepts no arguments.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consim/consim/internal/bench"
 	"github.com/consim/consim/internal/docscheck"
 )
 
@@ -204,7 +205,7 @@ func TestBenchDocStamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want strings.Builder
-	writeBenchMarkdown(&want, algos, nil)
+	bench.WriteMarkdown(&want, algos, nil)
 	lines := strings.Split(strings.TrimSuffix(string(m[2]), "\n"), "\n")
 	if got := strings.Join(lines[:2], "\n") + "\n"; got != want.String() {
 		t.Errorf("docs/benchmarks.md's bench table is stale: its header\n%s\nis not what consim %s prints now\n%s\nregenerate it with make docs BENCH=1", got, m[1], want.String())

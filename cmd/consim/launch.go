@@ -41,13 +41,7 @@ type launchOptions struct {
 
 func (a *app) launchCmd() *cobra.Command {
 	var o launchOptions
-	cmd := &cobra.Command{
-		Use:               "launch SCENARIO",
-		Short:             "run a scenario with every agent as its own process",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "launch")
+	cmd := scenarioCmd("launch", "run a scenario with every agent as its own process")
 	addNATSFlag(cmd, &o.natsURL, "`URL` of an external NATS server (default: start one on 127.0.0.1 at a free port)")
 	addOutFlag(cmd, &o.out, "results root `DIR` (scenario output.dir); the bundle is DIR/<run-id>")
 	addRunIDFlag(cmd, &o.runID, "run `ID` (default: <name>-<UTC time>-<random>)")
@@ -72,7 +66,7 @@ func (a *app) launchCmd() *cobra.Command {
 		defer stop()
 		sum, err := launch(ctx, o, a.stderr)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return err
 	})
@@ -104,8 +98,8 @@ func launch(ctx context.Context, o launchOptions, stderr io.Writer) (*coordinato
 		return nil, err
 	}
 	defer ui.Stop()
-	if err := checkNATSURL(o.natsURL); err != nil {
-		return nil, err
+	if err := sim.CheckNATSURL(o.natsURL); err != nil {
+		return nil, inputErr(err)
 	}
 	sum, err := sim.Launch(ctx, st, sim.LaunchOptions{
 		Path: o.path, Sets: o.sets, NATSURL: o.natsURL, RunID: runID, NodeLogLevel: o.nodeLogLevel,

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -38,6 +37,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/internal/buildinfo"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/scenarios"
 )
@@ -157,7 +157,7 @@ func (a *app) rootCmd() *cobra.Command {
 		SilenceUsage:      true,
 		PersistentPreRunE: checkEnvFlags,
 		// --version and -v print what `consim version` prints.
-		Version: buildVersion(debug.ReadBuildInfo).Version,
+		Version: buildinfo.Current().Version,
 	}
 	withHelp(root, "consim")
 	root.SetVersionTemplate(versionTemplate())
@@ -357,6 +357,20 @@ func transportAndURL(fs *pflag.FlagSet, transport, url string) (string, string, 
 }
 
 // Positional arguments.
+
+// scenarioCmd is a command that takes one scenario file: "name
+// SCENARIO", with short as its one-line help and help/<name>.txt as its
+// long help.
+func scenarioCmd(name, short string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:               name + " SCENARIO",
+		Short:             short,
+		Args:              scenarioArgs,
+		ValidArgsFunction: completeScenario,
+	}
+	withHelp(cmd, name)
+	return cmd
+}
 
 // scenarioArgs accepts exactly one scenario file.
 func scenarioArgs(_ *cobra.Command, args []string) error {

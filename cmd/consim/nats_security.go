@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/node"
@@ -57,7 +54,7 @@ func (s natsSecurity) apply(o *node.NATSOptions) error {
 		return usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
 	}
 	if s.user != "" {
-		pw, err := readSecret(s.passwordFile)
+		pw, err := node.ReadSecretFile(s.passwordFile)
 		if err != nil {
 			return usageError{fmt.Errorf("--password-file: %w", err)}
 		}
@@ -77,7 +74,7 @@ func (s natsSecurity) export() error {
 		return usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
 	}
 	if s.passwordFile != "" {
-		if _, err := readSecret(s.passwordFile); err != nil {
+		if _, err := node.ReadSecretFile(s.passwordFile); err != nil {
 			return usageError{fmt.Errorf("--password-file: %w", err)}
 		}
 	}
@@ -105,61 +102,4 @@ func (s natsSecurity) args() []string {
 		}
 	}
 	return out
-}
-
-// readSecret reads a secret from a file: its content without surrounding
-// white space, which must not be empty.
-func readSecret(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "", fmt.Errorf("%s is empty", path)
-	}
-	return s, nil
-}
-
-// checkNATSURL refuses a URL that carries a password: it would show in
-// ps, in logs and in the bundle's scenario.yaml. Users go in --user and
-// --password-file.
-func checkNATSURL(u string) error {
-	for _, one := range strings.Split(u, ",") {
-		p, err := url.Parse(strings.TrimSpace(one))
-		if err != nil {
-			continue // the connection names what is wrong with it
-		}
-		if p.User != nil {
-			return usagef("--nats %s: a user or password in the URL would show in ps, logs and the results bundle; use --user and --password-file (or --creds, --nkey)", redactURL(one))
-		}
-	}
-	return nil
-}
-
-// redactURL returns u with any password replaced by "REDACTED".
-func redactURL(u string) string {
-	p, err := url.Parse(strings.TrimSpace(u))
-	if err != nil || p.User == nil {
-		return u
-	}
-	return p.Redacted()
-}
-
-// probeNATS connects to the NATS server at url (if any) and disconnects,
-// with the credentials and TLS files of the environment (see
-// natsSecurity.export): a server that cannot be reached is a usage error,
-// named before any run begins.
-func probeNATS(url string) error {
-	if url == "" {
-		return nil
-	}
-	if err := checkNATSURL(url); err != nil {
-		return err
-	}
-	tr, err := node.NewNATSTransport(node.NATSOptions{RunID: "probe", URL: url, Key: make([]byte, node.RunKeyLen), Logger: hclog.NewNullLogger()})
-	if err != nil {
-		return usageError{fmt.Errorf("--nats %s: %w", redactURL(url), err)}
-	}
-	return tr.Close()
 }

@@ -30,13 +30,7 @@ type nodeFlags struct {
 // the last round or the coordinator's stop.
 func (a *app) nodeCmd() *cobra.Command {
 	var f nodeFlags
-	cmd := &cobra.Command{
-		Use:               "node SCENARIO",
-		Short:             "join a run as one agent process (see launch)",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "node")
+	cmd := scenarioCmd("node", "join a run as one agent process (see launch)")
 	addNATSFlag(cmd, &f.natsURL, "`URL` of the run's NATS server, e.g. nats://10.0.0.5:4222 (required)")
 	addRunIDFlag(cmd, &f.runID, "run `ID` shared by the coordinator and every agent (required)")
 	addLegacyRunFlag(cmd, &f.runID)
@@ -57,8 +51,8 @@ func (a *app) nodeCmd() *cobra.Command {
 		case f.id < 0:
 			return usagef("--id I is required (a non-negative agent id)")
 		}
-		if err := checkNATSURL(f.natsURL); err != nil {
-			return err
+		if err := sim.CheckNATSURL(f.natsURL); err != nil {
+			return inputErr(err)
 		}
 		logger, err := newLogger("node", f.logLevel, a.stderr)
 		if err != nil {

@@ -60,21 +60,15 @@ func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenari
 		return nil, err
 	}
 	// runtime.nats_url is written to the bundle's scenario.yaml.
-	if err := checkNATSURL(s.Runtime.NATSURL); err != nil {
-		return nil, err
+	if err := sim.CheckNATSURL(s.Runtime.NATSURL); err != nil {
+		return nil, inputErr(err)
 	}
 	return s, nil
 }
 
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
-	cmd := &cobra.Command{
-		Use:               "run SCENARIO",
-		Short:             "run a scenario: agents, transport and coordinator in this process",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "run")
+	cmd := scenarioCmd("run", "run a scenario: agents, transport and coordinator in this process")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		logger, err := newLogger("consim", f.logLevel, a.stderr)
@@ -104,7 +98,7 @@ func (a *app) runCmd() *cobra.Command {
 		err = inputErr(err)
 		ui.End(sum, err)
 		if sum != nil {
-			printSummary(a.stdout, sum)
+			sum.WriteText(a.stdout)
 		}
 		return err
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,13 +18,7 @@ import (
 func (a *app) scaleCmd() *cobra.Command {
 	var f runFlags
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:               "scale SCENARIO",
-		Short:             "run a scenario and report its start-up time, rounds/s and peak memory",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "scale")
+	cmd := scenarioCmd("scale", "run a scenario and report its start-up time, rounds/s and peak memory")
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	var cpuProfile, memProfile string
@@ -73,21 +66,10 @@ func (a *app) scaleCmd() *cobra.Command {
 			if err := enc.Encode(res); err != nil {
 				return err
 			}
-		} else {
-			printScale(a.stdout, res)
+		} else if err := res.WriteText(a.stdout); err != nil {
+			return err
 		}
 		return inputErr(runErr)
 	})
 	return cmd
-}
-
-// printScale prints r as a two-column table.
-func printScale(w io.Writer, r *sim.ScaleResult) {
-	fmt.Fprintf(w, "scenario        %s (%s)\n", r.Scenario, r.Status)
-	fmt.Fprintf(w, "agents          %d on %s, GOMAXPROCS %d\n", r.Agents, r.Transport, r.GOMAXPROCS)
-	fmt.Fprintf(w, "round 0 starts  %.2f s after the command (measured at %.2f s)\n", r.StartupSeconds, r.Round0Seconds)
-	fmt.Fprintf(w, "rounds          %d in %.2f s: %.3g rounds/s\n", r.Rounds, r.WallSeconds, r.RoundsPerSec)
-	fmt.Fprintf(w, "peak RSS        %.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
-	fmt.Fprintf(w, "CPU time        %.2f s (whole command)\n", r.CPUSeconds)
-	fmt.Fprintf(w, "bundle          %s\n", r.Bundle)
 }

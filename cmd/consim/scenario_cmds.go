@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/internal/units"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -81,13 +82,7 @@ func addMemoryLimitFlag(cmd *cobra.Command, limit *string) {
 func (a *app) validateCmd() *cobra.Command {
 	var sets []string
 	var memLimit string
-	cmd := &cobra.Command{
-		Use:               "validate SCENARIO",
-		Short:             "check a scenario file and print it with every default filled in",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "validate")
+	cmd := scenarioCmd("validate", "check a scenario file and print it with every default filled in")
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
 	addMemoryLimitFlag(cmd, &memLimit)
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {
@@ -112,7 +107,7 @@ func (a *app) validateCmd() *cobra.Command {
 		printResolved(a.stdout, s.Algorithm.Name, st.Resolved())
 		limit := "no limit known"
 		if b, src := s.MemoryLimit(); b > 0 {
-			limit = "limit " + scenarios.FormatBytes(float64(b)) + " (" + src + ")"
+			limit = "limit " + units.Bytes(float64(b)) + " (" + src + ")"
 		}
 		fmt.Fprintf(a.stdout, "# memory estimate: %s; %s\n", est, limit)
 		return nil
@@ -145,13 +140,7 @@ func printResolved(w io.Writer, algorithm string, vs []registry.Value) {
 func (a *app) graphCmd() *cobra.Command {
 	var sets []string
 	var record string
-	cmd := &cobra.Command{
-		Use:               "graph SCENARIO",
-		Short:             "print topology statistics and spectra of a scenario's graph",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "graph")
+	cmd := scenarioCmd("graph", "print topology statistics and spectra of a scenario's graph")
 	addSetFlag(cmd, &sets, ", e.g. --set graph.p=0.3")
 	cmd.Flags().StringVar(&record, "record", "", "write the realized edge set of every round and draw to `FILE` (a new file), for edges.replay")
 	cmd.RunE = a.runE(func(_ *cobra.Command, args []string) error {

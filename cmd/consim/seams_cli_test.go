@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"math"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/consim/consim/coordinator"
-	"github.com/consim/consim/observe"
 )
 
 // TestVersionFlag: consim --version and -v print what consim version
@@ -85,42 +80,6 @@ func TestNATSEnvironmentInHelp(t *testing.T) {
 				t.Errorf("consim %s --help does not name %s", cmd, env)
 			}
 		}
-	}
-}
-
-// TestSummaryTrafficAndOmittedMeasures: the traffic line counts refused
-// frames; a run whose consensus error is 0 in every measured round (agents
-// holding different blocks) and whose distance to the optimum is unknown
-// prints neither, and says once why.
-func TestSummaryTrafficAndOmittedMeasures(t *testing.T) {
-	row := func(round int, gap float64) *coordinator.Row {
-		return &coordinator.Row{Metrics: observe.Metrics{Round: round, OptGap: gap, DistToOpt: math.NaN(), Feasibility: 1}}
-	}
-	s := &coordinator.Summary{RunID: "r", Status: coordinator.StatusOK, Agents: 6, Rounds: 10, RoundsPlanned: 10, StopCause: coordinator.StopRounds,
-		Initial: row(0, 9), Final: row(10, 0),
-		Traffic: coordinator.TrafficTotals{MsgsSent: 100, BytesSent: 1000, Refused: 7, SlowConsumer: 2}}
-	var b bytes.Buffer
-	printSummary(&b, s)
-	out := b.String()
-	for _, want := range []string{"0 malformed, 7 refused, 2 dropped by a full subscription", "not shown", "consensus error (0 in every measured round", "distance to optimum (no optimal point"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
-	for _, bad := range []string{"NaN", "0.0000e+00 -> 0.0000e+00 (round"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("summary prints %q:\n%s", bad, out)
-		}
-	}
-	if strings.Count(out, "not shown") != 1 {
-		t.Errorf("the omitted measures are not named once:\n%s", out)
-	}
-	// A consensus run keeps both lines.
-	s.Initial.ConsensusErr, s.Final.ConsensusErr, s.Final.DistToOpt = 1, 1e-3, 0.5
-	b.Reset()
-	printSummary(&b, s)
-	if out := b.String(); !strings.Contains(out, "consensus error") || !strings.Contains(out, "distance to optimum    5.0000e-01") || strings.Contains(out, "not shown") {
-		t.Errorf("consensus run:\n%s", out)
 	}
 }
 

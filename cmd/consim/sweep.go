@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -64,13 +62,7 @@ func (f *sweepFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scena
 // --nats says otherwise, a line printed per run and the aggregate table.
 func (a *app) sweepCmd() *cobra.Command {
 	var f sweepFlags
-	cmd := &cobra.Command{
-		Use:               "sweep SCENARIO",
-		Short:             "run a scenario's sweep grid over seeds and write tables and plots",
-		Args:              scenarioArgs,
-		ValidArgsFunction: completeScenario,
-	}
-	withHelp(cmd, "sweep")
+	cmd := scenarioCmd("sweep", "run a scenario's sweep grid over seeds and write tables and plots")
 	f.bind(cmd)
 	cmd.RunE = a.runE(func(cmd *cobra.Command, args []string) error {
 		return f.sweep(cmd, args[0], a.stdout, a.stderr)
@@ -96,8 +88,8 @@ func (f *sweepFlags) sweep(cmd *cobra.Command, path string, stdout, stderr io.Wr
 	if s.Sweep == nil {
 		return usagef("%s has no sweep block; add one (sweep: {grid: {graph.p: [1, 0.5]}, seeds: 3}) or use 'consim run' for a single run", path)
 	}
-	if err := probeNATS(s.Runtime.NATSURL); err != nil {
-		return err
+	if err := sim.ProbeNATS(s.Runtime.NATSURL); err != nil {
+		return inputErr(err)
 	}
 	sw, err := sim.NewSweep(s, sim.SweepOptions{ID: f.sweepID, Parallel: f.parallel, Logger: logger, AgentGrace: agentGrace})
 	if err != nil {
@@ -108,15 +100,7 @@ func (f *sweepFlags) sweep(cmd *cobra.Command, path string, stdout, stderr io.Wr
 	fmt.Fprintf(stdout, "sweep %s: %d runs (%d grid points x %d seeds), %d at once, transport %s\n",
 		sw.ID, len(sw.Points), len(sw.Points)/s.Sweep.Seeds, s.Sweep.Seeds, sw.Parallel, s.Runtime.Transport)
 	start := time.Now()
-	res, err := sw.Run(ctx, func(p sim.SweepProgress) {
-		row, status := p.Row, p.Row.Stats.Status
-		if row.Error != "" {
-			status += ": " + row.Error
-		}
-		fmt.Fprintf(stdout, "[%*d/%d] %-28s seed %-4d final consensus err %.3e  rounds to tol %s  %.2fs  %s\n",
-			len(fmt.Sprint(p.Total)), p.Done, p.Total, labelString(p.Point.Labels), p.Point.Scenario.Seed,
-			row.Stats.FinalConsensusErr, roundsString(row.Stats.RoundsToTol), row.Stats.WallSeconds, status)
-	})
+	res, err := sw.Run(ctx, func(p sim.SweepProgress) { fmt.Fprintln(stdout, p) })
 	if md, rerr := os.ReadFile(filepath.Join(sw.Dir, report.AggregateMD)); rerr == nil {
 		fmt.Fprintf(stdout, "\n%s\n", md)
 	}
@@ -126,21 +110,4 @@ func (f *sweepFlags) sweep(cmd *cobra.Command, path string, stdout, stderr io.Wr
 		fmt.Fprintf(stdout, "  wrote %s\n", rel)
 	}
 	return err
-}
-
-// labelString renders a grid point's assignments as key=value words.
-func labelString(ls []scenarios.Label) string {
-	parts := make([]string, len(ls))
-	for i, l := range ls {
-		parts[i] = l.Key + "=" + l.Value
-	}
-	return strings.Join(parts, " ")
-}
-
-// roundsString renders rounds to tolerance, "-" when not reached.
-func roundsString(r float64) string {
-	if math.IsNaN(r) {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f", r)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
@@ -208,11 +210,13 @@ func (r *SPLMRun) Reference(rounds int) ([][]float64, error) {
 	return registry.StepReference(1, rounds, step, state)
 }
 
-// Optimum returns NaN: the NC-QCQP's optimum is not known.
-func (r *SPLMRun) Optimum() (float64, bool, error) { return math.NaN(), false, nil }
+// Optimum returns the QCQP's reference value (qcqp.QCQP.Reference): its
+// global optimum when it has one constraint, NaN when it has none.
+func (r *SPLMRun) Optimum() (float64, bool, error) { return r.q.Reference().F, false, nil }
 
 // Evaluate measures the server's (x, y) with exact gradients (Measure):
-// ObjValue f(x), Feasibility ||max(h(x), 0)|| (7), and the columns
+// ObjValue f(x), OptGap f(x) - f* and DistToOpt ||x - x*|| against the
+// QCQP's Reference (NaN without one), Feasibility ||max(h(x), 0)|| (7), and the columns
 // stationarity (6), complementarity (8) and their maximum with the
 // feasibility, eps_stat. ConsensusErr is 0 (one agent).
 func (r *SPLMRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
@@ -224,6 +228,10 @@ func (r *SPLMRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error)
 	if err != nil {
 		return registry.Evaluation{}, err
 	}
-	return registry.Evaluation{ObjValue: ms.Objective, OptGap: math.NaN(), DistToOpt: math.NaN(),
+	ref, dist := r.q.Reference(), math.NaN()
+	if ref.X != nil {
+		dist = floats.Distance(reps[0].X[:n], ref.X, 2)
+	}
+	return registry.Evaluation{ObjValue: ms.Objective, OptGap: ms.Objective - ref.F, DistToOpt: dist,
 		Feasibility: ms.Feasibility, Values: []float64{ms.Stationarity, ms.Complementarity, ms.Max()}}, nil
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/consim/consim/graph"
@@ -165,5 +166,23 @@ func BenchmarkVsRaw(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	rows := []Row{{
+		Transport: "chan", N: 1024, Rounds: 450,
+		Raw:      Stats{RoundsPerSec: 1566.4, PeakMiB: 47.2},
+		Consim:   map[string]Stats{"null": {RoundsPerSec: 692, AllocsPerRound: 184.3, PeakMiB: 51}, "alm": {RoundsPerSec: 222, PeakMiB: 93}},
+		Ratio:    map[string]float64{"null": 0.46, "alm": 0.14},
+		CPURatio: map[string]float64{"null": 0.44, "alm": 0.15},
+	}}
+	var b strings.Builder
+	WriteMarkdown(&b, []string{"null", "alm"}, rows)
+	want := "| transport | N | rounds | raw rounds/s | null rounds/s | ratio | CPU ratio | allocs / agent / round | alm rounds/s | alm ratio | alm CPU ratio | peak MiB raw / null / alm |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+		"| chan | 1,024 | 450 | 1,566 | 692 | 0.46 | 0.44 | 0.18 | 222 | 0.14 | 0.15 | 47 / 51 / 93 |\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

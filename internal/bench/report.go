@@ -6,8 +6,10 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/consim/consim/internal/units"
 	"github.com/consim/consim/node"
 )
 
@@ -66,4 +68,56 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// WriteTable prints the rows of Compare under cfg as a table, one line
+// per transport, N and implementation, with a legend.
+func WriteTable(w io.Writer, cfg Config, rows []Row) {
+	fmt.Fprintf(w, "torus, d = %d, %d alternating runs each (medians), GOMAXPROCS %d\n\n", cfg.D, cfg.Reps, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "%-9s %6s %-11s %8s %12s %7s %12s %9s %14s %13s %9s\n",
+		"transport", "N", "impl", "rounds", "rounds/s", "ratio", "cpu us/round", "cpu ratio", "allocs/round", "bytes/round", "peak MiB")
+	line := func(r Row, impl string, s Stats, ratio, cpuRatio string) {
+		fmt.Fprintf(w, "%-9s %6d %-11s %8d %12.1f %7s %12.1f %9s %14.1f %13.0f %9.1f\n",
+			r.Transport, r.N, impl, r.Rounds, s.RoundsPerSec, ratio, s.CPUPerRound, cpuRatio, s.AllocsPerRound, s.BytesPerRound, s.PeakMiB)
+	}
+	for _, r := range rows {
+		line(r, "raw", r.Raw, "", "")
+		for _, al := range cfg.Algos {
+			line(r, "consim "+al, r.Consim[al], fmt.Sprintf("%.2f", r.Ratio[al]), fmt.Sprintf("%.2f", r.CPURatio[al]))
+		}
+	}
+	fmt.Fprintln(w, "\nratio: consim rounds/s over the raw baseline's, median of the alternating pairs; "+
+		"cpu ratio: raw CPU time per round over consim's. CPU, allocations and bytes are the whole process's "+
+		"(NATS server and client included).")
+}
+
+// WriteMarkdown prints rows as the Markdown table of
+// docs/benchmarks.md: per transport and N the raw baseline's rounds/s,
+// then for each algorithm its rounds/s and ratios (and, for the first,
+// its allocations per agent and round), then the peak memory of each.
+func WriteMarkdown(w io.Writer, algos []string, rows []Row) {
+	head := []string{"transport", "N", "rounds", "raw rounds/s"}
+	for i, al := range algos {
+		if i == 0 {
+			head = append(head, al+" rounds/s", "ratio", "CPU ratio", "allocs / agent / round")
+			continue
+		}
+		head = append(head, al+" rounds/s", al+" ratio", al+" CPU ratio")
+	}
+	head = append(head, "peak MiB raw / "+strings.Join(algos, " / "))
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, r := range rows {
+		cells := []string{string(r.Transport), units.Thousands(float64(r.N)), fmt.Sprint(r.Rounds), units.Thousands(r.Raw.RoundsPerSec)}
+		peaks := []string{fmt.Sprintf("%.0f", r.Raw.PeakMiB)}
+		for i, al := range algos {
+			s := r.Consim[al]
+			cells = append(cells, units.Thousands(s.RoundsPerSec), fmt.Sprintf("%.2f", r.Ratio[al]), fmt.Sprintf("%.2f", r.CPURatio[al]))
+			if i == 0 {
+				cells = append(cells, fmt.Sprintf("%.2f", s.AllocsPerRound/float64(r.N)))
+			}
+			peaks = append(peaks, fmt.Sprintf("%.0f", s.PeakMiB))
+		}
+		cells = append(cells, strings.Join(peaks, " / "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
 }

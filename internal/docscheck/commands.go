@@ -167,7 +167,8 @@ func flagOf(cmd *cobra.Command, tok string) *pflag.Flag {
 }
 
 // parseCobra finds the command of args and parses its flags; it returns
-// the positional arguments left, or a nil command after --help.
+// the positional arguments left, or a nil command after --help or
+// --version.
 func parseCobra(root *cobra.Command, args []string) (*cobra.Command, []string, error) {
 	cmd, rest, err := root.Find(args)
 	if err != nil {
@@ -175,11 +176,14 @@ func parseCobra(root *cobra.Command, args []string) (*cobra.Command, []string, e
 	}
 	rest = fillPlaceholders(cmd, rest)
 	cmd.InitDefaultHelpFlag()
+	cmd.InitDefaultVersionFlag() // a no-op unless the command has a Version
 	if err := cmd.ParseFlags(rest); err != nil {
 		return nil, nil, err
 	}
-	if h := cmd.Flags().Lookup("help"); h != nil && h.Changed {
-		return nil, nil, nil
+	for _, name := range []string{"help", "version"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			return nil, nil, nil
+		}
 	}
 	pos := cmd.Flags().Args()
 	if cmd.HasAvailableSubCommands() && len(pos) > 0 {

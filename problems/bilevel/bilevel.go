@@ -7,13 +7,14 @@
 // given by first-order oracles (Objective, Bilevel), its split over task
 // blocks for the distributed form (Split, Join), the capability of the
 // problems that offer it (Cap, Provider), and the tiny problem kind
-// bilevel_quad with a closed-form solution (Problem). The data
+// bilevel_quad with a closed-form solution (Problem) and its export. The data
 // hyper-cleaning problem, the other shipped kind of this form, is package
 // problems/hyperclean.
 //
-// bilevel is pure: no I/O, no goroutines, no global random source. It may
-// import consensus (for the measure declarations of Provider),
-// consensus/registry, objective and graph; it must not import an
+// bilevel is pure: no I/O but its export's (through problems/datafile), no
+// goroutines, no global random source. It may import consensus (for the
+// measure declarations of Provider), consensus/registry, objective, graph
+// and problems/datafile; it must not import an
 // algorithm package (consensus/<algorithm>), node, coordinator, scenarios
 // or cmd.
 package bilevel

@@ -13,14 +13,15 @@
 // regularizer L1Box, the instances of Sections 5.1 (NewSynthetic) and 5.2
 // (NewFiniteSumProblem), the independent solver of their optimum with its
 // KKT certificate (SolveALM, KKTResidual), and the problem block and
-// registration of kind constrained_logistic (Problem).
+// registration of kind constrained_logistic (Problem) and its export.
 //
 // constrlogistic is pure except for Problem's Build, which reads a LIBSVM
-// file through package dataset: no goroutines, no clocks, no global random
-// source (the data come from graph.Hash keys). It may import objective,
-// graph, dataset, consensus/registry and gonum; it must not import an
-// algorithm package (consensus/<algorithm>, penalty among them), node,
-// coordinator, scenarios or cmd.
+// file through package dataset, and the export, which writes through
+// problems/datafile: no goroutines, no clocks, no global random source
+// (the data come from graph.Hash keys). It may import objective, graph,
+// dataset, consensus/registry, problems/datafile and gonum; it must not
+// import an algorithm package (consensus/<algorithm>, penalty among them),
+// node, coordinator, scenarios or cmd.
 package constrlogistic
 
 import (

@@ -1,8 +1,10 @@
-// Package datafile holds what the problem families that read users' data
-// files share: the shape of a data file (its rows and features) read
-// without parsing the values, for the memory estimate of a scenario, and
-// the rendering of a problem block without the keys that do not apply to
-// its source of rows (a file or the generator).
+// Package datafile holds what the problem families share about data
+// files: the shape of a users' data file (its rows and features) read
+// without parsing the values, for the memory estimate of a scenario; the
+// rendering of a problem block without the keys that do not apply to its
+// source of rows (a file or the generator); and the export directory of
+// `consim data export` (Export), its files and its manifest problem.json
+// (Manifest), which every family's export writes.
 //
 // datafile may import dataset and the YAML library; it must not import
 // consensus, an algorithm package, node, coordinator, scenarios or cmd.

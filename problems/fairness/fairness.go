@@ -24,15 +24,16 @@
 // Synthetic; the UCI Adult files encoded as in Zafar et al., LoadAdult),
 // the losses, the measures (Objective, Covariance, Accuracy, PRule), the
 // gradient oracles, the independent solve of the convex case (Reference),
-// and the problem block and registration of kind fairness (Problem). The
-// method that solves it, the paper's Algorithm 1 in one process and as
-// data-parallel agents, is package consensus/fair's.
+// and the problem block, registration and export of kind fairness
+// (Problem). The method that solves it, the paper's Algorithm 1 in one
+// process and as data-parallel agents, is package consensus/fair's.
 //
-// fairness reads files only in LoadAdult (through package dataset); the
-// rest is pure: no goroutines, no clocks, no global random source. It may
-// import objective, graph, dataset and consensus/registry; it must not
-// import an algorithm package (consensus/<algorithm>), node, coordinator,
-// scenarios or cmd.
+// fairness reads files only in LoadAdult (through package dataset) and
+// writes them only in its export (through problems/datafile); the rest is
+// pure: no goroutines, no clocks, no global random source. It may import
+// objective, graph, dataset, consensus/registry and problems/datafile; it
+// must not import an algorithm package (consensus/<algorithm>), node,
+// coordinator, scenarios or cmd.
 package fairness
 
 import (

@@ -121,6 +121,7 @@ type instance struct {
 
 	once  sync.Once
 	theta []float64
+	nu    float64 // the multiplier of the covariance constraint at theta
 	fstar float64
 	err   error
 }
@@ -154,7 +155,7 @@ func (in *instance) Optimum() ([]float64, float64, bool, error) {
 		return nil, math.NaN(), false, nil
 	}
 	in.once.Do(func() {
-		in.theta, _, in.err = Reference(in.train, in.loss, in.c, in.r, referenceTol)
+		in.theta, in.nu, in.err = Reference(in.train, in.loss, in.c, in.r, referenceTol)
 		if in.err == nil {
 			in.fstar = Objective(in.train, in.loss, in.theta)
 		}

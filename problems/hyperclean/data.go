@@ -121,7 +121,8 @@ func NewHyperCleaning(train, test Digits, cfg CleaningConfig) (*HyperCleaning, e
 	if err != nil {
 		return nil, err
 	}
-	return &HyperCleaning{Train: trSet, Val: valSet, Test: testSet, Clean: clean, RhoBar: cfg.RhoBar}, nil
+	return &HyperCleaning{Train: trSet, Val: valSet, Test: testSet, Clean: clean, RhoBar: cfg.RhoBar,
+		TrainIndex: append([]int(nil), trIdx...), ValIndex: append([]int(nil), valIdx...)}, nil
 }
 
 // digitSet returns the Set of images idx of d, scaled to [0, 1], with the

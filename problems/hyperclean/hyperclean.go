@@ -188,6 +188,9 @@ type HyperCleaning struct {
 	// Clean[i] is true when training label i was left uncorrupted.
 	Clean  []bool
 	RhoBar float64
+	// TrainIndex[i] and ValIndex[i] are the MNIST training images of
+	// training and validation sample i (0-based).
+	TrainIndex, ValIndex []int
 }
 
 // Split returns the problem as a Split with the training set cut into k

@@ -6,15 +6,16 @@
 // NewHyperCleaning), the oracles of both levels (WeightedLoss, MeanLoss,
 // Regularizer; the training samples in compressed sparse rows), the
 // measures (Accuracy, F1), the reading of the MNIST files, the problem
-// block and the registration of kind hyperclean (Problem).
+// block, the registration of kind hyperclean (Problem) and its export.
 //
 // Every random choice (the train/validation split, the corrupted labels)
 // comes from PCG generators of the named common-randomness stream
 // graph.NamedStream("consensus/tsp.hyper-cleaning"), named where the
 // problem lived first, so that instances stay the same. hyperclean reads
-// files only in Problem's Build (through package dataset). It may import
-// problems/bilevel, objective, graph, dataset, consensus and
-// consensus/registry; it must not import an algorithm package
+// files only in Problem's Build (through package dataset) and writes them
+// only in its export (through problems/datafile). It may import
+// problems/bilevel, problems/datafile, objective, graph, dataset, consensus
+// and consensus/registry; it must not import an algorithm package
 // (consensus/<algorithm>), node, coordinator, scenarios or cmd.
 package hyperclean
 

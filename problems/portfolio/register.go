@@ -5,13 +5,16 @@
 // Composition), its exact solution (Portfolio.Solve), the split of the
 // periods over agents (Split), each agent's objective as an
 // objective.Local and the consensus problem with its optimum (Central),
-// the problem block and the registration of kind portfolio (Problem).
+// the problem block, the registration of kind portfolio (Problem) and its
+// export.
 //
-// portfolio is pure: no I/O, no goroutines, no clocks; every random
-// choice comes from a *rand.Rand the caller passes in (the registration
-// draws it from graph.StreamPortfolio). It may import objective, graph,
-// consensus/registry and gonum; it must not import an algorithm package
-// (consensus/<algorithm>), node, coordinator, scenarios or cmd.
+// portfolio is pure: no I/O but its export's (through problems/datafile),
+// no goroutines, no clocks; every random choice comes from a *rand.Rand
+// the caller passes in (the registration draws it from
+// graph.StreamPortfolio). It may import objective, graph,
+// consensus/registry, problems/datafile and gonum; it must not import an
+// algorithm package (consensus/<algorithm>), node, coordinator, scenarios
+// or cmd.
 package portfolio
 
 import (

@@ -4,11 +4,14 @@
 // (FromData), with one value kernel (Eval) for f and h, the exact
 // gradients and the stochastic eps-stationarity measures of the paper's
 // Definition 1 (Measure), which the measurement uses. It owns the problem
-// block, the instance and its registration (Problem).
+// block, the instance, its reference solution (Reference: the global
+// optimum of one-constraint instances), its registration (Problem) and
+// its export.
 //
-// qcqp is pure: no I/O, no goroutines, no global random source (the
-// instance comes from graph.Hash keys). It may import objective, graph,
-// consensus and consensus/registry; it must not import an algorithm
+// qcqp is pure: no I/O but its export's (through problems/datafile), no
+// goroutines, no global random source (the instance comes from graph.Hash
+// keys). It may import objective, graph, consensus, consensus/registry and
+// problems/datafile; it must not import an algorithm
 // package (consensus/<algorithm>), node, coordinator, scenarios or cmd.
 package qcqp
 
@@ -61,6 +64,8 @@ type QCQP struct {
 	lipF  float64
 	lipH  []float64
 	lminQ float64
+
+	ref *refCache // Reference, computed once
 }
 
 // FromData builds the QCQP of the given data (copied): Q and every
@@ -86,7 +91,7 @@ func FromData(Q *mat.SymDense, d []float64, A []*mat.SymDense, b [][]float64, c 
 		return nil, fmt.Errorf("qcqp: box [%g, %g], want Lo < Hi", box.Lo, box.Hi)
 	}
 	q := &QCQP{n: n, m: m, Q: mat.NewSymDense(n, nil), D: append([]float64(nil), d...),
-		A: make([]*mat.SymDense, m), B: make([][]float64, m), C: append([]float64(nil), c...), Box: box}
+		A: make([]*mat.SymDense, m), B: make([][]float64, m), C: append([]float64(nil), c...), Box: box, ref: new(refCache)}
 	q.Q.CopySym(Q)
 	for j := range m {
 		if A[j] == nil || A[j].SymmetricDim() != n {

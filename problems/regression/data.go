@@ -138,9 +138,6 @@ func (g *fromData) Central() (*objective.Problem, error) {
 	return objective.FromShards(g.kind, g.prob, g.opt)
 }
 
-// DataShard is agent i's rows as read from the file.
-func (g *fromData) DataShard(i int) (*dataset.Dataset, error) { return g.shards[i], nil }
-
 // DataShard is agent i's generated rows.
 func (g *generated) DataShard(i int) (*dataset.Dataset, error) {
 	a, b, n, ok := objective.Samples(g.locals[i])

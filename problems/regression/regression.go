@@ -4,7 +4,8 @@
 // Cauchy regression, their rows generated from the run seed (Params, New,
 // NewLocal; generate.go states the model) or read from a user's data file
 // (DataSource). It owns the problem block of the three kinds, the
-// generator, the instances the registry builds and their registration;
+// generator, the instances the registry builds, their registration and
+// their export;
 // the local objectives and the optimum solvers are package objective's.
 //
 // regression may import objective, graph, dataset, consensus/registry and

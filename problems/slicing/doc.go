@@ -37,11 +37,14 @@
 // (SolveLP, SolveFixed, BinaryOptimum on gonum's simplex; PathLP and
 // PathFixed by column generation), the measures of a point (Evaluate,
 // Round), the slice picture (WriteDOT), the problem block and the
-// registration of kind slicing (Problem).
+// registration of kind slicing (Problem) and its export (the MILP in free
+// MPS, WriteMPS).
 //
 // slicing is pure: no goroutines, no clocks, no global random source; it
-// reads a file only to load a scenario's instance (Problem's Build). It
-// may import objective, graph, consensus/registry and gonum; it must not
+// reads a file only to load a scenario's instance (Problem's Build) and
+// writes files only in its export (through problems/datafile). It may
+// import objective, graph, consensus/registry, problems/datafile and gonum;
+// it must not
 // import an algorithm package (consensus/<algorithm>), node, coordinator,
 // scenarios or cmd.
 package slicing
