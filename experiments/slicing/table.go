@@ -1,8 +1,10 @@
 package slicing
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	slicingalg "github.com/consim/consim/consensus/slicing"
 	problem "github.com/consim/consim/problems/slicing"
@@ -27,6 +29,13 @@ type Config struct {
 	// seed LossSeed, 1).
 	Losses   []float64
 	LossSeed uint64
+	// Slice runs the final stage (slicing.DefaultStage) after Rounds
+	// rounds, then SliceRounds rounds of the ALM on the fixed placement.
+	Slice       bool
+	SliceRounds int
+	// MaxNodes bounds the branch and bound of the binary optimum (0: no
+	// binary optimum).
+	MaxNodes int
 }
 
 // DefaultConfig is the experiment of the paper's section 6.2: 20 medium
@@ -39,7 +48,8 @@ func DefaultConfig() Config {
 		seeds[k] = uint64(k + 1)
 	}
 	return Config{Gen: problem.Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
-		Rounds: 10000, Every: 100, Tol: 1e-4, Losses: []float64{0, 0.1}, LossSeed: 1}
+		Rounds: 10000, Every: 100, Tol: 1e-4, Losses: []float64{0, 0.1}, LossSeed: 1,
+		Slice: true, SliceRounds: 3000, MaxNodes: 200000}
 }
 
 // TableRow is one run of Table.
@@ -61,6 +71,19 @@ type TableRow struct {
 	// Rounds, Messages, Bytes and Dropped are the run's traffic.
 	Rounds                   int
 	Messages, Bytes, Dropped int64
+	// BinaryOpt is the binary optimum (BranchAndBound, NaN without it)
+	// and BBNodes its tree nodes.
+	BinaryOpt float64
+	BBNodes   int
+	// After the final stage: SliceBinary reports whether every position
+	// is on one host; SliceFeasible whether the slice is also within
+	// Tol of every constraint; SliceCost is g at the final point and
+	// SliceViolation its violation. PlaceCost is the optimal routing cost
+	// of the stage's placement (PathFixed; NaN if it has none, or no
+	// placement) and PlaceAbove = PlaceCost / BinaryOpt - 1.
+	SliceBinary, SliceFeasible bool
+	SliceCost, SliceViolation  float64
+	PlaceCost, PlaceAbove      float64
 }
 
 // TableSummary aggregates the rows of one loss rate.
@@ -75,6 +98,12 @@ type TableSummary struct {
 	MeanGap, MeanRoundGap float64
 	// MeanRounds, MeanMessages and MeanBytes are per run.
 	MeanRounds, MeanMessages, MeanBytes float64
+	// SliceBinary and SliceFeasible count the final stage's binary and
+	// binary feasible slices; Routable the placements with a routing.
+	// MedianPlaceAbove and WorstPlaceAbove are over the routable
+	// placements (NaN if none).
+	SliceBinary, SliceFeasible, Routable int
+	MedianPlaceAbove, WorstPlaceAbove   float64
 }
 
 // Table runs the experiment of opt: for every seed an instance, its LP
@@ -98,24 +127,51 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: LP: %w", seed, err)
 		}
+		binOpt, nodes := math.NaN(), 0
+		if opt.MaxNodes > 0 {
+			ex, err := problem.BranchAndBound(md, opt.MaxNodes)
+			if err != nil {
+				return nil, nil, fmt.Errorf("slicing: table: seed %d: binary optimum: %w", seed, err)
+			}
+			binOpt, nodes = ex.Objective, ex.Nodes
+		}
 		cfg := slicingalg.Practical(md, opt.RegWeight, opt.P, opt.Eps, 0)
+		rounds := opt.Rounds
+		if opt.Slice {
+			cfg.Stage = slicingalg.DefaultStage(md, opt.Rounds)
+			rounds += cfg.Stage.Rounds() + opt.SliceRounds
+		}
 		for _, loss := range opt.Losses {
-			res, err := slicingalg.Run(cfg, md, slicingalg.RunOptions{Rounds: opt.Rounds, Loss: loss, LossSeed: opt.LossSeed, Every: opt.Every, Tol: opt.Tol})
+			res, err := slicingalg.Run(cfg, md, slicingalg.RunOptions{Rounds: rounds, Loss: loss, LossSeed: opt.LossSeed, Every: opt.Every, Tol: opt.Tol})
 			if err != nil {
 				return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
 			}
-			rd, err := problem.Round(md, res.W)
+			rm := res.RelaxedMeasures
+			rd, err := problem.Round(md, res.Relaxed)
 			if err != nil {
 				return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
 			}
 			row := TableRow{Seed: seed, Loss: loss, LP: lpv,
-				Objective: res.Measures.Objective, Gap: (res.Measures.Objective - lpv) / lpv,
-				Violation: res.Measures.Violation, BinaryFrac: res.Measures.BinaryFrac,
-				Binary: res.Measures.Binary, Feasible: res.Measures.Violation <= opt.Tol,
+				Objective: rm.Objective, Gap: (rm.Objective - lpv) / lpv,
+				Violation: rm.Violation, BinaryFrac: rm.BinaryFrac,
+				Binary: rm.Binary, Feasible: rm.Violation <= opt.Tol,
 				RoundFeasible: rd.Feasible, RoundObjective: rd.Objective, RoundGap: math.NaN(),
-				Rounds: res.Rounds, Messages: res.Messages, Bytes: res.Bytes, Dropped: res.Dropped}
+				Rounds: res.Rounds, Messages: res.Messages, Bytes: res.Bytes, Dropped: res.Dropped,
+				BinaryOpt: binOpt, BBNodes: nodes,
+				SliceBinary: res.Measures.Binary, SliceFeasible: res.Measures.Binary && res.Measures.Violation <= opt.Tol,
+				SliceCost: res.Measures.Objective, SliceViolation: res.Measures.Violation,
+				PlaceCost: math.NaN(), PlaceAbove: math.NaN()}
 			if rd.Feasible {
 				row.RoundGap = (rd.Objective - lpv) / lpv
+			}
+			if place, ok := problem.Placement(md, res.W); ok && opt.Slice {
+				c, err := problem.PathFixed(md, place)
+				switch {
+				case err == nil:
+					row.PlaceCost, row.PlaceAbove = c, c/binOpt-1
+				case !errors.Is(err, problem.ErrInfeasible):
+					return nil, nil, fmt.Errorf("slicing: table: seed %d loss %v: %w", seed, loss, err)
+				}
 			}
 			rows = append(rows, row)
 		}
@@ -124,6 +180,7 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 	for _, loss := range opt.Losses {
 		s := TableSummary{Loss: loss}
 		var rg float64
+		var above []float64
 		for _, r := range rows {
 			if r.Loss != loss {
 				continue
@@ -135,6 +192,16 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 			if r.RoundFeasible {
 				s.RoundFeasible++
 				rg += r.RoundGap
+			}
+			if r.SliceBinary {
+				s.SliceBinary++
+			}
+			if r.SliceFeasible {
+				s.SliceFeasible++
+			}
+			if !math.IsNaN(r.PlaceAbove) {
+				s.Routable++
+				above = append(above, r.PlaceAbove)
 			}
 			s.MeanGap += r.Gap
 			s.MeanRounds += float64(r.Rounds)
@@ -150,7 +217,22 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 		if s.RoundFeasible > 0 {
 			s.MeanRoundGap = rg / float64(s.RoundFeasible)
 		}
+		s.MedianPlaceAbove, s.WorstPlaceAbove = math.NaN(), math.NaN()
+		if len(above) > 0 {
+			slices.Sort(above)
+			s.MedianPlaceAbove = median(above)
+			s.WorstPlaceAbove = above[len(above)-1]
+		}
 		sums = append(sums, s)
 	}
 	return rows, sums, nil
+}
+
+// median returns the median of sorted values.
+func median(v []float64) float64 {
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
