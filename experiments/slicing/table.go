@@ -103,7 +103,7 @@ type TableSummary struct {
 	// MedianPlaceAbove and WorstPlaceAbove are over the routable
 	// placements (NaN if none).
 	SliceBinary, SliceFeasible, Routable int
-	MedianPlaceAbove, WorstPlaceAbove   float64
+	MedianPlaceAbove, WorstPlaceAbove    float64
 }
 
 // Table runs the experiment of opt: for every seed an instance, its LP
