@@ -145,18 +145,15 @@ func (in *instance) Test() *Data {
 	return in.test
 }
 
-// referenceTol bounds the projected-gradient mapping of Reference's inner
-// solves.
-const referenceTol = 1e-7
-
 func (in *instance) Optimum() ([]float64, float64, bool, error) {
 	if !in.loss.Convex() {
 		return nil, math.NaN(), false, nil
 	}
 	in.once.Do(func() {
-		in.theta, _, in.err = Reference(in.train, in.loss, in.c, in.r, referenceTol)
+		var opt Optimum
+		opt, in.err = Reference(in.train, in.loss, in.c, in.r)
 		if in.err == nil {
-			in.fstar = Objective(in.train, in.loss, in.theta)
+			in.theta, in.fstar = opt.Theta, opt.L
 		}
 	})
 	return in.theta, in.fstar, in.err == nil, in.err
