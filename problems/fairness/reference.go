@@ -114,13 +114,6 @@ func Reference(d *Data, loss Loss, c, r float64) (Optimum, error) {
 	side := 0 // the end moved last, for the Illinois rule
 	for it := 0; it < 200; it++ {
 		opt = s.certify(thHi, sigma*hi, c)
-		if opt.KKT > innerTol {
-			// thHi came from a loose solve: the certificate needs it tight.
-			if err := s.minimize(sigma*hi, thHi, innerTol); err != nil {
-				return Optimum{}, err
-			}
-			opt = s.certify(thHi, sigma*hi, c)
-		}
 		if opt.Gap <= 1e-9 || hi-lo <= 1e-15*hi {
 			break
 		}
@@ -130,10 +123,8 @@ func Reference(d *Data, loss Loss, c, r float64) (Optimum, error) {
 		if !(mid > lo+0.01*(hi-lo) && mid < hi-0.01*(hi-lo)) {
 			mid = (lo + hi) / 2
 		}
-		// Far from the root the inner solve need only resolve the sign of
-		// phi: its tolerance follows the bracket's residual.
 		copy(th, thHi)
-		if err := s.minimize(sigma*mid, th, math.Max(innerTol, 1e-3*math.Min(-fHi, fLo))); err != nil {
+		if err := s.minimize(sigma*mid, th, innerTol); err != nil {
 			return Optimum{}, err
 		}
 		if f := phi(th); f > 0 {
@@ -152,13 +143,10 @@ func Reference(d *Data, loss Loss, c, r float64) (Optimum, error) {
 			side = 1
 		}
 	}
-	if err := s.minimize(sigma*hi, thHi, innerTol); err != nil {
-		return Optimum{}, err
-	}
-	if phi(thHi) > 0 {
-		return Optimum{}, fmt.Errorf("fair reference: the feasible end of the bracket (nu = %g) left the feasible set by %g when solved to %g", hi, phi(thHi), innerTol)
-	}
 	opt = s.certify(thHi, sigma*hi, c)
+	if math.Abs(opt.Cov) > c {
+		return Optimum{}, fmt.Errorf("fair reference: the multiplier search ended at covariance %g, outside [-%g, %g]", opt.Cov, c, c)
+	}
 	return opt, nil
 }
 
