@@ -65,7 +65,9 @@ func (Logistic) Second(m float64) float64 { s := sigmoid(m); return s * (1 - s) 
 // theta(0) is optimal; otherwise, with sigma the sign of a^T theta(0),
 // a safeguarded secant search on nu >= 0 brackets sigma a^T theta(sigma
 // nu) = c and ends at the feasible end of the bracket once the certified
-// gap is below 1e-9 (or the bracket is at machine precision). Dropping
+// gap is below 1e-9 (or the bracket is at machine precision; there, if
+// the feasible end has slack, the convex combination of the two ends
+// with the covariance on the bound, when it certifies better). Dropping
 // the sparsity of the rows, a Newton step costs about n nnz^2 + d^3 / 3.
 func Reference(d *Data, loss Loss, c, r float64) (Optimum, error) {
 	cl, ok := loss.(curved)
@@ -144,7 +146,25 @@ func Reference(d *Data, loss Loss, c, r float64) (Optimum, error) {
 		}
 	}
 	opt = s.certify(thHi, sigma*hi, c)
-	if math.Abs(opt.Cov) > c {
+	if opt.Gap > 1e-9 {
+		// The search ended with slack at the feasible end: where theta(nu)
+		// jumps (a nearly linear loss, few rows), or at the bracket's
+		// precision. The convex combination of the two ends that puts the
+		// covariance on the bound is feasible, and for nearly equal nu both
+		// ends nearly minimize the Lagrangian; keep it if it certifies
+		// better.
+		cl, ch := sigma*dot(s.a, thLo), sigma*dot(s.a, thHi)
+		if cl > c && ch < c {
+			lam := (c - ch) / (cl - ch)
+			for j := range th {
+				th[j] = lam*thLo[j] + (1-lam)*thHi[j]
+			}
+			if mix := s.certify(th, sigma*hi, c); mix.Gap < opt.Gap {
+				opt = mix
+			}
+		}
+	}
+	if math.Abs(opt.Cov) > c*(1+1e-12) {
 		return Optimum{}, fmt.Errorf("fair reference: the multiplier search ended at covariance %g, outside [-%g, %g]", opt.Cov, c, c)
 	}
 	return opt, nil
