@@ -16,8 +16,8 @@ package fairness
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
-	problem "github.com/consim/consim/problems/fairness"
 	"io"
 	"math"
 	"os"
@@ -29,6 +29,7 @@ import (
 	"github.com/consim/consim/consensus/fair"
 	"github.com/consim/consim/dataset"
 	"github.com/consim/consim/experiments"
+	problem "github.com/consim/consim/problems/fairness"
 )
 
 // adultFile returns dir/name.gz if it exists, else dir/name.
@@ -223,4 +224,46 @@ func (r *Result) Table() string {
 		fmt.Fprintf(&b, "| %s | %s | %.2f%% | %.2g | %.1f | %.1e | %s |\n", r.Loss, c, 100*r.TestAcc, r.TrainCov, r.TestPRule, r.Certificate, ref)
 	}
 	return b.String()
+}
+
+// ReadCSV reads the rows of a fairness.csv that Write wrote, so that a
+// table can be rendered again from a run's data.
+func ReadCSV(r io.Reader) ([]Row, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("fairness.csv: %w", err)
+	}
+	if len(recs) == 0 || len(recs[0]) != 15 || recs[0][0] != "loss" {
+		return nil, fmt.Errorf("fairness.csv: want the 15-column header of Write")
+	}
+	var rows []Row
+	for n, rec := range recs[1:] {
+		var f [15]float64
+		for q, s := range rec {
+			if q == 0 || q == 2 || q == 11 {
+				continue
+			}
+			if s == "" {
+				f[q] = math.NaN()
+				continue
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return nil, fmt.Errorf("fairness.csv: row %d column %s: %w", n+1, recs[0][q], err)
+			}
+			f[q] = v
+		}
+		sampled, err := strconv.ParseBool(rec[2])
+		if err != nil {
+			return nil, fmt.Errorf("fairness.csv: row %d sampled: %w", n+1, err)
+		}
+		samples, err := strconv.ParseInt(rec[11], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("fairness.csv: row %d samples: %w", n+1, err)
+		}
+		rows = append(rows, Row{Loss: rec[0], C: f[1], Sampled: sampled, TrainCov: f[3], TrainObj: f[4], TestAcc: f[5],
+			TestPRule: f[6], Certificate: f[7], RefObj: f[8], RefCov: f[9], RefTestAcc: f[10], Samples: samples,
+			RefPRule: f[12], RefGap: f[13], RefKKT: f[14]})
+	}
+	return rows, nil
 }
