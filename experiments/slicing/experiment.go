@@ -16,7 +16,9 @@ package slicing
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -234,4 +236,42 @@ func pct(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.2f%%", 100*v)
+}
+
+// ReadCSV reads the rows of a runs.csv that Write wrote, so that the
+// table can be rendered again from a run's data (with Summarize).
+func ReadCSV(r io.Reader) ([]TableRow, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("runs.csv: %w", err)
+	}
+	const cols = 24
+	if len(recs) == 0 || len(recs[0]) != cols || recs[0][0] != "seed" {
+		return nil, fmt.Errorf("runs.csv: want the %d-column header of Write", cols)
+	}
+	var rows []TableRow
+	for n, rec := range recs[1:] {
+		var f [cols]float64
+		var b [cols]bool
+		var i [cols]int64
+		for q, s := range rec {
+			var err error
+			switch q {
+			case 7, 8, 9, 18, 19: // binary, feasible, round_feasible, slice_binary, slice_feasible
+				b[q], err = strconv.ParseBool(s)
+			case 0, 12, 13, 14, 15, 17: // seed, rounds, messages, bytes, dropped, bb_nodes
+				i[q], err = strconv.ParseInt(s, 10, 64)
+			default:
+				f[q], err = strconv.ParseFloat(s, 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("runs.csv: row %d column %s: %w", n+1, recs[0][q], err)
+			}
+		}
+		rows = append(rows, TableRow{Seed: uint64(i[0]), Loss: f[1], LP: f[2], Objective: f[3], Gap: f[4], Violation: f[5],
+			BinaryFrac: f[6], Binary: b[7], Feasible: b[8], RoundFeasible: b[9], RoundObjective: f[10], RoundGap: f[11],
+			Rounds: int(i[12]), Messages: i[13], Bytes: i[14], Dropped: i[15], BinaryOpt: f[16], BBNodes: int(i[17]),
+			SliceBinary: b[18], SliceFeasible: b[19], SliceCost: f[20], SliceViolation: f[21], PlaceCost: f[22], PlaceAbove: f[23]})
+	}
+	return rows, nil
 }

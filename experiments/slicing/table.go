@@ -176,8 +176,13 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 			rows = append(rows, row)
 		}
 	}
+	return rows, Summarize(rows, opt.Losses), nil
+}
+
+// Summarize aggregates rows per loss rate, in the order of losses.
+func Summarize(rows []TableRow, losses []float64) []TableSummary {
 	var sums []TableSummary
-	for _, loss := range opt.Losses {
+	for _, loss := range losses {
 		s := TableSummary{Loss: loss}
 		var rg float64
 		var above []float64
@@ -225,7 +230,7 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 		}
 		sums = append(sums, s)
 	}
-	return rows, sums, nil
+	return sums
 }
 
 // median returns the median of sorted values.
