@@ -276,6 +276,7 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 
 // dualStep forms r_i = (A w - b)_i, y_i <- y_i + eta r_i, v_i = y_i + rho r_i.
 func (a *Agent) dualStep() {
+	p := a.params()
 	for r, lr := range a.rows {
 		s := -lr.b
 		for q, c := range lr.loc {
@@ -284,8 +285,8 @@ func (a *Agent) dualStep() {
 		for q, qi := range lr.remQ {
 			s += lr.rval[q] * a.uin[qi][lr.remO[q]]
 		}
-		a.y[r] += a.cfg.Eta * s
-		a.v[r] = a.y[r] + a.cfg.Rho*s
+		a.y[r] += p.Eta * s
+		a.v[r] = a.y[r] + p.Rho*s
 	}
 }
 
@@ -310,17 +311,27 @@ func (a *Agent) primalStep() {
 			blk[s] -= vj
 		}
 	}
+	p := a.params()
 	var kkt float64
 	for c := range g {
 		d := a.w[c] - a.z[c]
-		g[c] += a.cfg.Mu * d
-		a.z[c] += a.cfg.Beta * d
-		next := min(max(a.w[c]-a.cfg.Tau*g[c], a.lo[c]), a.hi[c])
-		step := (a.w[c] - next) / a.cfg.Tau
+		g[c] += p.Mu * d
+		a.z[c] += p.Beta * d
+		next := min(max(a.w[c]-p.Tau*g[c], a.lo[c]), a.hi[c])
+		step := (a.w[c] - next) / p.Tau
 		kkt += step * step
 		a.w[c] = next
 	}
 	a.kktSq = kkt
+}
+
+// params returns the step parameters of the round due: the Config's, or
+// the final stage's from its start on (Stage.Steps).
+func (a *Agent) params() Steps {
+	if st := a.cfg.Stage; st.Start > 0 && a.round >= st.Start && st.Steps.Tau > 0 {
+		return st.Steps
+	}
+	return Steps{Rho: a.cfg.Rho, Mu: a.cfg.Mu, Tau: a.cfg.Tau, Eta: a.cfg.Eta, Beta: a.cfg.Beta}
 }
 
 // W returns a copy of w_i.

@@ -2,6 +2,7 @@ package slicing
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	problem "github.com/consim/consim/problems/slicing"
@@ -42,15 +43,35 @@ type Stage struct {
 	Passes, Flood, Fix int
 	// Thresholds are the passes' fixing thresholds in [0, 1].
 	Thresholds []float64
+	// Steps, if Steps.Tau > 0, replace the Config's step parameters from
+	// Start on.
+	Steps Steps
 }
 
-// DefaultStage returns the stage of the experiment: from round start, 6
-// passes of a flood of max(2 |V|, 20) rounds and 1,000 ALM rounds, with
-// thresholds 0.9, 0.7, 0.5, then 0 (fix every position that has a
-// candidate).
-func DefaultStage(md *problem.Model, start int) Stage {
+// Steps are Algorithm 1's step parameters: the penalty rho, the proximal
+// weight mu, the primal step tau, the dual step eta, the smoothing step
+// beta.
+type Steps struct {
+	Rho, Mu, Tau, Eta, Beta float64
+}
+
+// StageRho is the penalty of the final stage (DefaultStage): with
+// rho = eta = 1 the ALM on a fixed placement stalls near violation 1e-3
+// on the medium instances; with rho = eta = 10 it reaches 1e-7 in 10,000
+// rounds (seed 2, the binary optimum's placement).
+const StageRho = 10.0
+
+// DefaultStage returns the stage of the experiment for cfg: from round
+// start, 6 passes of a flood of max(2 |V|, 20) rounds and 1,000 ALM
+// rounds, with thresholds 0.9, 0.7, 0.5, then 0 (fix every position that
+// has a candidate), and the steps of cfg with rho = eta = StageRho, tau =
+// 1/(2 (L_f + rho ||A||^2 + mu)) and beta = tau mu.
+func DefaultStage(cfg Config, md *problem.Model, start int) Stage {
+	na := md.NormA()
+	tau := 1 / (2 * (cfg.Lf() + StageRho*na*na + cfg.Mu))
 	return Stage{Start: start, Passes: 6, Flood: max(2*md.Inst.Nodes, 20), Fix: 1000,
-		Thresholds: []float64{0.9, 0.7, 0.5, 0}}
+		Thresholds: []float64{0.9, 0.7, 0.5, 0},
+		Steps:      Steps{Rho: StageRho, Mu: cfg.Mu, Tau: tau, Eta: StageRho, Beta: tau * cfg.Mu}}
 }
 
 // Rounds returns the rounds the passes take, Passes (Flood + Fix).
@@ -72,6 +93,16 @@ func (s Stage) Validate() error {
 	for _, th := range s.Thresholds {
 		if !(th >= 0 && th <= 1) {
 			return fmt.Errorf("slicing: stage threshold %v not in [0, 1]", th)
+		}
+	}
+	if st := s.Steps; st.Tau != 0 {
+		for _, v := range []float64{st.Rho, st.Mu, st.Eta, st.Tau} {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("slicing: stage steps %+v: want finite values >= 0", st)
+			}
+		}
+		if !(st.Tau > 0) || !(st.Beta >= 0 && st.Beta <= 1) {
+			return fmt.Errorf("slicing: stage steps %+v: want tau > 0 and beta in [0, 1]", st)
 		}
 	}
 	return nil

@@ -30,7 +30,8 @@ type Config struct {
 	Losses   []float64
 	LossSeed uint64
 	// Slice runs the final stage (slicing.DefaultStage) after Rounds
-	// rounds, then SliceRounds rounds of the ALM on the fixed placement.
+	// rounds, then SliceRounds (10,000) rounds of the ALM on the fixed
+	// placement.
 	Slice       bool
 	SliceRounds int
 	// MaxNodes bounds the branch and bound of the binary optimum (0: no
@@ -39,9 +40,10 @@ type Config struct {
 }
 
 // DefaultConfig is the experiment of the paper's section 6.2: 20 medium
-// instances (seeds 1..20), sigma = 2, p = 0.5, eps = 0.1, at most 10000
+// instances (seeds 1..20), sigma = 2, p = 0.5, eps = 0.1, 10000 ALM
 // rounds checked every 100, tolerance 1e-4, without loss and with 10%
-// loss.
+// loss; then the final stage and 10000 rounds on its placement; the
+// binary optimum by branch and bound (at most 200000 tree nodes).
 func DefaultConfig() Config {
 	seeds := make([]uint64, 20)
 	for k := range seeds {
@@ -49,7 +51,7 @@ func DefaultConfig() Config {
 	}
 	return Config{Gen: problem.Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
 		Rounds: 10000, Every: 100, Tol: 1e-4, Losses: []float64{0, 0.1}, LossSeed: 1,
-		Slice: true, SliceRounds: 3000, MaxNodes: 200000}
+		Slice: true, SliceRounds: 10000, MaxNodes: 200000}
 }
 
 // TableRow is one run of Table.
@@ -138,7 +140,7 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 		cfg := slicingalg.Practical(md, opt.RegWeight, opt.P, opt.Eps, 0)
 		rounds := opt.Rounds
 		if opt.Slice {
-			cfg.Stage = slicingalg.DefaultStage(md, opt.Rounds)
+			cfg.Stage = slicingalg.DefaultStage(cfg, md, opt.Rounds)
 			rounds += cfg.Stage.Rounds() + opt.SliceRounds
 		}
 		for _, loss := range opt.Losses {
