@@ -191,7 +191,11 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 	a.msgs = a.msgs[:0]
 	if p, flood, _ := a.cfg.Stage.flooding(t); flood {
 		if a.fl.pass != p+1 {
-			a.announce()
+			if a.cfg.Stage.blaming(p) {
+				a.blame()
+			} else {
+				a.announce()
+			}
 			a.fl.pass = p + 1
 		}
 		G := len(a.fl.best)
@@ -241,10 +245,18 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 			if msg.Round != t || msg.Phase != 0 || len(msg.Data) != len(a.fl.buf) {
 				return fmt.Errorf("slicing: agent %d: flood message from node %d is for round %d phase %d with %d values, want round %d phase 0 with %d", a.id, msg.From, msg.Round, msg.Phase, len(msg.Data), t, len(a.fl.buf))
 			}
-			a.merge(msg.Data)
+			if a.cfg.Stage.blaming(p) {
+				a.mergeBlame(msg.Data)
+			} else {
+				a.merge(msg.Data)
+			}
 		}
 		if last {
-			a.fixPass(p)
+			if a.cfg.Stage.blaming(p) {
+				a.unfixWorst()
+			} else {
+				a.fixPass(p)
+			}
 		}
 		a.round++
 		return nil
