@@ -83,9 +83,12 @@ type TableRow struct {
 	// SliceViolation its violation. PlaceCost is the optimal routing cost
 	// of the stage's placement (PathFixed; NaN if it has none, or no
 	// placement) and PlaceAbove = PlaceCost / BinaryOpt - 1.
+	// SliceAbove = SliceCost / BinaryOpt - 1 for a feasible slice (NaN
+	// otherwise).
 	SliceBinary, SliceFeasible bool
 	SliceCost, SliceViolation  float64
 	PlaceCost, PlaceAbove      float64
+	SliceAbove                 float64
 }
 
 // TableSummary aggregates the rows of one loss rate.
@@ -103,9 +106,11 @@ type TableSummary struct {
 	// SliceBinary and SliceFeasible count the final stage's binary and
 	// binary feasible slices; Routable the placements with a routing.
 	// MedianPlaceAbove and WorstPlaceAbove are over the routable
-	// placements (NaN if none).
+	// placements, MedianSliceAbove and WorstSliceAbove over the feasible
+	// slices (NaN if none).
 	SliceBinary, SliceFeasible, Routable int
 	MedianPlaceAbove, WorstPlaceAbove    float64
+	MedianSliceAbove, WorstSliceAbove    float64
 }
 
 // Table runs the experiment of opt: for every seed an instance, its LP
@@ -162,7 +167,10 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 				BinaryOpt: binOpt, BBNodes: nodes,
 				SliceBinary: res.Measures.Binary, SliceFeasible: res.Measures.Binary && res.Measures.Violation <= opt.Tol,
 				SliceCost: res.Measures.Objective, SliceViolation: res.Measures.Violation,
-				PlaceCost: math.NaN(), PlaceAbove: math.NaN()}
+				PlaceCost: math.NaN(), PlaceAbove: math.NaN(), SliceAbove: math.NaN()}
+			if row.SliceFeasible {
+				row.SliceAbove = row.SliceCost/binOpt - 1
+			}
 			if rd.Feasible {
 				row.RoundGap = (rd.Objective - lpv) / lpv
 			}
@@ -187,7 +195,7 @@ func Summarize(rows []TableRow, losses []float64) []TableSummary {
 	for _, loss := range losses {
 		s := TableSummary{Loss: loss}
 		var rg float64
-		var above []float64
+		var above, sliceAbove []float64
 		for _, r := range rows {
 			if r.Loss != loss {
 				continue
@@ -205,6 +213,9 @@ func Summarize(rows []TableRow, losses []float64) []TableSummary {
 			}
 			if r.SliceFeasible {
 				s.SliceFeasible++
+				if !math.IsNaN(r.SliceAbove) {
+					sliceAbove = append(sliceAbove, r.SliceAbove)
+				}
 			}
 			if !math.IsNaN(r.PlaceAbove) {
 				s.Routable++
@@ -229,6 +240,12 @@ func Summarize(rows []TableRow, losses []float64) []TableSummary {
 			slices.Sort(above)
 			s.MedianPlaceAbove = median(above)
 			s.WorstPlaceAbove = above[len(above)-1]
+		}
+		s.MedianSliceAbove, s.WorstSliceAbove = math.NaN(), math.NaN()
+		if len(sliceAbove) > 0 {
+			slices.Sort(sliceAbove)
+			s.MedianSliceAbove = median(sliceAbove)
+			s.WorstSliceAbove = sliceAbove[len(sliceAbove)-1]
 		}
 		sums = append(sums, s)
 	}
