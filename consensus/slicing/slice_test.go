@@ -1,6 +1,7 @@
 package slicing
 
 import (
+	"math"
 	"testing"
 
 	problem "github.com/consim/consim/problems/slicing"
@@ -77,4 +78,45 @@ func TestStageValidate(t *testing.T) {
 	if err := (Stage{}).Validate(); err != nil {
 		t.Errorf("no stage: %v", err)
 	}
+}
+
+// TestStageRepairsToFeasible runs the default final stage on medium
+// instance 1, whose flood-and-fix placement has no feasible routing
+// (2.5% of the flow cannot be routed): the repair cycles move the
+// positions next to the overloaded links until the slice is binary with
+// violation <= 1e-4, and its placement routes (PathFixed) at about the
+// agents' cost.
+func TestStageRepairsToFeasible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 10 s")
+	}
+	in, err := problem.Generate(problem.Medium, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := problem.NewModel(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Practical(md, 2, 0.5, 0.1, 0)
+	cfg.Stage = DefaultStage(cfg, md, 10000)
+	res, err := Run(cfg, md, RunOptions{Rounds: 10000 + cfg.Stage.Rounds() + 10000, Every: 500, Tol: 1e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Measures.Binary || res.Measures.Violation > 1e-4 {
+		t.Fatalf("binary %v, violation %.2e: want a feasible binary slice", res.Measures.Binary, res.Measures.Violation)
+	}
+	place, ok := problem.Placement(md, res.W)
+	if !ok {
+		t.Fatal("no placement")
+	}
+	c, err := problem.PathFixed(md, place)
+	if err != nil {
+		t.Fatalf("the slice's placement does not route: %v", err)
+	}
+	if math.Abs(c-res.Measures.Objective) > 0.01*c {
+		t.Errorf("agents' cost %v, the placement's optimal routing %v", res.Measures.Objective, c)
+	}
+	t.Logf("slice cost %.4f (placement routed optimally %.4f), violation %.1e, %d rounds", res.Measures.Objective, c, res.Measures.Violation, res.Rounds)
 }
