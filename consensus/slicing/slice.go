@@ -153,12 +153,12 @@ type floodState struct {
 	rate   []float64   // rate[g] = lambda(k) of group g's flow
 	fixed  map[int]bool
 	tabu   map[int]bool // positions this host is excluded from
-	load   float64   // the rate of the positions fixed to 1 here
-	best   []float64 // best[g]: the largest announcement heard (-1: none)
-	host   []float64 // host[g]: its host (-1: none)
-	nbrs   []int     // out- and in-neighbours, ascending
-	pass   int       // 1 + the pass whose flood the table holds (0: none)
-	buf    []float64 // the table sent: best then host
+	load   float64      // the rate of the positions fixed to 1 here
+	best   []float64    // best[g]: the largest announcement heard (-1: none)
+	host   []float64    // host[g]: its host (-1: none)
+	nbrs   []int        // out- and in-neighbours, ascending
+	pass   int          // 1 + the pass whose flood the table holds (0: none)
+	buf    []float64    // the table sent: best then host
 }
 
 // newFloodState returns the stage state of agent id on md.
