@@ -79,8 +79,8 @@ const StageRho = 10.0
 // DefaultStage returns the stage of the experiment for cfg: from round
 // start, 6 passes of a flood of max(2 |V|, 20) rounds and 1,000 ALM
 // rounds, with thresholds 0.9, 0.7, 0.5, then 0 (fix every position that
-// has a candidate), 8 repair cycles, and the steps of cfg with rho = eta = StageRho, tau =
-// 1/(2 (L_f + rho ||A||^2 + mu)) and beta = tau mu.
+// has a candidate), 8 repair cycles, and the steps of cfg with
+// rho = eta = StageRho, tau = 1/(2 (L_f + rho ||A||^2 + mu)), beta = tau mu.
 func DefaultStage(cfg Config, md *problem.Model, start int) Stage {
 	na := md.NormA()
 	tau := 1 / (2 * (cfg.Lf() + StageRho*na*na + cfg.Mu))
