@@ -8,13 +8,16 @@
 package catalog
 
 import (
+	"github.com/consim/consim/consensus/adpsgd"
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/almstorm"
+	"github.com/consim/consim/consensus/asyncadmm"
 	"github.com/consim/consim/consensus/choco"
 	"github.com/consim/consim/consensus/dadmm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/fair"
 	"github.com/consim/consim/consensus/null"
+	"github.com/consim/consim/consensus/pairwise"
 	"github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/consensus/penaltycons"
 	"github.com/consim/consim/consensus/pushpull"
@@ -60,6 +63,9 @@ func Algorithms() []registry.Algorithm {
 		pushsum.PushSum(),
 		pushsum.SubgradientPush(),
 		pushpull.Algorithm(),
+		pairwise.Algorithm(),
+		adpsgd.Algorithm(),
+		asyncadmm.Algorithm(),
 	}
 }
 

@@ -4,7 +4,10 @@
 // An Agent is pure: it does no I/O, starts no goroutines, reads no clocks
 // and uses no global random source. The runtime (package node) drives it
 // round by round, moves its messages and tells it what arrived; every
-// random choice comes from the common randomness of package graph.
+// random choice comes from the common randomness of package graph. An
+// AsyncAgent (async.go) is the same kind of state machine without
+// rounds: each agent acts on its own clock, driven by the event engine of
+// package async or its real-time driver.
 //
 // consensus may import graph, gonum and consensus/compress; it must not
 // import node, coordinator, scenarios or cmd.
@@ -78,8 +81,9 @@ type Inbox struct {
 	// Reduce is sum_i Outbox.Reduce of agent i over the agents i of the
 	// phase's group (all agents without Outbox.Group), summed in ascending
 	// agent order; nil when the agent had no reduce in the phase. Agents
-	// whose term did not arrive contribute zero and are counted by the
-	// runtime.
+	// whose term did not arrive (or who gave none to the phase's
+	// all-reduce) contribute zero and are counted by the runtime. Package
+	// engine holds these rules for every runtime.
 	Reduce []float64
 	// Evals holds the values of Outbox.Evals of the same phase, one slice
 	// per request, in request order; nil when the phase asked for none.
@@ -126,7 +130,7 @@ type Report struct {
 	// a dual with one writer: the writer's value or the reader's copy,
 	// with its Version); the drift ||y_ij^(i) - y_ij^(j)||^2 between the
 	// two replicas of an edge at one version measures a fork that message
-	// loss made (metrics.DualDrift).
+	// loss made (observe.DualDrift).
 	EdgeDuals []EdgeDual `json:"edge_duals,omitempty"`
 }
 
@@ -138,6 +142,6 @@ type EdgeDual struct {
 	// round after whose update the writer last wrote it (t+1 for a write
 	// in round t; 0 before any write, and always 0 for duals updated at
 	// both endpoints). A reader's copy at an older Version is a delayed
-	// copy, not a fork; metrics.DualDrift compares equal Versions only.
+	// copy, not a fork; observe.DualDrift compares equal Versions only.
 	Version int64 `json:"version,omitempty"`
 }

@@ -1,27 +1,26 @@
 package coordinator
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // Defaults for the zero values of Config.
 const (
 	DefaultReadyTimeout = 30 * time.Second
 	DefaultAgentTimeout = 30 * time.Second
-	// DefaultDivergeBound is far above any measure of a run that is
-	// converging on a problem of sane scale, and far below overflow.
-	DefaultDivergeBound = 1e50
+	// DefaultDivergeBound is observe.DefaultDivergeBound.
+	DefaultDivergeBound = observe.DefaultDivergeBound
 )
 
 // Config describes one run for the coordinator.
@@ -89,6 +88,15 @@ type Config struct {
 	OutDir string
 	// Scenario, if not empty, is written as scenario.yaml.
 	Scenario []byte
+	// ScenarioCheck, if set, is the resolved scenario every agent must
+	// share, for runs whose processes each load their own copy: each
+	// ready status must carry a canonical form with the same fingerprint
+	// (node.Options.Scenario), and the start control names it. An agent
+	// with another one, or none, refuses the run before its start: the
+	// coordinator publishes a refuse control whose reason names the first
+	// keys that differ and both values, and Run returns an error wrapping
+	// ErrScenarioMismatch. Nil checks nothing.
+	ScenarioCheck ScenarioCheck
 	// Measures names the algorithm's declared measures, the columns that
 	// follow the fixed ones in metrics.csv and metrics.jsonl; the
 	// Evaluator returns their values in Metrics.Extra in this order.
@@ -96,7 +104,8 @@ type Config struct {
 	// DivergeBound ends the run as diverged once the consensus error, the
 	// feasibility or |f(xbar)| of a measured round exceeds it (default
 	// DefaultDivergeBound; the run also ends as diverged when one of them is
-	// NaN or Inf while the iterates are finite-valued measures).
+	// NaN or Inf while the iterates are finite-valued measures): see
+	// observe.Diverged.
 	DivergeBound float64
 	// Artefacts, if set, makes the run's own files of the bundle (a
 	// picture of the final state, say) from the last report of every agent
@@ -112,15 +121,27 @@ type Config struct {
 	Meta map[string]any
 	// Logger receives structured logs; nil discards them.
 	Logger hclog.Logger
-	// Progress, if set, is called after each measured round, from the
-	// goroutine running Run.
+	// Progress, if set, is called after each measured round that has not
+	// diverged, from the goroutine running Run (see Recorder): the hook
+	// through which a live view follows the run.
 	Progress func(Progress)
+}
+
+// ScenarioCheck is the resolved scenario of a run, as the coordinator
+// compares the agents' with it (scenarios.Canonical implements it).
+type ScenarioCheck interface {
+	// Fingerprint is the SHA-256 of the coordinator's canonical form.
+	Fingerprint() [sha256.Size]byte
+	// Differences names the first keys where the canonical form other
+	// differs from the coordinator's, with both values, the
+	// coordinator's labelled here and other's there.
+	Differences(other []byte, here, there string) string
 }
 
 // Progress describes the run after a measured round. Metrics, Elapsed,
 // Msgs and Bytes are the Row just written to the bundle.
 type Progress struct {
-	Metrics metrics.Metrics
+	Metrics observe.Metrics
 	// Rounds is Config.Rounds, the planned number of rounds.
 	Rounds int
 	// Elapsed is the wall time since Start.
@@ -161,35 +182,6 @@ func (p Progress) Row() Row {
 	return Row{Metrics: p.Metrics, Elapsed: p.Elapsed, Msgs: p.Msgs, Bytes: p.Bytes}
 }
 
-// diverged reports, as an error naming the measure, whether m shows a
-// diverged run: a non-finite consensus error or feasibility (the iterates
-// hold NaN or Inf), an infinite objective, or one of them beyond
-// DivergeBound. An unknown objective (NaN without a problem) is not
-// divergence.
-func (c Config) diverged(m metrics.Metrics) error {
-	bound := c.DivergeBound
-	if bound == 0 {
-		bound = DefaultDivergeBound
-	}
-	for _, q := range []struct {
-		name string
-		v    float64
-		nan  bool // NaN means divergence
-	}{
-		{"consensus_err", m.ConsensusErr, true},
-		{"feasibility", m.Feasibility, true},
-		{"obj_value", m.ObjValue, false},
-	} {
-		switch {
-		case math.IsNaN(q.v) && q.nan:
-			return fmt.Errorf("%s is NaN", q.name)
-		case math.IsInf(q.v, 0) || math.Abs(q.v) > bound:
-			return fmt.Errorf("%s = %g is beyond %g", q.name, q.v, bound)
-		}
-	}
-	return nil
-}
-
 // withDefaults fills the zero values that have defaults.
 func (c Config) withDefaults() Config {
 	if c.ReadyTimeout == 0 {
@@ -226,7 +218,7 @@ func (c Config) validate() error {
 
 // tolerancesMet reports whether some tolerance is set and m meets every
 // one that is.
-func (c Config) tolerancesMet(m metrics.Metrics) bool {
+func (c Config) tolerancesMet(m observe.Metrics) bool {
 	if c.ConsensusTol <= 0 && c.OptGapTol <= 0 {
 		return false
 	}

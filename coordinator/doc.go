@@ -10,14 +10,16 @@
 //	<OutDir>/<RunID>/final.json      each agent's last iterate (FinalIterates)
 //	<OutDir>/<RunID>/summary.json    Summary, written when the run ends
 //
-// A run never rewrites earlier output: an existing bundle directory is an
-// error. Metric lines are flushed one by one, so a crash keeps every line
+// in the one bundle format of package observe/bundle (the Recorder writes
+// the rows for every engine: sim's stepped runs use it too). A run never
+// rewrites earlier output: an existing bundle directory is an error.
+// Metric lines are flushed one by one, so a crash keeps every line
 // written before it.
 //
 // The coordinator does no math: it never computes or relays an iterate,
-// and every measure comes from the Evaluator (see consensus/metrics).
-// coordinator may import node, consensus and graph; it must not import
-// scenarios or cmd.
+// and every measure comes from the Evaluator (see package observe).
+// coordinator may import node, consensus, observe and graph; it must not
+// import scenarios or cmd.
 //
 // # Protocol expected from the agents
 //

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/consim/consim/observe/bundle"
 )
 
 // Errors a run can end with; test with errors.Is.
 var (
 	// ErrBundleExists: the results bundle directory already exists.
-	ErrBundleExists = errors.New("results bundle already exists")
+	ErrBundleExists = bundle.ErrExists
 	// ErrNotReady: some agents sent no ready status within ReadyTimeout.
 	ErrNotReady = errors.New("agents never became ready")
 	// ErrAgentFailed: an agent published a failed status.
@@ -34,6 +36,10 @@ var (
 	// ErrDiverged: the iterates of a measured round became NaN or Inf, or
 	// a measure passed Config.DivergeBound (Summary.Status StatusDiverged).
 	ErrDiverged = errors.New("run diverged")
+	// ErrScenarioMismatch: an agent's ready status carried another
+	// scenario than the coordinator's (Config.ScenarioCheck); the run was
+	// refused before its start.
+	ErrScenarioMismatch = errors.New("scenario mismatch")
 )
 
 // AgentError names the agent that ended a run. It unwraps to

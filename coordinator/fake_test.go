@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // fakeObserver is an in-memory node.Observer: tests push status frames
@@ -62,11 +62,12 @@ func (f *fakeObserver) sentControls() []node.Control {
 type sim struct {
 	n, rounds, every int
 	interval         time.Duration
-	notReady         map[int]bool  // agents that never send ready
-	silentAfter      map[int]int   // agent goes quiet after reporting this round
-	failAt           map[int]int   // agent fails instead of reporting this round
-	junk             [][]byte      // frames sent right after Start
-	readyGap         time.Duration // pause before each ready status
+	notReady         map[int]bool   // agents that never send ready
+	silentAfter      map[int]int    // agent goes quiet after reporting this round
+	failAt           map[int]int    // agent fails instead of reporting this round
+	junk             [][]byte       // frames sent right after Start
+	readyGap         time.Duration  // pause before each ready status
+	readySent        chan time.Time // if set, gets the time each ready status was sent
 }
 
 // report is agent id's report of round t: x_i = (id + 1) / (t + 1).
@@ -116,6 +117,9 @@ func (s sim) run(ctx context.Context, t *testing.T, f *fakeObserver) {
 		if !s.notReady[i] {
 			time.Sleep(s.readyGap)
 			send(node.Status{Kind: node.StatusReady, ID: i})
+			if s.readySent != nil {
+				s.readySent <- time.Now()
+			}
 		}
 	}
 	select {
@@ -172,9 +176,9 @@ type fakeEvaluator struct {
 	fail      int                 // fail at this round if > 0
 }
 
-func (e fakeEvaluator) Evaluate(reps []consensus.Report) (metrics.Metrics, error) {
+func (e fakeEvaluator) Evaluate(reps []consensus.Report) (observe.Metrics, error) {
 	t := reps[0].Round
-	var m metrics.Metrics
+	var m observe.Metrics
 	for i, r := range reps {
 		if r.ID != i || r.Round != t {
 			return m, fmt.Errorf("report %d is agent %d round %d, want agent %d round %d", i, r.ID, r.Round, i, t)

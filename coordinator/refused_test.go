@@ -10,10 +10,10 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/null"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // TestRunRefusedInSummary runs null agents over NATS on TCP, on a server
@@ -98,14 +98,13 @@ func TestRunRefusedInSummary(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := context.Background()
 	done := make(chan error, 1)
 	go func() {
 		done <- node.RunAll(ctx, agents, tr, node.Options{Rounds: rounds, ReportEvery: 50, PhaseDeadline: 10 * time.Second})
 	}()
-	sum, err := Run(ctx, cfg, obs, EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
-		return metrics.Measure(nil, g, reps)
+	sum, err := Run(ctx, cfg, obs, EvaluatorFunc(func(reps []consensus.Report) (observe.Metrics, error) {
+		return observe.Measure(nil, g, reps)
 	}))
 	if aerr := <-done; aerr != nil {
 		t.Fatalf("agents: %v", aerr)
@@ -153,7 +152,7 @@ func TestRunStoppedElsewhere(t *testing.T) {
 	}
 	cfg := testConfig(t, n)
 	cfg.Rounds, cfg.ReportEvery = s.rounds, s.every
-	ev := EvaluatorFunc(func([]consensus.Report) (metrics.Metrics, error) { return metrics.Metrics{}, nil })
+	ev := EvaluatorFunc(func([]consensus.Report) (observe.Metrics, error) { return observe.Metrics{}, nil })
 	sum, err := Run(context.Background(), cfg, obs, ev)
 	if !errors.Is(err, ErrStoppedElsewhere) || !strings.Contains(err.Error(), "not from this coordinator") {
 		t.Fatalf("err = %v, want ErrStoppedElsewhere with the stop's reason", err)

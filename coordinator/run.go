@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,25 +14,26 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
+	"github.com/consim/consim/observe/bundle"
 )
 
 // Evaluator turns the reports of one round, indexed by agent id, into the
 // run's metrics. The coordinator sets Metrics.Round itself.
 type Evaluator interface {
-	Evaluate(reps []consensus.Report) (metrics.Metrics, error)
+	Evaluate(reps []consensus.Report) (observe.Metrics, error)
 }
 
 // EvaluatorFunc adapts a function to Evaluator, for instance
 //
-//	EvaluatorFunc(func(r []consensus.Report) (metrics.Metrics, error) {
-//		return metrics.Measure(p, g, r)
+//	EvaluatorFunc(func(r []consensus.Report) (observe.Metrics, error) {
+//		return observe.Measure(p, g, r)
 //	})
-type EvaluatorFunc func(reps []consensus.Report) (metrics.Metrics, error)
+type EvaluatorFunc func(reps []consensus.Report) (observe.Metrics, error)
 
 // Evaluate returns f(reps).
-func (f EvaluatorFunc) Evaluate(reps []consensus.Report) (metrics.Metrics, error) { return f(reps) }
+func (f EvaluatorFunc) Evaluate(reps []consensus.Report) (observe.Metrics, error) { return f(reps) }
 
 // Run coordinates one run over obs: it creates the results bundle
 // OutDir/RunID (an existing one is an error), waits for every agent's
@@ -50,7 +53,7 @@ func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Sum
 		stopEarly(obs, cfg.Logger, err)
 		return nil, fmt.Errorf("coordinator: %w", err)
 	}
-	b, err := createBundle(cfg.OutDir, cfg.RunID, cfg.Scenario, cfg.Measures, cfg.Resume)
+	b, err := bundle.Create(cfg.OutDir, cfg.RunID, cfg.Scenario, cfg.Measures, cfg.Resume)
 	if err != nil {
 		stopEarly(obs, cfg.Logger, err)
 		return nil, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, err)
@@ -58,17 +61,17 @@ func Run(ctx context.Context, cfg Config, obs node.Observer, ev Evaluator) (*Sum
 	r := newRun(cfg, obs, ev, b)
 	r.execute(ctx)
 	end := time.Now()
-	if err := b.writeFinal(r.finalIterates()); err != nil {
+	if err := b.WriteFinal(r.finalIterates()); err != nil {
 		r.fail(StopError, err)
 	}
-	if err := b.writeArtefacts(cfg, r.lastReports()); err != nil {
+	if err := writeArtefacts(b, cfg, r.lastReports()); err != nil {
 		r.fail(StopError, err)
 	}
-	if err := b.close(); err != nil {
+	if err := b.Close(); err != nil {
 		r.fail(StopError, err)
 	}
 	sum := r.summary(end)
-	if err := b.writeSummary(sum); err != nil {
+	if err := b.WriteSummary(sum); err != nil {
 		return sum, fmt.Errorf("coordinator: run %s: %w", cfg.RunID, errors.Join(r.failure, err))
 	}
 	if r.failure != nil {
@@ -123,7 +126,8 @@ type run struct {
 	obs node.Observer
 	ev  Evaluator
 	log hclog.Logger
-	b   *bundle
+	b   *bundle.Writer
+	rec *Recorder
 
 	agents    []agent
 	nLive     int // agents in state agentLive
@@ -134,25 +138,24 @@ type run struct {
 	further     int
 	lastFurther error
 	pending     map[int]*pendingRound
-	measured    int // rows written
 	lastRow     int // round of the last row, -1 if none
-	initial     *Row
-	final       *Row
-	peak        *Peak // largest finite consensus error measured, nil before one
 
 	statusMalformed int64
-	faults          []Fault
-	failure         error
-	cause           string
+	// mismatch is the first ready status whose scenario is not the
+	// run's (Config.ScenarioCheck), as an error.
+	mismatch error
+	faults   []Fault
+	failure  error
+	cause    string
 
 	begin, started time.Time
 	startSent      bool
 	stopSent       bool
 }
 
-func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle) *run {
+func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle.Writer) *run {
 	r := &run{
-		cfg: cfg, obs: obs, ev: ev, b: b,
+		cfg: cfg, obs: obs, ev: ev, b: b, rec: NewRecorder(b, cfg),
 		log:     cfg.Logger.With("run", cfg.RunID),
 		agents:  make([]agent, cfg.N),
 		nLive:   cfg.N,
@@ -164,6 +167,7 @@ func newRun(cfg Config, obs node.Observer, ev Evaluator, b *bundle) *run {
 		r.agents[i].lastRound = -1
 		r.agents[i].at = -1
 	}
+	r.rec.describe = r.progress
 	return r
 }
 
@@ -185,7 +189,12 @@ func (r *run) execute(ctx context.Context) {
 		r.agents[i].lastSeen = r.started
 		r.agents[i].movedAt = r.started
 	}
-	if err := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlStart})); err != nil {
+	start := node.Control{Kind: node.ControlStart}
+	if c := r.cfg.ScenarioCheck; c != nil {
+		fp := c.Fingerprint()
+		start.Scenario = hex.EncodeToString(fp[:])
+	}
+	if err := r.obs.Control(node.EncodeControl(start)); err != nil {
 		r.fail(StopError, fmt.Errorf("publish start: %w", err))
 		return
 	}
@@ -198,7 +207,10 @@ func (r *run) execute(ctx context.Context) {
 	r.observe(ctx, timeout)
 }
 
-// awaitReady waits for a ready status from every agent.
+// awaitReady waits for a ready status from every agent. A run whose
+// agents do not all hold the coordinator's scenario is refused then (or
+// at the ready timeout): an agent subscribes to the controls before its
+// ready status, so every agent hears the refusal.
 func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 	t := time.NewTimer(r.cfg.ReadyTimeout)
 	defer t.Stop()
@@ -211,6 +223,10 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 			r.fail(StopTimeout, fmt.Errorf("%w after %v while waiting for agents %s", ErrTimeout, r.cfg.Timeout, ids(r.notReady())))
 			return false
 		case <-t.C:
+			if r.mismatch != nil {
+				r.refuse(r.mismatch)
+				return false
+			}
 			r.fail(StopNotReady, fmt.Errorf("%w: none for %v with %d of %d ready, missing %s", ErrNotReady, r.cfg.ReadyTimeout, r.nReady, len(r.agents), ids(r.notReady())))
 			return false
 		case l := <-r.cfg.Lost:
@@ -232,6 +248,10 @@ func (r *run) awaitReady(ctx context.Context, timeout <-chan time.Time) bool {
 				t.Reset(r.cfg.ReadyTimeout)
 			}
 		}
+	}
+	if r.mismatch != nil {
+		r.refuse(r.mismatch)
+		return false
 	}
 	return true
 }
@@ -311,6 +331,11 @@ func (r *run) ingest(frame []byte, now time.Time) {
 	a.traffic = s.Traffic
 	switch s.Kind {
 	case node.StatusReady:
+		if err := r.checkScenario(s); err != nil && r.mismatch == nil {
+			// Refused once every agent is ready, so that all of them
+			// hear why (see awaitReady).
+			r.mismatch = err
+		}
 		if !a.ready {
 			r.nReady++
 		}
@@ -444,8 +469,9 @@ func (r *run) measureCompleted() {
 	}
 }
 
-// measure evaluates round t from its complete reports pr, appends its row
-// to the bundle, reports progress and checks the tolerances.
+// measure evaluates round t from its complete reports pr and records its
+// row (Recorder): the bundle, the progress hook, the divergence and
+// tolerance tests.
 func (r *run) measure(t int, pr *pendingRound) {
 	m, err := r.ev.Evaluate(pr.reps)
 	if err != nil {
@@ -459,35 +485,23 @@ func (r *run) measure(t int, pr *pendingRound) {
 		row.Msgs += tr.MsgsSent
 		row.Bytes += tr.BytesSent
 	}
-	if err := r.b.appendRow(row); err != nil {
-		r.fail(StopError, fmt.Errorf("record round %d: %w", t, err))
-		return
-	}
-	r.measured++
-	if r.initial == nil {
-		first := row
-		r.initial = &first
-	}
-	r.final = &row
-	r.peak = peakOf(r.peak, t, m.ConsensusErr)
-	if err := r.cfg.diverged(m); err != nil {
-		r.fail(StopDiverged, fmt.Errorf("%w at round %d: %v", ErrDiverged, t, err))
-		return
-	}
-	if r.cfg.Progress != nil {
-		r.cfg.Progress(r.progress(row))
-	}
-	if !r.stopSent && r.cfg.tolerancesMet(m) {
+	done, err := r.rec.Record(row)
+	switch {
+	case errors.Is(err, ErrDiverged):
+		r.fail(StopDiverged, err)
+	case err != nil:
+		r.fail(StopError, err)
+	case done && !r.stopSent:
 		r.cause = StopTolerance
 		r.log.Info("tolerance reached", "round", t, "consensus_err", m.ConsensusErr, "opt_gap", m.OptGap)
 		r.stop(fmt.Sprintf("tolerance reached at round %d", t))
 	}
 }
 
-// progress describes the run after row was written.
+// progress describes the run after row was written: the row and the
+// agents' latest counters.
 func (r *run) progress(row Row) Progress {
-	p := Progress{Metrics: row.Metrics, Rounds: r.cfg.Rounds, Elapsed: row.Elapsed,
-		RoundsPerSec: perSecond(row.Round, row.Elapsed), Msgs: row.Msgs, Bytes: row.Bytes}
+	p := r.cfg.progressOf(row)
 	if len(r.agents) <= ProgressAgentsMax {
 		p.Agents = make([]AgentProgress, len(r.agents))
 	}
@@ -616,6 +630,35 @@ func (r *run) logFurther() {
 	}
 }
 
+// checkScenario compares the scenario of the ready status s with the
+// run's (Config.ScenarioCheck).
+func (r *run) checkScenario(s node.Status) error {
+	c := r.cfg.ScenarioCheck
+	if c == nil {
+		return nil
+	}
+	if s.Scenario == "" {
+		return fmt.Errorf("%w: agent %d announced no scenario (an agent process of another consim version?)", ErrScenarioMismatch, s.ID)
+	}
+	if sha256.Sum256([]byte(s.Scenario)) == c.Fingerprint() {
+		return nil
+	}
+	return fmt.Errorf("%w: agent %d runs another scenario than the coordinator: %s (give every process the same scenario file and --set overrides)",
+		ErrScenarioMismatch, s.ID, c.Differences([]byte(s.Scenario), "the coordinator", "agent "+strconv.Itoa(s.ID)))
+}
+
+// refuse ends the run before its start on err, with a refuse control
+// (instead of a stop) that tells the agents why.
+func (r *run) refuse(err error) {
+	if !r.stopSent {
+		r.stopSent = true
+		if cerr := r.obs.Control(node.EncodeControl(node.Control{Kind: node.ControlRefuse, Reason: err.Error()})); cerr != nil {
+			r.log.Warn("publish refuse", "err", cerr)
+		}
+	}
+	r.fail(StopScenario, err)
+}
+
 // stop publishes the Stop control once.
 func (r *run) stop(reason string) {
 	if r.stopSent {
@@ -656,23 +699,20 @@ func (r *run) end(a *agent, st agentState) {
 // summary assembles the Summary of the run ending at end.
 func (r *run) summary(end time.Time) *Summary {
 	s := &Summary{
-		RunID:          r.cfg.RunID,
-		Status:         StatusOK,
-		StopCause:      StopRounds,
-		Agents:         r.cfg.N,
-		RoundsPlanned:  r.cfg.Rounds,
-		ReportEvery:    r.cfg.ReportEvery,
-		MeasuredRounds: r.measured,
-		Initial:        r.initial,
-		Final:          r.final,
-		Reduction:      reduction(r.initial, r.final, r.peak),
-		Faults:         r.faults,
-		StartedAt:      r.begin,
-		Params:         params(r.cfg.Params),
-		Meta:           r.cfg.Meta,
-		Bundle:         r.b.dir,
-		Resumed:        r.cfg.Resume,
+		RunID:         r.cfg.RunID,
+		Status:        StatusOK,
+		StopCause:     StopRounds,
+		Agents:        r.cfg.N,
+		RoundsPlanned: r.cfg.Rounds,
+		ReportEvery:   r.cfg.ReportEvery,
+		Faults:        r.faults,
+		StartedAt:     r.begin,
+		Params:        ParamsOf(r.cfg.Params),
+		Meta:          r.cfg.Meta,
+		Bundle:        r.b.Dir(),
+		Resumed:       r.cfg.Resume,
 	}
+	r.rec.Summarize(s)
 	if r.cause != "" {
 		s.StopCause = r.cause
 	}

@@ -38,6 +38,7 @@ const (
 	StopElsewhere    = "stopped_elsewhere" // ErrStoppedElsewhere
 	StopDiverged     = "diverged"          // ErrDiverged
 	StopLost         = "agent_lost"        // ErrAgentLost
+	StopScenario     = "scenario_mismatch" // ErrScenarioMismatch
 )
 
 // Param is one resolved parameter or constant of the algorithm in
@@ -98,8 +99,8 @@ func (p *Param) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(raw.Value, &p.Value)
 }
 
-// params converts resolved values to summary Params.
-func params(vs []registry.Value) []Param {
+// ParamsOf converts resolved values to summary Params.
+func ParamsOf(vs []registry.Value) []Param {
 	ps := make([]Param, len(vs))
 	for i, v := range vs {
 		ps[i] = Param{Name: v.Name, Value: v.Value, Note: v.Note}
@@ -230,8 +231,9 @@ type TrafficTotals struct {
 	// run's MAC, by the agents' processes and by the coordinator, and
 	// RefusedBySubject the same by NATS subject; BusMalformed, messages
 	// with a valid MAC that could not be routed; InboxOverflow, frames
-	// dropped at a full agent queue; SlowConsumer, NATS slow-consumer
-	// events. Forged or replayed frames show up here, and nowhere else.
+	// dropped at a full agent queue; SlowConsumer, messages the NATS
+	// clients dropped from a full subscription (a flood). Forged or
+	// replayed frames show up here, and nowhere else.
 	Ahead            int64            `json:"ahead,omitempty"`
 	Overflow         int64            `json:"overflow,omitempty"`
 	Refused          int64            `json:"refused"`

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // series feeds the consensus errors errs, measured at rounds 0, every,
@@ -15,7 +15,7 @@ func series(errs, gaps []float64, every int) Reduction {
 	var initial, final *Row
 	var peak *Peak
 	for k, e := range errs {
-		row := Row{Metrics: metrics.Metrics{Round: k * every, ConsensusErr: e, OptGap: gaps[k]}}
+		row := Row{Metrics: observe.Metrics{Round: k * every, ConsensusErr: e, OptGap: gaps[k]}}
 		if initial == nil {
 			first := row
 			initial = &first
@@ -107,7 +107,7 @@ func TestReductionFromRoundZeroAndPeak(t *testing.T) {
 }
 
 // TestReductionJSON: the peak and the counted rounds are in summary.json
-// under the names the README gives.
+// under the names docs/results.md gives.
 func TestReductionJSON(t *testing.T) {
 	red := series([]float64{0, 0.2, 0.002}, []float64{1, 1, 1}, 100)
 	b, err := json.Marshal(red)

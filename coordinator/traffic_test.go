@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 )
 
 // TestRunTrafficPerRound queues a whole run's statuses at once, agent 0
@@ -64,7 +64,7 @@ func TestRunTrafficPerRound(t *testing.T) {
 			cfg.ContinueOnDeparture = tc.departed
 			var progress []Progress
 			cfg.Progress = func(p Progress) { progress = append(progress, p) }
-			ev := EvaluatorFunc(func([]consensus.Report) (metrics.Metrics, error) { return metrics.Metrics{}, nil })
+			ev := EvaluatorFunc(func([]consensus.Report) (observe.Metrics, error) { return observe.Metrics{}, nil })
 			sum, err := Run(context.Background(), cfg, obs, ev)
 			if err != nil {
 				t.Fatal(err)

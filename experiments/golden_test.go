@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consim/consim/consensus/metrics"
 	penaltyalg "github.com/consim/consim/consensus/penalty"
 	"github.com/consim/consim/experiments/admm"
 	"github.com/consim/consim/experiments/compare"
@@ -22,6 +21,7 @@ import (
 	"github.com/consim/consim/experiments/storm"
 	"github.com/consim/consim/experiments/tsp"
 	"github.com/consim/consim/experiments/zosplm"
+	"github.com/consim/consim/observe"
 )
 
 // update rewrites the golden files from the current code:
@@ -42,7 +42,7 @@ type numbers struct{ strings.Builder }
 func (n *numbers) line(v ...any) { fmt.Fprintln(n, v...) }
 
 // floorFit writes the fields of a fitted rate.
-func (n *numbers) floorFit(name string, f metrics.FloorFit) {
+func (n *numbers) floorFit(name string, f observe.FloorFit) {
 	n.line(name, f.Rate, f.Lo, f.Hi, f.From, f.To, f.Floor, f.FloorStart, f.FloorLevel, f.TailRate)
 }
 

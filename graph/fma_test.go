@@ -27,11 +27,17 @@ var fmaKernels = []string{
 	"./objective",
 	"./problems/regression",
 	"./problems/portfolio",
-	"./consensus/metrics",
+	"./observe",
+	"./engine",
 	"./consensus/lockstep",
 	"./consensus/null",
 	"./consensus/pushsum",
 	"./consensus/pushpull",
+	"./async",
+	"./consensus/exchange",
+	"./consensus/pairwise",
+	"./consensus/adpsgd",
+	"./consensus/asyncadmm",
 }
 
 // offBitPath are files inside fmaKernels whose arithmetic is not on a

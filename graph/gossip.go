@@ -530,6 +530,9 @@ func lanczosTop(apply func(s, dst *mat.Dense), proj func(*mat.Dense), start *mat
 				addScaled(w, -frob(w, qi), qi)
 			}
 		}
+		// Project once more: the round-off the subtractions leave outside
+		// the subspace would otherwise grow by 1/b_j per step.
+		proj(w)
 		bj := math.Sqrt(frob(w, w))
 		if j%4 == 3 || j+1 >= maxIter || bj <= 1e-14*math.Abs(aj) {
 			theta, s, err := tridiagTop(alpha, beta)

@@ -89,6 +89,22 @@ const (
 	StreamStraggle Stream = 1<<35 + 3 // agent i's compute time in round t
 )
 
+// Streams of asynchronous runs (package async, its real-time driver and
+// the asynchronous algorithms). Link is phased: the draw of a message's
+// link is StreamLink.Phase(ph) (package async documents ph).
+const (
+	// StreamTick draws agent i's k-th clock interval: U(seed, k, ., i, 0).
+	StreamTick Stream = 1<<36 + 1
+	// StreamLatency draws the latency of message seq of agent i to agent
+	// j: U(seed, seq, ., i, j).
+	StreamLatency Stream = 1<<36 + 2
+	// StreamPeer draws the neighbour agent i contacts on its k-th
+	// attempt: U(seed, k, ., i, 0).
+	StreamPeer Stream = 1<<36 + 4
+	// StreamLink draws whether a message's link is present (phased).
+	StreamLink Stream = 1<<37 + 3
+)
+
 // Streams of the algorithm packages beyond ALM and D-ADMM, at the values
 // those packages used before the registry, so their runs keep their bits.
 const (
@@ -154,6 +170,10 @@ var registry = [...]StreamInfo{
 	{StreamDelay, "delay", true},
 	{StreamStraggle, "straggle", false},
 	{StreamArc, "arc", true},
+	{StreamTick, "tick", false},
+	{StreamLatency, "latency", false},
+	{StreamPeer, "peer", false},
+	{StreamLink, "link", true},
 	{StreamGraph, "graph", false},
 	{StreamPenaltyData, "penalty-data", false},
 	{StreamProblem, "problem", false},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -74,8 +73,7 @@ func testPerAgentUsers(t *testing.T, perDest bool) {
 		t.Fatal(err)
 	}
 	defer obs.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := context.Background()
 	agents := nullAgents(t, g, 2)
 	errs := make(chan error, n)
 	eps := make([]Endpoint, n)

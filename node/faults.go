@@ -199,8 +199,10 @@ func (f *Faults) validate(n, rounds int) error {
 // injects reports whether the transport decorator is needed.
 func (f *Faults) injects() bool { return f.Loss.Rate > 0 || f.Delay.active() }
 
-// lost reports whether the data frame of (t, ph) from i to j is dropped.
-func (f *Faults) lost(t, ph, i, j int) bool {
+// Lost reports whether the data frame of (t, ph) from i to j is dropped
+// (see Loss): a pure function, which consensus/lockstep and stepped take
+// as their drop function to replay a run's injected loss.
+func (f *Faults) Lost(t, ph, i, j int) bool {
 	l := &f.Loss
 	if l.Rate <= 0 {
 		return false

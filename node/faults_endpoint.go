@@ -38,7 +38,7 @@ func newFaultSender(ep Endpoint, id int, f *Faults, tr *Traffic) *faultSender {
 // at once. A dropped or delayed frame reports success: the sender cannot
 // tell.
 func (e *faultSender) send(to int, frame []byte, t, ph int) error {
-	if e.f.lost(t, ph, e.id, to) {
+	if e.f.Lost(t, ph, e.id, to) {
 		e.tr.InjectedLoss++
 		if e.tr.InjectedLossByPeer == nil {
 			e.tr.InjectedLossByPeer = make(map[int]int64)

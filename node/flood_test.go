@@ -18,6 +18,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/consim/consim/graph"
 )
 
 // TestFloodOfFarFutureFrames floods agent 0 of a live NATS run with data
@@ -249,22 +251,33 @@ func flooder(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// BenchmarkFlood floods agent 0 of a live run of 8 null agents (ring,
-// dimension 10, over TCP to a server in another process) with 3,000,000
-// data frames for a far-future round. It reports the agents' process heap
-// growth during the flood over the heap just before it (MB_grown; the
-// target is < 50) and the round rate during the flood over the rate just
-// before it (rate_ratio; the target is > 0.5), both within one run. Run
-// it with -benchtime=1x; FLOOD_FRAMES overrides the number of frames and
+// BenchmarkFlood floods agent 1's subject of a live run of 8 null agents
+// (dimension 10, over TCP to a server in another process, joined with a
+// subscription per sender, NATSOptions.Agents) with 3,000,000 data frames.
+// It reports the agents' process heap growth during the flood over the
+// heap just before it (MB_grown; the target is < 50), the round rate
+// during the flood over the rate just before it (rate_ratio), both within
+// one run, and the dropouts on agent 1's edges and on the others
+// (dropouts_other_edges; it must be 0, or the benchmark fails). Run it
+// with -benchtime=1x; FLOOD_FRAMES overrides the number of frames,
 // FLOOD_RATE paces them (frames a second; default 0, as fast as the
-// flooder's connection takes them). FLOOD_HOG replaces the flood by a
-// process that only keeps the server's CPU busy (see flooder): the
-// ceiling of rate_ratio that the shared CPU sets.
+// flooder's connection takes them) and FLOOD_DEADLINE sets the phase
+// deadline (default 10s). FLOOD_HOG replaces the flood by a process that
+// only keeps the server's CPU busy (see flooder): the ceiling of
+// rate_ratio that the shared CPU sets.
 //
-//   - insider-open-server: the server admits anyone and the frames are
-//     sealed with the run key (an insider: the worst case for the agents,
-//     frames without the key cost them no more). Every frame reaches the
-//     agents' process, which drops it on its header.
+//   - insider-open-server: the server admits anyone and the frames, for
+//     a far-future round, are sealed with the run key (an insider). Every
+//     frame reaches the agents' process, which drops it on its header.
+//     The agents form a ring.
+//   - outsider-open-server: the server admits anyone and the frames, for
+//     round 0, carry a MAC under another key. Every frame reaches the
+//     agents' process, which must check its MAC; the flood outruns the
+//     checks and overflows agent 1's subscription, which drops frames (a
+//     slow consumer). Agent 1 has no edge here (the others form a ring):
+//     its own frames, lost with the flood's, would cost its neighbours a
+//     phase deadline each, which only permissions prevent; what is left
+//     is what the flood costs the frames and the CPU of the others.
 //   - tenant-permissions: the server admits only its users, as a server
 //     consim starts or one configured with the run's permissions does; the
 //     flooder is another user of the server, whose publishes on the run's
@@ -290,21 +303,40 @@ func BenchmarkFlood(b *testing.B) {
 		name    string
 		permits bool
 		tenant  string
-	}{{"insider-open-server", false, ""}, {"tenant-permissions", true, "permissions"}, {"tenant-account", true, "account"}} {
+		forged  bool
+	}{
+		{"insider-open-server", false, "", false},
+		{"outsider-open-server", false, "", true},
+		{"tenant-permissions", true, "permissions", false},
+		{"tenant-account", true, "account", false},
+	} {
 		b.Run(mode.name, func(b *testing.B) {
 			for range b.N {
-				grown, ratio, rate0, rate := floodOnce(b, frames, perSecond, mode.permits, mode.tenant)
-				b.ReportMetric(grown, "MB_grown")
-				b.ReportMetric(ratio, "rate_ratio")
-				b.ReportMetric(rate0, "rounds/s_before")
-				b.ReportMetric(rate, "rounds/s_flooded")
+				r := floodOnce(b, frames, perSecond, mode.permits, mode.tenant, mode.forged)
+				b.ReportMetric(r.grownMB, "MB_grown")
+				b.ReportMetric(r.rate/r.rate0, "rate_ratio")
+				b.ReportMetric(r.rate0, "rounds/s_before")
+				b.ReportMetric(r.rate, "rounds/s_flooded")
+				b.ReportMetric(float64(r.otherDropouts), "dropouts_other_edges")
+				b.ReportMetric(float64(r.floodedDropouts), "dropouts_agent1_edges")
+				if r.otherDropouts > 0 {
+					b.Errorf("the flood on agent 1's subject cost %d frames on edges without agent 1", r.otherDropouts)
+				}
 			}
 		})
 	}
 }
 
+// floodResult is what one flooded run measured (see BenchmarkFlood).
+type floodResult struct {
+	grownMB, rate0, rate float64
+	// otherDropouts and floodedDropouts count the dropouts on the edges
+	// without agent 1, whose subject is flooded, and on its own edges.
+	otherDropouts, floodedDropouts int64
+}
+
 // floodOnce runs one flooded run; see BenchmarkFlood.
-func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant string) (grownMB, ratio, rate0, rate float64) {
+func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant string, forged bool) floodResult {
 	var password string
 	if permissions {
 		pw, err := newPassword()
@@ -379,7 +411,7 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant str
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := NATSOptions{RunID: "flood", URL: url, Key: key}
+	opts := NATSOptions{RunID: "flood", URL: url, Key: key, Agents: n}
 	if permissions {
 		opts.User, opts.Password = "agents", password
 	}
@@ -394,31 +426,48 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant str
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	agents := nullAgents(b, ring(b, n), 10)
+	g := ring(b, n)
+	if forged {
+		g = ringWithout(b, n, 1)
+	}
+	agents := nullAgents(b, g, 10)
+	deadline := 10 * time.Second
+	if s := os.Getenv("FLOOD_DEADLINE"); s != "" {
+		if deadline, err = time.ParseDuration(s); err != nil {
+			b.Fatalf("FLOOD_DEADLINE=%q: %v", s, err)
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
-		done <- RunAll(ctx, agents, tr, Options{Rounds: rounds, ReportEvery: every, PhaseDeadline: 10 * time.Second})
+		done <- RunAll(ctx, agents, tr, Options{Rounds: rounds, ReportEvery: every, PhaseDeadline: deadline})
 	}()
 	if err := StartWhenReady(ctx, obs, n); err != nil {
 		b.Fatal(err)
 	}
-	// progress of agent 0: its latest round and when it came.
+	// progress of agent 0: its latest round and when it came; the
+	// terminal statuses of every agent.
 	var latest atomic.Int64
-	var final Status
+	finals := make([]Status, n)
 	statusDone := make(chan struct{})
 	go func() {
 		defer close(statusDone)
-		for f := range obs.Statuses() {
+		for left := n; left > 0; {
+			f, ok := <-obs.Statuses()
+			if !ok {
+				return
+			}
 			s, err := DecodeStatus(f)
-			if err != nil || s.ID != 0 {
+			if err != nil || s.ID < 0 || s.ID >= n {
 				continue
 			}
 			switch s.Kind {
 			case StatusProgress:
-				latest.Store(int64(s.Report.Round))
+				if s.ID == 0 {
+					latest.Store(int64(s.Report.Round))
+				}
 			case StatusFinal, StatusFailed:
-				final = s
-				return
+				finals[s.ID] = s
+				left--
 			}
 		}
 	}()
@@ -433,7 +482,7 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant str
 		return float64(latest.Load()-r0) / time.Since(t0).Seconds()
 	}
 	time.Sleep(time.Second) // warm up
-	rate0 = window(2 * time.Second)
+	rate0 := window(2 * time.Second)
 	runtime.GC()
 	base := heap()
 	var peak atomic.Uint64
@@ -454,12 +503,21 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant str
 	}()
 	r0, t0 := latest.Load(), time.Now()
 	floodIn, lines := child("flooder")
-	fmt.Fprintf(floodIn, "flood %s flood %x %d %d %d\n", url, key, frames, rounds-1, perSecond)
+	floodKey, round := key, rounds-1 // an insider: far-future frames under the run key
+	if forged {
+		// An outsider: frames of round 0 under another key, each of which
+		// the agents' process must check.
+		if floodKey, err = NewRunKey(); err != nil {
+			b.Fatal(err)
+		}
+		round = 0
+	}
+	fmt.Fprintf(floodIn, "flood %s flood %x %d %d %d\n", url, floodKey, frames, round, perSecond)
 	if !lines.Scan() || lines.Text() != "done" {
 		b.Fatalf("flooder: %q", lines.Text())
 	}
 	time.Sleep(500 * time.Millisecond) // frames still queued for the agents
-	rate = float64(latest.Load()-r0) / time.Since(t0).Seconds()
+	rate := float64(latest.Load()-r0) / time.Since(t0).Seconds()
 	flood := time.Since(t0)
 	close(stopSampling)
 	<-sampled
@@ -471,12 +529,149 @@ func floodOnce(b *testing.B, frames, perSecond int, permissions bool, tenant str
 	}
 	<-statusDone
 	obs.Close()
+	res := floodResult{rate0: rate0, rate: rate}
 	if p := peak.Load(); p > base {
-		grownMB = float64(p-base) / (1 << 20)
+		res.grownMB = float64(p-base) / (1 << 20)
 	}
-	tr0 := final.Traffic
+	var refused int64
+	for i, s := range finals {
+		if s.Kind != StatusFinal {
+			b.Errorf("agent %d ended %q: %s", i, s.Kind, s.Err)
+		}
+		refused += s.Traffic.Refused
+		for j, k := range s.Traffic.DropoutsByPeer {
+			if i == 1 || j == 1 {
+				res.floodedDropouts += k
+			} else {
+				res.otherDropouts += k
+			}
+		}
+	}
+	var dropped int
+	for _, s := range tr.bus.senders {
+		if d, _ := s.Dropped(); d > 0 {
+			dropped += d
+			b.Logf("%d messages dropped by the client from %s", d, s.Subject)
+		}
+	}
+	tr0 := finals[0].Traffic
 	b.Logf("CPUs pinned (agents | server and flooder): %v", pinned)
-	b.Logf("%d frames in %v: %.0f rounds/s before, %.0f during (ratio %.2f); heap %.1f MB before, +%.1f MB at the peak; agent 0 dropped %d ahead, %d at a full queue, %d slow-consumer events",
-		frames, flood.Round(time.Millisecond), rate0, rate, rate/rate0, float64(base)/(1<<20), grownMB, tr0.Ahead, tr0.InboxOverflow, tr0.SlowConsumer)
-	return grownMB, rate / rate0, rate0, rate
+	b.Logf("%d frames in %v: %.0f rounds/s before, %.0f during (ratio %.2f); heap %.1f MB before, +%.1f MB at the peak; agent 0 dropped %d ahead, %d at a full queue, %d by a full subscription; %d refused by MAC, %d dropped by the client; dropouts %d on agent 1's edges, %d on the others",
+		frames, flood.Round(time.Millisecond), rate0, rate, rate/rate0, float64(base)/(1<<20), res.grownMB, tr0.Ahead, tr0.InboxOverflow, tr0.SlowConsumer,
+		refused, dropped, res.floodedDropouts, res.otherDropouts)
+	return res
+}
+
+// TestFloodOnOneSubjectCostsNoOtherFrame floods agent 1's subject of a
+// live run of 8 agents in one process, joined to a server by URL, with
+// frames under another key (an outsider on an open server). Each costs
+// the agents' process a MAC check, so the flood outruns it and overflows
+// the subscription it arrives on: the NATS client drops frames as a slow
+// consumer. That subscription is agent 1's alone (NATSOptions.Agents), so
+// no other agent's frame is lost: agent 1 has no edges (its frames, in
+// the flooded buffer, could be lost; see docs/protocol.md, Floods), the
+// other 7 form a ring, and the run has no dropout. A lost frame would cost
+// its receiver the phase deadline, a minute, and fail the test.
+func TestFloodOnOneSubjectCostsNoOtherFrame(t *testing.T) {
+	frames := 300_000
+	if os.Getenv("CONSIM_LONG") == "1" {
+		frames = 3_000_000
+	}
+	const n, d = 8, 10
+	g := ringWithout(t, n, 1)
+	key, err := NewRunKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startTestServer(t, NATSServerOptions{Port: -1})
+	tr, err := NewNATSTransport(NATSOptions{RunID: "flood1", URL: srv.ClientURL(), Key: key, Agents: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	nc := outsider(t, tr)
+	agents := nullAgents(t, g, d)
+	frame := forgedMAC(mustFrameTo(t, FrameData, 1, []int{0}, 0, 0, make([]float64, d)))
+	subject := SubjectAgent(tr.opts.RunID, 1)
+	var flooded *nats.Subscription
+	var stop func()
+	res, _ := runAttacked(t, tr, agents, Options{Rounds: 1 << 30, PhaseDeadline: time.Minute}, func() {
+		for _, s := range tr.bus.senders {
+			if s.Subject == subject {
+				flooded = s
+			}
+		}
+		if flooded == nil {
+			t.Fatalf("no subscription of its own for %s", subject)
+		}
+		stop = func() {
+			for range frames {
+				if err := nc.Publish(subject, frame); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if err := nc.Flush(); err != nil {
+				t.Error(err)
+			}
+			// Every frame of the flood was handled or dropped: counts,
+			// not a clock, say when the run may stop.
+			for {
+				delivered, _ := flooded.Delivered()
+				dropped, _ := flooded.Dropped()
+				if delivered+int64(dropped) >= int64(frames) {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}, func(obs Observer) {
+		stop()
+		if err := obs.Control(EncodeControl(Control{Kind: ControlStop, Reason: "flood over"})); err != nil {
+			t.Error(err)
+		}
+	})
+	dropped, _ := flooded.Dropped()
+	var sum Traffic
+	for i, s := range res.terminal {
+		if s.Kind != StatusFinal || s.Traffic.Dropouts != 0 {
+			t.Errorf("agent %d: %s after round %d with %d dropouts %v; want no dropout", i, s.Kind, s.Report.Round, s.Traffic.Dropouts, s.Traffic.DropoutsByPeer)
+		}
+		sum.Refused += s.Traffic.Refused
+		sum.SlowConsumer += s.Traffic.SlowConsumer
+		if i != 1 && s.Report.Round < 1 {
+			t.Errorf("agent %d ran no round during the flood", i)
+		}
+	}
+	t.Logf("%d frames under another key on %s: %d refused by MAC, %d dropped by the client from that subscription (counted %d); agent 0 at round %d, no dropout",
+		frames, subject, sum.Refused, dropped, sum.SlowConsumer, res.terminal[0].Report.Round)
+	if dropped == 0 {
+		t.Errorf("the flood overflowed nothing: the test shows nothing; flood harder")
+	}
+	// Every frame of the flood is accounted for, once.
+	if sum.SlowConsumer != int64(dropped) || sum.Refused+sum.SlowConsumer != int64(frames) {
+		t.Errorf("%d refused + %d counted dropped (%d dropped), want the %d frames of the flood", sum.Refused, sum.SlowConsumer, dropped, frames)
+	}
+}
+
+// ringWithout returns the graph on n agents whose edges are the cycle of
+// every agent but out, which has none.
+func ringWithout(t testing.TB, n, out int) *graph.Graph {
+	t.Helper()
+	var ids []int
+	for i := range n {
+		if i != out {
+			ids = append(ids, i)
+		}
+	}
+	var edges []graph.Edge
+	for k, i := range ids {
+		j := ids[(k+1)%len(ids)]
+		edges = append(edges, graph.Edge{I: min(i, j), J: max(i, j), P: 1})
+	}
+	g, err := graph.New(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

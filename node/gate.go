@@ -19,7 +19,7 @@ import (
 // A waiting agent blocks on a channel of its own, to which leave hands
 // the freed place: no channel is shared by the waiters (a select on a
 // places channel and the run's context had all 10^5 agents queue on
-// the context's channel, whose lock then cost 9% of the CPU).
+// the context's channel, contending for its lock).
 type gate struct {
 	mu      sync.Mutex
 	free    int         // places nobody holds
@@ -30,8 +30,8 @@ type gate struct {
 // gateMin is the number of agents in one RunAll from which it gates them
 // (gateFor): below it the agents' goroutines are few enough for the
 // scheduler, and a wake-up that finds the gate full would cost a second
-// one (at 10^4 agents on 2 processors a gate cost 6 to 8% of the rounds per
-// second). A variable for the tests.
+// one (a gate slows 10^4 agents on 2 processors). A variable for the
+// tests.
 var gateMin = 1 << 15
 
 // gateFor returns the gate of a RunAll of n agents: 4 GOMAXPROCS places

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"fmt"
 	"sync/atomic"
 )
 
@@ -37,27 +36,12 @@ type groupState struct {
 	buf     []int  // storage of members when grouped
 }
 
-// set makes group the members of the phase's reduce of agent id in a run
-// of n agents; nil selects all agents. group must be ascending, without
-// repeats, within 0..n-1 and contain id.
-func (g *groupState) set(group []int, id, n int) error {
+// set makes group the members of the phase's reduce in a run of n
+// agents; nil selects all agents. group is one engine.CheckOutbox
+// accepted.
+func (g *groupState) set(group []int, n int) {
 	if g.all == nil {
 		g.all = allAgents(n)
-	}
-	if group != nil {
-		self := false
-		for k, j := range group {
-			switch {
-			case j < 0 || j >= n:
-				return fmt.Errorf("reduce group %v: agent %d outside 0..%d", group, j, n-1)
-			case k > 0 && j <= group[k-1]:
-				return fmt.Errorf("reduce group %v: not strictly ascending", group)
-			}
-			self = self || j == id
-		}
-		if !self {
-			return fmt.Errorf("reduce group %v does not contain agent %d, which gives a term", group, id)
-		}
 	}
 	if g.grouped {
 		for _, j := range g.members {
@@ -66,7 +50,7 @@ func (g *groupState) set(group []int, id, n int) error {
 	}
 	if group == nil {
 		g.members, g.grouped = g.all, false
-		return nil
+		return
 	}
 	if g.member == nil {
 		g.member = make([]bool, n)
@@ -76,7 +60,6 @@ func (g *groupState) set(group []int, id, n int) error {
 	for _, j := range g.members {
 		g.member[j] = true
 	}
-	return nil
 }
 
 // has reports whether agent j takes part in the phase's reduce.

@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,10 +29,11 @@ import (
 //	consim.<run>.claim    the coordinator's claim on the run id (see
 //	                      NATSTransport.Observer)
 //
-// Each process has one connection for all its agents (see Endpoint) with
-// one wildcard subscription per family, consim.<run>.a.>, consim.<run>.r.>
-// and consim.<run>.ctl: the server sends every frame once to each
-// process, which hands it to the local agents its header names. Every
+// Each process has one connection for all its agents (see Endpoint),
+// subscribed to the agents' frames (one subscription per sender on a
+// server given by URL, see NATSOptions.Agents), to consim.<run>.r.> and
+// to consim.<run>.ctl: the server sends every frame once to each process,
+// which hands it to the local agents its header names. Every
 // message ends with a MAC under the run key (see mac.go); messages whose
 // MAC fails are dropped and counted by subject, and a frame on
 // consim.<run>.a.<id> must name id as its sender.
@@ -84,11 +86,18 @@ const EvalQueue = "oracle-workers"
 
 // Limits of the embedded server and of each subscription.
 const (
-	natsMaxPayload     = 8<<20 + 4096 // bytes per message: 1M float64 values, header and MAC
-	natsMaxPending     = 256 << 20    // bytes the server queues per client
-	natsPendingMsgs    = 1 << 16      // messages a subscription may queue
-	natsPendingBytes   = 256 << 20    // bytes a subscription may queue
-	natsCloseFlushTime = 2 * time.Second
+	natsMaxPayload   = 8<<20 + 4096 // bytes per message: 1M float64 values, header and MAC
+	natsMaxPending   = 256 << 20    // bytes the server queues per client
+	natsPendingMsgs  = 1 << 16      // messages a subscription may queue
+	natsPendingBytes = 256 << 20    // bytes a subscription may queue
+	// natsSenderPendingMsgs bounds the messages a subscription to one
+	// sender's subjects may queue (see NATSOptions.Agents): far more
+	// than the few frames of a round a sender has in flight, enough for a
+	// burst of forged frames, and few enough that a full one costs the
+	// process about 12 MB (a small message takes some 700 bytes in the
+	// NATS client).
+	natsSenderPendingMsgs = 1 << 14
+	natsCloseFlushTime    = 2 * time.Second
 	// natsTCPPingInterval and natsTCPMaxPings detect a TCP connection
 	// whose server stopped reading: after natsTCPMaxPings pings without
 	// an answer, one every natsTCPPingInterval, the client closes it as
@@ -174,6 +183,21 @@ type NATSOptions struct {
 	ReconnectBufSize int
 	// Logger receives connection events. Default: discard.
 	Logger hclog.Logger
+
+	// Agents is N, the number of agents of the run (ids 0..N-1). A
+	// process connected to a server given by URL then subscribes to each
+	// agent's subjects separately (consim.<run>.a.<j> and its tails, and
+	// the observer to each consim.<run>.s.<j>), each subscription with a
+	// pending limit of its own (natsSenderPendingMsgs messages, and a
+	// share of natsPendingBytes but at least two of the largest
+	// messages): a client that floods one agent's subject (anyone on a
+	// server without per-agent users, or an agent on its own subject)
+	// fills only that subscription, and every other sender's frames still
+	// arrive. Frames on the flooded subject itself are only as safe as
+	// the server's permissions keep it (see RunUsers). Zero, or a server
+	// the transport starts itself (no other client can connect),
+	// subscribes once to every agent's frames.
+	Agents int
 
 	// PerDestination selects the subject layout of the agents' frames.
 	// Default (false): a frame is published once on its sender's subject
@@ -309,8 +333,13 @@ func NewNATSTransport(opts NATSOptions) (*NATSTransport, error) {
 	if t.user, t.password, err = resolveUser(opts); err != nil {
 		return nil, err
 	}
-	if t.secure, err = clientOptions(resolveSecurity(opts)); err != nil {
+	files, creds, nkey := resolveSecurity(opts)
+	if t.secure, err = clientOptions(files, creds, nkey); err != nil {
 		return nil, err
+	}
+	if t.user == "" && creds == "" && nkey == "" && files.Cert == "" && !loopbackURLs(opts.URL) {
+		t.log.Warn("joining a NATS server beyond loopback without credentials: if the server admits anonymous clients, any of them may publish on this run's subjects, and a flood on an agent's subject costs that agent's frames; give each process a user of its own (consim nats users)",
+			"url", redactedURLs(opts.URL))
 	}
 	nc, err := t.connect("probe", nil, nil)
 	if err != nil {
@@ -353,8 +382,8 @@ func (t *NATSTransport) SlowConsumers() int64 { return t.slow.Load() }
 // server answers within ReconnectTimeout, or the client library gives up,
 // the connection is closed, the loss recorded for Lost and w's onLost
 // hook called. w may be nil (a probe). onSlow, if set, runs on each
-// slow-consumer event.
-func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats.Conn, error) {
+// slow-consumer event with the subscription that overflowed.
+func (t *NATSTransport) connect(role string, w *connWatch, onSlow func(*nats.Subscription)) (*nats.Conn, error) {
 	name := "consim-" + t.opts.RunID + "-" + role
 	log := t.log.With("conn", role)
 	if w == nil {
@@ -376,8 +405,8 @@ func (t *NATSTransport) connect(role string, w *connWatch, onSlow func()) (*nats
 			}
 			if errors.Is(err, nats.ErrSlowConsumer) {
 				t.slow.Add(1)
-				if onSlow != nil {
-					onSlow()
+				if onSlow != nil && sub != nil {
+					onSlow(sub)
 				}
 				if n := slowLogged.Add(1); n != 1 && n%1000 != 0 {
 					return
@@ -466,15 +495,47 @@ func subscribe(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) er
 
 // subscription is subscribe, returning the subscription.
 func subscription(nc *nats.Conn, subject, queue string, handler nats.MsgHandler) (*nats.Subscription, error) {
+	return limitedSubscription(nc, subject, queue, handler, natsPendingMsgs, natsPendingBytes)
+}
+
+// limitedSubscription is subscription with the pending limits msgs and
+// bytes.
+func limitedSubscription(nc *nats.Conn, subject, queue string, handler nats.MsgHandler, msgs, bytes int) (*nats.Subscription, error) {
 	sub, err := nc.QueueSubscribe(subject, queue, handler)
 	if err != nil {
 		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
 	}
-	if err := sub.SetPendingLimits(natsPendingMsgs, natsPendingBytes); err != nil {
+	if err := sub.SetPendingLimits(msgs, bytes); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
 	}
 	return sub, nil
+}
+
+// perSender reports whether the transport subscribes to each agent's
+// subjects separately (see NATSOptions.Agents), and the pending bytes of
+// each of subs such subscriptions.
+func (t *NATSTransport) perSender(subs int) (bool, int) {
+	if t.srv != nil || t.opts.Agents <= 0 {
+		return false, 0
+	}
+	return true, max(natsPendingBytes/max(subs, 1), 2*natsMaxPayload)
+}
+
+// subscribeSenders subscribes nc, with handler, to subject(j) for each
+// agent j of the run, each with a pending limit of its own (see
+// NATSOptions.Agents), and returns the subscriptions.
+func (t *NATSTransport) subscribeSenders(nc *nats.Conn, subject func(j int) string, handler nats.MsgHandler, bytes int) ([]*nats.Subscription, error) {
+	subs := make([]*nats.Subscription, 0, t.opts.Agents)
+	for j := range t.opts.Agents {
+		sub, err := limitedSubscription(nc, subject(j), "", handler, natsSenderPendingMsgs, bytes)
+		if err != nil {
+			unsubscribe(subs)
+			return nil, err
+		}
+		subs = append(subs, sub)
+	}
+	return subs, nil
 }
 
 // Endpoint implements Transport: agent id joins the process's shared
@@ -509,17 +570,23 @@ func (t *NATSTransport) Endpoint(id int) (Endpoint, error) {
 func (t *NATSTransport) Observer() (Observer, error) {
 	w := t.newWatch("observer")
 	o := &natsObserver{mac: t.mac, ctl: SubjectControl(t.opts.RunID), statuses: newMailbox(mailboxBuffer), timeout: t.opts.ConnectTimeout}
-	nc, err := t.connect("observer", w, func() { o.slow.Add(1) })
+	nc, err := t.connect("observer", w, o.drops.note)
 	if err != nil {
 		return nil, err
 	}
 	o.nc = nc
 	err = claim(nc, t.opts.RunID, t.opts.ConnectTimeout)
 	if err == nil {
-		if t.opts.StatusStream {
+		onStatus := func(m *nats.Msg) { o.onStatus(m.Subject, m.Data) }
+		switch split, bytes := t.perSender(t.opts.Agents); {
+		case t.opts.StatusStream:
 			o.stream, err = openStatusStream(nc, t.opts.RunID, t.opts.Resume, t.opts.ConnectTimeout, o.onStatus)
-		} else {
-			err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", func(m *nats.Msg) { o.onStatus(m.Subject, m.Data) })
+		case split:
+			// A flood of statuses on one agent's subject fills only its
+			// own subscription.
+			_, err = t.subscribeSenders(nc, func(j int) string { return SubjectStatus(t.opts.RunID, j) }, onStatus, bytes)
+		default:
+			err = subscribe(nc, SubjectStatuses(t.opts.RunID), "", onStatus)
 		}
 	}
 	if err == nil {
@@ -577,7 +644,10 @@ type natsEndpoint struct {
 	mu       sync.Mutex
 	stats    EndpointStats // Refused, Malformed, SlowConsumer charged to this endpoint
 	subjects map[int]string
-	sub      *nats.Subscription // consim.<run>.a.*.<id>, per-destination layout
+	// subs are the agent's own subscriptions in the per-destination
+	// layout: consim.<run>.a.*.<id>, or consim.<run>.a.<j>.<id> for each
+	// sender j (NATSOptions.Agents).
+	subs []*nats.Subscription
 }
 
 // setRound implements roundTracker.
@@ -671,6 +741,9 @@ func (e *natsEndpoint) lastControl() int64 { return e.control.heard.Load() }
 
 // Stats implements StatsReporter.
 func (e *natsEndpoint) Stats() EndpointStats {
+	if n := e.bus.drops.take(); n > 0 {
+		e.bus.charge(nil, func(s *EndpointStats) { s.SlowConsumer += n })
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.stats
@@ -730,10 +803,11 @@ type natsObserver struct {
 	timeout  time.Duration
 	stream   *statusStream // nil without NATSOptions.StatusStream
 	once     sync.Once
-	slow     atomic.Int64
+	drops    clientDrops // statuses the NATS client dropped
 
 	mu      sync.Mutex
 	refused map[string]int64
+	dropped int64 // drops taken from drops
 }
 
 // onStatus checks a status message and queues its frame.
@@ -765,11 +839,49 @@ func (o *natsObserver) Control(frame []byte) error {
 }
 
 // Stats implements StatsReporter: the status messages the observer
-// refused, and its connection's slow-consumer events.
+// refused, and those the NATS client dropped from a full subscription.
 func (o *natsObserver) Stats() EndpointStats {
+	n := o.drops.take()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return EndpointStats{Refused: cloneCounts(o.refused), SlowConsumer: o.slow.Load()}
+	o.dropped += n
+	return EndpointStats{Refused: cloneCounts(o.refused), SlowConsumer: o.dropped}
+}
+
+// clientDrops counts the messages the NATS client of one connection
+// dropped because a subscription's pending limit was reached (a slow
+// consumer). The client reports only the first overflow of an episode;
+// the count is read from each subscription that overflowed, and take
+// hands over each drop once.
+type clientDrops struct {
+	mu   sync.Mutex
+	seen map[*nats.Subscription]int // subscriptions that overflowed: drops taken so far
+}
+
+// note records that sub overflowed.
+func (c *clientDrops) note(sub *nats.Subscription) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = make(map[*nats.Subscription]int)
+	}
+	if _, ok := c.seen[sub]; !ok {
+		c.seen[sub] = 0
+	}
+}
+
+// take returns the messages dropped since the last take.
+func (c *clientDrops) take() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var n int64
+	for sub, taken := range c.seen {
+		if d, err := sub.Dropped(); err == nil && d > taken {
+			n += int64(d - taken)
+			c.seen[sub] = d
+		}
+	}
+	return n
 }
 
 // ReleaseStream deletes the run's status stream (NATSOptions.StatusStream)
@@ -793,4 +905,27 @@ func (o *natsObserver) Close() error {
 		o.statuses.close()
 	})
 	return nil
+}
+
+// loopbackURLs reports whether every server of a comma-separated URL list
+// is on a loopback interface.
+func loopbackURLs(urls string) bool {
+	for _, u := range strings.Split(urls, ",") {
+		p, err := url.Parse(strings.TrimSpace(u))
+		if err != nil || !isLoopback(p.Hostname()) {
+			return false
+		}
+	}
+	return true
+}
+
+// redactedURLs is a comma-separated URL list with any password replaced.
+func redactedURLs(urls string) string {
+	parts := strings.Split(urls, ",")
+	for k, u := range parts {
+		if p, err := url.Parse(strings.TrimSpace(u)); err == nil {
+			parts[k] = p.Redacted()
+		}
+	}
+	return strings.Join(parts, ",")
 }

@@ -1,14 +1,18 @@
 package node
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
 )
 
 // Authorization on a nats-server that consim starts. Each role of a run
@@ -40,16 +44,22 @@ const (
 )
 
 // NATSUser is one user of a run on a nats-server that consim starts (see
-// NATSServerOptions.Users).
+// NATSServerOptions.Users). Its JSON form is an entry of a users file
+// (WriteNATSUsersFile), which never holds a password.
 type NATSUser struct {
-	Name     string
-	Password string
+	Name     string `json:"name"`
+	Password string `json:"-"`
+	// NKey, if set, is the user's public nkey: it authenticates by
+	// signing the server's challenge with the seed (UseNKeys), and
+	// Password is empty.
+	NKey string `json:"nkey,omitempty"`
 	// Publish and Subscribe are the subjects (wildcards allowed) the user
 	// may publish to and subscribe to; a nil Publish allows every subject.
-	Publish, Subscribe []string
+	Publish   []string `json:"publish"`
+	Subscribe []string `json:"subscribe"`
 	// Respond lets the user answer the requests it receives (on their
 	// reply subjects), once each.
-	Respond bool
+	Respond bool `json:"respond,omitempty"`
 }
 
 // newPassword returns a random password.
@@ -141,10 +151,12 @@ func RunUsers(run string, n, w int) ([]NATSUser, error) {
 	return append(users, u), err
 }
 
-// serverUsers converts users to the server's form.
-func serverUsers(users []NATSUser) []*server.User {
-	out := make([]*server.User, len(users))
-	for k, u := range users {
+// serverUsers converts users to the server's forms: users with a
+// password, and users with an nkey.
+func serverUsers(users []NATSUser) ([]*server.User, []*server.NkeyUser) {
+	var pw []*server.User
+	var nk []*server.NkeyUser
+	for _, u := range users {
 		p := &server.Permissions{Subscribe: &server.SubjectPermission{Allow: append([]string(nil), u.Subscribe...)}}
 		if u.Publish != nil {
 			p.Publish = &server.SubjectPermission{Allow: append([]string(nil), u.Publish...)}
@@ -152,19 +164,124 @@ func serverUsers(users []NATSUser) []*server.User {
 		if u.Respond {
 			p.Response = &server.ResponsePermission{MaxMsgs: 1}
 		}
-		out[k] = &server.User{Username: u.Name, Password: u.Password, Permissions: p}
+		if u.NKey != "" {
+			nk = append(nk, &server.NkeyUser{Nkey: u.NKey, Permissions: p})
+			continue
+		}
+		pw = append(pw, &server.User{Username: u.Name, Password: u.Password, Permissions: p})
 	}
-	return out
+	return pw, nk
+}
+
+// JetStreamAPI is the subject a coordinator's user must also publish on
+// to keep the run's statuses in a stream (NATSOptions.StatusStream).
+const JetStreamAPI = "$JS.API.>"
+
+// UseNKeys gives each of users a fresh nkey instead of its password: it
+// sets NKey to the public key, clears Password and returns the seeds
+// (the private keys) by user name. Hand each process its seed in a file
+// (WriteNKeySeedFile, NATSOptions.NKeyFile) and the server the users
+// (WriteNATSUsersFile): the server then holds no secret at all.
+func UseNKeys(users []NATSUser) (map[string][]byte, error) {
+	seeds := make(map[string][]byte, len(users))
+	for k := range users {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			return nil, fmt.Errorf("node: nkey of %s: %w", users[k].Name, err)
+		}
+		seed, err := kp.Seed()
+		if err != nil {
+			return nil, fmt.Errorf("node: nkey of %s: %w", users[k].Name, err)
+		}
+		pub, err := kp.PublicKey()
+		if err != nil {
+			return nil, fmt.Errorf("node: nkey of %s: %w", users[k].Name, err)
+		}
+		users[k].NKey, users[k].Password = pub, ""
+		seeds[users[k].Name] = seed
+	}
+	return seeds, nil
+}
+
+// WriteNKeySeedFile writes an nkey seed to a new file at path, readable by
+// its owner only (mode 0600): the file NATSOptions.NKeyFile (consim
+// --nkey) reads. An existing file is an error.
+func WriteNKeySeedFile(path string, seed []byte) error {
+	return writeSecret(path, string(seed))
+}
+
+// usersFile is the JSON document of a users file.
+type usersFile struct {
+	// Run is the run id the users' permissions are for.
+	Run   string     `json:"run"`
+	Users []NATSUser `json:"users"`
+}
+
+// WriteNATSUsersFile writes the nkey users of run to a new file at path
+// (mode 0600), for a server to load (ReadNATSUsersFile, consim nats
+// --users). It holds names, public keys and permissions, no secret; a
+// user with a password is an error.
+func WriteNATSUsersFile(path, run string, users []NATSUser) error {
+	for _, u := range users {
+		if u.NKey == "" {
+			return fmt.Errorf("node: users file: user %s has no nkey (see UseNKeys)", u.Name)
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // subjects end in ">"
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(usersFile{Run: run, Users: users}); err != nil {
+		return fmt.Errorf("node: users file: %w", err)
+	}
+	return writeSecret(path, strings.TrimSuffix(b.String(), "\n"))
+}
+
+// ReadNATSUsersFile reads a users file written by WriteNATSUsersFile and
+// returns its run id and users, checking that each user has a name, a
+// valid public user nkey and at least one subscribe permission.
+func ReadNATSUsersFile(path string) (run string, users []NATSUser, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("node: users file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var f usersFile
+	if err := dec.Decode(&f); err != nil {
+		return "", nil, fmt.Errorf("node: users file %s: %w", path, err)
+	}
+	if err := validRunID(f.Run); err != nil {
+		return "", nil, fmt.Errorf("node: users file %s: %w", path, err)
+	}
+	if len(f.Users) == 0 {
+		return "", nil, fmt.Errorf("node: users file %s: no users", path)
+	}
+	for k, u := range f.Users {
+		switch {
+		case u.Name == "":
+			return "", nil, fmt.Errorf("node: users file %s: user %d has no name", path, k)
+		case !nkeys.IsValidPublicUserKey(u.NKey):
+			return "", nil, fmt.Errorf("node: users file %s: user %s: nkey %q is not a public user key (U...)", path, u.Name, u.NKey)
+		case len(u.Subscribe) == 0:
+			return "", nil, fmt.Errorf("node: users file %s: user %s may subscribe to nothing", path, u.Name)
+		}
+	}
+	return f.Run, f.Users, nil
 }
 
 // WriteNATSPasswordFile writes password to a new file at path, readable
 // by its owner only (mode 0600). An existing file is an error.
-func WriteNATSPasswordFile(path, password string) error {
+func WriteNATSPasswordFile(path, password string) error { return writeSecret(path, password) }
+
+// writeSecret writes s and a newline to a new file at path, readable by
+// its owner only (mode 0600). An existing file is an error.
+func writeSecret(path, s string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("node: write NATS password: %w", err)
+		return fmt.Errorf("node: write %s: %w", filepath.Base(path), err)
 	}
-	_, err = f.WriteString(password + "\n")
+	_, err = f.WriteString(s + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -30,10 +31,16 @@ type busConn struct {
 	open int
 
 	orphan atomic.Int64 // drops with no local endpoint to charge
+	drops  clientDrops  // frames the NATS client dropped, charged at the next status (see natsEndpoint.Stats)
 	warn   *warnLimiter // refused and malformed messages, summarized per subject
 
 	namesMu sync.Mutex
 	names   map[string]struct{} // subjects drops are counted under (see named)
+
+	refusals atomic.Int64 // messages refused, see refuse
+	// senders are the subscriptions of subscribeAgents to each agent's
+	// subjects, when there is one per sender (see NATSOptions.Agents).
+	senders []*nats.Subscription
 }
 
 // busConn returns the transport's shared connection, connecting it on
@@ -52,17 +59,13 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 	empty := []*natsEndpoint{}
 	b.eps.Store(&empty)
 	w := t.newWatch("agents")
-	nc, err := t.connect("agents", w, func() { b.charge(nil, func(s *EndpointStats) { s.SlowConsumer++ }) })
+	nc, err := t.connect("agents", w, b.drops.note)
 	if err != nil {
 		return nil, err
 	}
 	b.nc = nc
-	agents := SubjectAgents(run)
-	if t.opts.PerDestination {
-		agents = "consim." + run + ".a.*.all"
-	}
 	err = errors.Join(
-		subscribe(nc, agents, "", b.onAgentFrame),
+		b.subscribeAgents(),
 		subscribe(nc, SubjectResults(run), "", b.onResult),
 		subscribe(nc, SubjectControl(run), "", b.onControl),
 	)
@@ -79,6 +82,39 @@ func (t *NATSTransport) busConn() (*busConn, error) {
 	return b, nil
 }
 
+// subscribeAgents subscribes the connection to the agents' frames it
+// receives whatever its local agents: in the default layout every frame
+// (consim.<run>.a.> ), in the per-destination layout those for every
+// agent (consim.<run>.a.*.all); with a subscription per sender (see
+// NATSOptions.Agents), to consim.<run>.a.<j> and consim.<run>.a.<j>.>,
+// or consim.<run>.a.<j>.all, for each agent j.
+func (b *busConn) subscribeAgents() error {
+	t, run := b.t, b.t.opts.RunID
+	perDest := t.opts.PerDestination
+	subs := 2 * t.opts.Agents // a.<j> and a.<j>.>; a.<j>.all and a.<j>.<local id>
+	split, bytes := t.perSender(subs)
+	switch {
+	case split && perDest:
+		var err error
+		b.senders, err = t.subscribeSenders(b.nc, func(j int) string { return SubjectAgentAll(run, j) }, b.onAgentFrame, bytes)
+		return err
+	case split:
+		own, err := t.subscribeSenders(b.nc, func(j int) string { return SubjectAgent(run, j) }, b.onAgentFrame, bytes)
+		if err != nil {
+			return err
+		}
+		tails, err := t.subscribeSenders(b.nc, func(j int) string { return SubjectAgent(run, j) + ".>" }, b.onAgentFrame, bytes)
+		b.senders = append(own, tails...)
+		return err
+	case t.opts.URL != "":
+		t.log.Warn("one subscription for every agent's frames (NATSOptions.Agents not set): a flood on one agent's subject can push the other agents' frames out of it")
+	}
+	if perDest {
+		return subscribe(b.nc, "consim."+run+".a.*.all", "", b.onAgentFrame)
+	}
+	return subscribe(b.nc, SubjectAgents(run), "", b.onAgentFrame)
+}
+
 // register adds e to the local agents.
 func (b *busConn) register(e *natsEndpoint) error {
 	b.mu.Lock()
@@ -93,12 +129,13 @@ func (b *busConn) register(e *natsEndpoint) error {
 	b.eps.Store(&eps)
 	b.open++
 	if b.t.opts.PerDestination {
-		// The agent's own frames: consim.<run>.a.*.<id>, registered at
-		// the server before Endpoint returns.
-		sub, err := subscription(b.nc, b.agentPrefix+"*."+strconv.Itoa(e.id), "", b.onAgentFrame)
+		// The agent's own frames: consim.<run>.a.*.<id>, or one
+		// subscription per sender, registered at the server before
+		// Endpoint returns.
+		subs, err := b.subscribeOwn(e.id)
 		if err == nil {
 			if err = b.nc.FlushTimeout(b.t.opts.ConnectTimeout); err != nil {
-				_ = sub.Unsubscribe()
+				unsubscribe(subs)
 			}
 		}
 		if err != nil {
@@ -106,9 +143,31 @@ func (b *busConn) register(e *natsEndpoint) error {
 			b.open--
 			return fmt.Errorf("subscribe to agent %d's frames: %w", e.id, err)
 		}
-		e.sub = sub
+		e.subs = subs
 	}
 	return nil
+}
+
+// subscribeOwn subscribes the connection to the frames for agent id in
+// the per-destination layout: consim.<run>.a.*.<id>, or
+// consim.<run>.a.<j>.<id> for each sender j (see NATSOptions.Agents).
+func (b *busConn) subscribeOwn(id int) ([]*nats.Subscription, error) {
+	tail := "." + strconv.Itoa(id)
+	if split, bytes := b.t.perSender(2 * b.t.opts.Agents); split {
+		return b.t.subscribeSenders(b.nc, func(j int) string { return b.agentPrefix + strconv.Itoa(j) + tail }, b.onAgentFrame, bytes)
+	}
+	sub, err := subscription(b.nc, b.agentPrefix+"*"+tail, "", b.onAgentFrame)
+	if err != nil {
+		return nil, err
+	}
+	return []*nats.Subscription{sub}, nil
+}
+
+// unsubscribe ends subs.
+func unsubscribe(subs []*nats.Subscription) {
+	for _, s := range subs {
+		_ = s.Unsubscribe()
+	}
 }
 
 // unregister removes e from the local agents: frames for it are dropped.
@@ -124,9 +183,7 @@ func (b *busConn) unregister(e *natsEndpoint) (last bool) {
 	eps[e.id] = nil
 	b.eps.Store(&eps)
 	b.open--
-	if e.sub != nil {
-		_ = e.sub.Unsubscribe()
-	}
+	unsubscribe(e.subs)
 	return b.open == 0
 }
 
@@ -197,8 +254,49 @@ func (b *busConn) named(subject string) string {
 	return subject
 }
 
-// refuse counts a message on subject whose MAC failed.
-func (b *busConn) refuse(subject string) {
+// A subscription's goroutine that refuses messages by their MAC while it
+// is behind a flood (see flooded) pauses for refusePause after every
+// refuseEvery refusals of the process. Without
+// the pause it would check MACs as fast as the flood comes and leave the
+// agents of the process what CPU is left; paused, it lets the flooded
+// subscription overflow, whose drops cost the NATS client a copy each,
+// not a MAC (BenchmarkFlood/outsider-open-server, alternated: rate ratio
+// 0.15 to 0.29 with a pause against 0.00 to 0.07 with a yield instead,
+// at load 4 to 9). A flood that the backlog absorbs is checked at full
+// speed and loses nothing: the flooded sender's own frames go through.
+const (
+	refuseEvery = 16
+	refusePause = 500 * time.Microsecond
+)
+
+// refuse counts the message m, whose MAC failed, by subject.
+func (b *busConn) refuse(m *nats.Msg) {
+	if b.refusals.Add(1)%refuseEvery == 0 && flooded(m.Sub) {
+		time.Sleep(refusePause)
+	}
+	b.refuseOn(m.Subject)
+}
+
+// refuseJunk counts the message m, refused on its header alone (no MAC
+// computed), by subject. It never pauses: junk costs a header read, and
+// the goroutine drains it faster than a pause would.
+func (b *busConn) refuseJunk(m *nats.Msg) { b.refuseOn(m.Subject) }
+
+// flooded reports whether the backlog of sub is past a sixteenth of its
+// pending limit (1,024 messages of a sender's subscription): its
+// goroutine is behind a flood. A run's own frames, a few per sender and
+// round, never queue that deep.
+func flooded(sub *nats.Subscription) bool {
+	if sub == nil {
+		return false
+	}
+	msgs, _, err := sub.Pending()
+	limit, _, lerr := sub.PendingLimits()
+	return err == nil && lerr == nil && limit > 0 && msgs > limit/16
+}
+
+// refuseOn counts a message on subject whose MAC failed.
+func (b *busConn) refuseOn(subject string) {
 	subject = b.named(subject)
 	b.charge(nil, func(s *EndpointStats) {
 		if s.Refused == nil {
@@ -216,25 +314,20 @@ func (b *busConn) malformed(subject string, err error) {
 	b.warn.note("authentic frames that cannot be routed, dropped", "on "+subject, err)
 }
 
-// onAgentFrame delivers a frame published on consim.<run>.a.<from>,
-// consim.<run>.a.<from>.<to> or consim.<run>.a.<from>.all (see
-// NATSOptions.PerDestination) to the local agents it is for, after
-// checking its MAC and that its sender is from: on a.<from>, those its
-// header names; on a.<from>.<to>, agent to, which the header must name;
-// on a.<from>.all, every local agent, and the header must name none.
-// A frame none of whose local destinations would admit (its round is
-// beyond their window, see natsEndpoint.admit) is dropped and counted as
-// ahead before its MAC is computed: the header alone decides that drop,
-// so a flood of far-future frames, authentic or not, costs a header read
-// per frame rather than a MAC. An authentic frame with no local
-// destination is dropped uncounted (in the default layout every process
-// receives every frame); a forged one is refused.
+// onAgentFrame delivers a frame published on one of agent from's
+// subjects (a.<from>, a.<from>.<to>, a.<from>.all) to the local agents it
+// is for, after its header's admission check and its MAC; it refuses a
+// forged or misaddressed frame. The header alone decides the drops that
+// need no MAC (a frame beyond every destination's window; while the
+// subscription is flooded, a header that does not parse), so a flood
+// costs a header read per frame. docs/protocol.md (Subjects, Frames,
+// Floods) has the rules.
 func (b *busConn) onAgentFrame(m *nats.Msg) {
 	eps := *b.eps.Load()
 	from, to, ok := parseAgentSubject(m.Subject, len(b.agentPrefix))
 	tag := b.t.mac.tagLen()
 	if !ok || len(m.Data) < tag {
-		b.refuse(m.Subject)
+		b.refuseJunk(m)
 		return
 	}
 	frame := m.Data[:len(m.Data)-tag]
@@ -242,8 +335,12 @@ func (b *busConn) onAgentFrame(m *nats.Msg) {
 	if err == nil && !b.anyAdmits(eps, frame, h, to) {
 		return
 	}
+	if err != nil && flooded(m.Sub) {
+		b.refuseJunk(m)
+		return
+	}
 	if _, ok := b.t.mac.open(macAgent, m.Data); !ok {
-		b.refuse(m.Subject)
+		b.refuse(m)
 		return
 	}
 	switch {
@@ -381,7 +478,7 @@ func localDests(eps []*natsEndpoint, msg []byte, h Header, to int, f func(*natsE
 func (b *busConn) onResult(m *nats.Msg) {
 	frame, ok := b.t.mac.open(macResult, m.Data)
 	if !ok {
-		b.refuse(m.Subject)
+		b.refuse(m)
 		return
 	}
 	h, err := decodeAddress(frame)
@@ -402,7 +499,7 @@ func (b *busConn) onResult(m *nats.Msg) {
 func (b *busConn) onControl(m *nats.Msg) {
 	frame, ok := b.t.mac.open(macControl, m.Data)
 	if !ok {
-		b.refuse(m.Subject)
+		b.refuse(m)
 		return
 	}
 	for _, e := range *b.eps.Load() {

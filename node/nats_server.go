@@ -71,7 +71,7 @@ func StartNATSServer(o NATSServerOptions) (*server.Server, error) {
 		MaxPending: natsMaxPending,
 	}
 	if len(o.Users) > 0 {
-		so.Users = serverUsers(o.Users)
+		so.Users, so.Nkeys = serverUsers(o.Users)
 	}
 	if o.JetStream {
 		if o.StoreDir == "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/internal/wallclock"
 )
 
 type makeAgents func(testing.TB, *graph.Graph) []consensus.Agent
@@ -153,8 +154,7 @@ func TestBadFramesAreCountedAndDropped(t *testing.T) {
 			}
 			tr := newTestTransport(t, kind, n)
 			agents := averagingAgents(g, 2)
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
+			ctx := context.Background()
 			obs, err := tr.Observer()
 			if err != nil {
 				t.Fatal(err)
@@ -376,13 +376,8 @@ func TestCancelEndsPromptly(t *testing.T) {
 			}()
 			<-eps[1].Inbox() // agent 0 has sent round 0 and now waits
 			cancel()
-			select {
-			case err := <-done:
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("error %v, want context.Canceled", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("Run did not return after cancel")
+			if err := <-done; !errors.Is(err, context.Canceled) { // blocked for good if the cancel did not end Run
+				t.Fatalf("error %v, want context.Canceled", err)
 			}
 			// The peer learns that agent 0 left before round 0's phase 1.
 			h, err := DecodeHeader(<-eps[1].Inbox())
@@ -402,9 +397,7 @@ func TestUnreachableNATSFailsFast(t *testing.T) {
 	if !strings.Contains(err.Error(), "nats://127.0.0.1:1") {
 		t.Errorf("error %q does not name the URL", err)
 	}
-	if d := time.Since(begin); d > 5*time.Second {
-		t.Errorf("took %v, want at most 5s", d)
-	}
+	wallclock.Bound(t, "failing on an unreachable server", time.Since(begin), 5*time.Second)
 }
 
 func TestExternalURLTransport(t *testing.T) {
@@ -481,10 +474,15 @@ func TestReadyRepeat(t *testing.T) {
 			done := make(chan error, 1)
 			a := nullAgents(t, ring(t, 1), 1)[0]
 			go func() { done <- Run(t.Context(), a, ep, Options{N: 1, Rounds: 2, ReadyRepeat: repeat}) }()
-			// ready reports whether a ready status arrives within wait.
+			// ready reports whether a ready status arrives within wait
+			// (0: however long it takes).
 			ready := func(wait time.Duration) bool {
-				timer := time.NewTimer(wait)
-				defer timer.Stop()
+				var timeout <-chan time.Time
+				if wait > 0 {
+					timer := time.NewTimer(wait)
+					defer timer.Stop()
+					timeout = timer.C
+				}
 				select {
 				case f := <-obs.Statuses():
 					s, err := DecodeStatus(f)
@@ -492,7 +490,7 @@ func TestReadyRepeat(t *testing.T) {
 						t.Fatalf("status %+v (%v) before the start, want ready", s, err)
 					}
 					return true
-				case <-timer.C:
+				case <-timeout:
 					return false
 				}
 			}
@@ -500,10 +498,8 @@ func TestReadyRepeat(t *testing.T) {
 			if repeat > 0 {
 				want = 3
 			}
-			for i := range want {
-				if !ready(5 * time.Second) {
-					t.Fatalf("%d ready statuses within 5 s, want %d", i, want)
-				}
+			for range want {
+				ready(0)
 			}
 			if repeat == 0 && ready(50*time.Millisecond) {
 				t.Error("ready published twice without ReadyRepeat")

@@ -90,6 +90,15 @@ type Options struct {
 	// long the run fails with an error wrapping ErrCoordinatorLost. Zero
 	// (the default) never gives up on the coordinator.
 	CoordinatorTimeout time.Duration
+	// Scenario, if set, is the canonical form of the resolved scenario
+	// the agent runs (scenarios.Scenario.Canonical), for runs whose
+	// processes each load their own copy: the agent's ready statuses
+	// carry it, so that the coordinator can refuse a run whose processes
+	// do not share one scenario (a refuse control: Run fails with
+	// ErrRunRefused), and a start control that names another fingerprint
+	// (ScenarioFingerprint) fails Run with ErrScenarioMismatch. Nil: no
+	// check (the agents of one process share one scenario).
+	Scenario []byte
 	// Logger receives the runtime's structured logs. Default: discard.
 	Logger hclog.Logger
 	// Faults are the injected fault models; the zero value injects none.

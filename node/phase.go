@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/compress"
+	"github.com/consim/consim/engine"
 )
 
 // errInboxClosed ends a run whose endpoint closed under it.
@@ -21,14 +21,16 @@ var errInboxClosed = errors.New("inbox closed")
 var errStopInPhase = errors.New("stop control during the phase")
 
 // phase runs phase ph of round t: send, collect until complete or the
-// deadline, deliver.
+// deadline, deliver. The outbox is checked, and the inbox built, by the
+// phase core (package engine).
 func (r *runner) phase(ctx context.Context, t, ph int) error {
 	r.cur = phaseKey(t, ph)
 	r.closed = false
 	out := r.a.Send(t, ph)
-	if err := r.setExpect(out.Expect); err != nil {
+	if err := engine.CheckOutbox(r.id, r.o.N, out); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
+	r.in.Begin(out.Expect)
 	if err := r.send(t, ph, out); err != nil {
 		return fmt.Errorf("round %d phase %d: %w", t, ph, err)
 	}
@@ -38,8 +40,7 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 	}
 
 	r.waitMsgs = 0
-	for k, j := range r.expect {
-		r.got[k] = false
+	for _, j := range r.in.Expect() {
 		if r.leaveOf(j) > r.cur {
 			r.waitMsgs++
 		}
@@ -79,38 +80,13 @@ func (r *runner) phase(ctx context.Context, t, ph int) error {
 	return nil
 }
 
-// setExpect copies the expected senders, sorted and without duplicates,
-// and sizes the per-sender buffers.
-func (r *runner) setExpect(expect []int) error {
-	r.expect = append(r.expect[:0], expect...)
-	if !slices.IsSorted(r.expect) {
-		slices.Sort(r.expect)
-	}
-	r.expect = slices.Compact(r.expect)
-	for _, j := range r.expect {
-		if j < 0 || j >= r.o.N || j == r.id {
-			return fmt.Errorf("expects a message from agent %d: peers are 0..%d other than itself", j, r.o.N-1)
-		}
-	}
-	for len(r.got) < len(r.expect) {
-		r.got = append(r.got, false)
-		r.data = append(r.data, nil)
-	}
-	return nil
-}
-
-// send encodes and sends the phase's messages and reduce term; the
-// agent's own term is kept locally. Messages with the same values (the
-// same slice, or equal bits) leave as one frame addressed to all their
-// destinations, so the common "x_i to every neighbour" is one publish;
-// under injected loss or delay every message is a frame of its own, since
-// the faults act per edge.
+// send encodes and sends the phase's messages and reduce term of out, an
+// outbox engine.CheckOutbox accepted; the agent's own term is kept
+// locally. Messages with the same values (the same slice, or equal bits)
+// leave as one frame addressed to all their destinations, so the common
+// "x_i to every neighbour" is one publish; under injected loss or delay
+// every message is a frame of its own, since the faults act per edge.
 func (r *runner) send(t, ph int, out consensus.Outbox) error {
-	for i := range out.Msgs {
-		if m := &out.Msgs[i]; m.To < 0 || m.To >= r.o.N || m.To == r.id {
-			return fmt.Errorf("message to agent %d: peers are 0..%d other than itself", m.To, r.o.N-1)
-		}
-	}
 	if r.faults != nil {
 		for i := range out.Msgs {
 			m := &out.Msgs[i]
@@ -132,14 +108,9 @@ func (r *runner) send(t, ph int, out consensus.Outbox) error {
 	}
 	r.reduce = out.Reduce != nil
 	if !r.reduce {
-		if out.Group != nil {
-			return fmt.Errorf("group %v without a reduce term", out.Group)
-		}
 		return nil
 	}
-	if err := r.group.set(out.Group, r.id, r.o.N); err != nil {
-		return err
-	}
+	r.group.set(out.Group, r.o.N)
 	r.reduceLen = len(out.Reduce)
 	if r.terms == nil {
 		r.terms = make(map[int][]float64)
@@ -432,11 +403,8 @@ func (r *runner) countFuture() {
 //     in Traffic.Ahead;
 //   - the buffer holds futureCap frames: counted in Traffic.Overflow.
 //
-// A sender that exchanges with this agent in both directions has at most
-// a round's phases buffered here (it waits for this agent's frames, or
-// for its deadline, in the round it sends in), however many rounds ahead
-// a time-varying graph let it get, so the per-sender bound drops floods,
-// not frames a run needs.
+// Why the per-sender bound drops floods and not frames a run needs:
+// docs/protocol.md, Bounded buffers.
 func (r *runner) keepFuture(h Header, f []byte, now int) {
 	if !r.countBy && r.nFuture >= r.o.FutureFrames {
 		r.countFuture()
@@ -749,14 +717,14 @@ func (r *runner) receive(f []byte) {
 func (r *runner) accept(h Header, f []byte) {
 	switch h.Kind {
 	case FrameData, FrameCompact:
-		k, found := slices.BinarySearch(r.expect, h.From)
-		if !found || r.got[k] {
+		k, ok := r.in.Slot(h.From)
+		if !ok {
 			r.tr.Unexpected++
 			return
 		}
-		r.data[k] = DecodeValues(r.data[k], f, h)
-		r.got[k] = true
-		r.rememberValues(h, r.data[k])
+		data := DecodeValues(r.in.Buffer(k), f, h)
+		r.in.Arrive(k, data)
+		r.rememberValues(h, data)
 		if r.leaveOf(h.From) > r.cur {
 			r.waitMsgs--
 		}
@@ -818,7 +786,7 @@ func (r *runner) depart(j int, k uint64) {
 	if k > r.cur || r.closed {
 		return
 	}
-	if i, found := slices.BinarySearch(r.expect, j); found && !r.got[i] {
+	if _, awaited := r.in.Slot(j); awaited {
 		r.waitMsgs--
 	}
 	switch {
@@ -861,29 +829,31 @@ func (r *runner) switchRoot() {
 	}
 }
 
-// deliver builds the inbox of the phase and counts what is missing. The
-// reduce is sum_j r_j over the arrived terms of the group's members,
-// accumulated in ascending j.
+// deliver builds the inbox of the phase with the phase core and counts
+// what is missing: the messages that arrived, or a stale substitute (see
+// Faults.Staleness); the reduce, the root's sum of the arrived terms of
+// the group's members in ascending order (engine.Sum), or, on an agent
+// whose root sent no sum, its own term alone.
 func (r *runner) deliver(t, ph int) consensus.Inbox {
-	r.msgs, r.missing = r.msgs[:0], r.missing[:0]
-	for k, j := range r.expect {
-		if r.got[k] {
-			r.msgs = append(r.msgs, consensus.Msg{From: j, To: r.id, Round: t, Phase: ph, Data: r.data[k]})
-			continue
+	var stale func(j int) ([]float64, bool)
+	if r.o.Faults.Staleness > 0 {
+		stale = func(j int) ([]float64, bool) {
+			data, ok := r.staleFor(j, t, ph)
+			if ok {
+				r.tr.StaleUsed++
+			}
+			return data, ok
 		}
-		if data, ok := r.staleFor(j, t, ph); ok {
-			r.msgs = append(r.msgs, consensus.Msg{From: j, To: r.id, Round: t, Phase: ph, Data: data})
-			r.tr.StaleUsed++
-			continue
-		}
-		r.missing = append(r.missing, j)
+	}
+	var in consensus.Inbox
+	in.Msgs, in.Missing = r.in.Deliver(t, ph, r.id, stale)
+	for _, j := range in.Missing {
 		r.tr.Dropouts++
 		if r.tr.DropoutsByPeer == nil {
 			r.tr.DropoutsByPeer = make(map[int]int64)
 		}
 		r.tr.DropoutsByPeer[j]++
 	}
-	in := consensus.Inbox{Msgs: r.msgs, Missing: r.missing}
 	if !r.reduce {
 		return in
 	}
@@ -892,26 +862,24 @@ func (r *runner) deliver(t, ph int) consensus.Inbox {
 			// No sum from the root: every other term counts as missing
 			// and contributes zero.
 			r.tr.ReduceMissing += int64(len(r.group.members) - 1)
-			r.sum = append(r.sum[:0], r.terms[r.id]...)
+			r.acc.Reset()
+			_ = r.acc.Add(r.terms[r.id]) // the first term cannot fail
+			r.sum = r.acc.Value()
 		}
 		in.Reduce = r.sum
 		return in
 	}
-	first := true
+	r.acc.Reset()
 	for _, j := range r.group.members {
 		if !r.termGot[j] {
-			r.tr.ReduceMissing++
+			r.acc.Miss()
 			continue
 		}
-		if first {
-			r.sum = append(r.sum[:0], r.terms[j]...)
-			first = false
-			continue
-		}
-		for i, v := range r.terms[j] {
-			r.sum[i] += v
-		}
+		// Every arrived term has the length of this agent's (accept).
+		_ = r.acc.Add(r.terms[j])
 	}
+	r.tr.ReduceMissing += int64(r.acc.Missing())
+	r.sum = r.acc.Value()
 	in.Reduce = r.sum
 	return in
 }

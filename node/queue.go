@@ -61,8 +61,7 @@ func urgent(k FrameKind) bool { return !k.data() && k != FrameReduce && k != Fra
 // waiting finds at its next wait. The reader sleeps on a sync.Cond of
 // the queue's mutex rather than on a channel of its own, one object
 // less per wake-up for the sender to lock and miss in the cache
-// (BenchmarkRounds null/chan, alternated: 2, 4, 9 and 4% more rounds/s
-// at N = 16, 64, 256 and 1,024; no difference at 10,000 agents).
+// (BenchmarkRounds null/chan measures it).
 type queue struct {
 	mu     sync.Mutex
 	frames [][]byte     // queued frames, oldest first

@@ -47,11 +47,7 @@ func TestQueueCloseStopsPump(t *testing.T) {
 // waitUntil polls cond for up to 5 s and fails the test if it stays false.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
 		runtime.Gosched()
 		time.Sleep(time.Millisecond)
 	}
@@ -76,11 +72,7 @@ func TestQueueWaitForCount(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	q.put([]byte{2})
-	select {
-	case <-woke:
-	case <-time.After(5 * time.Second):
-		t.Fatal("waitFor(3) still blocked with 3 frames queued")
-	}
+	<-woke // blocked for good if the third frame did not wake it
 	frames, ok := q.take(nil)
 	if !ok || len(frames) != 3 || frames[0][0] != 0 || frames[2][0] != 2 {
 		t.Fatalf("take: %v, %v; want frames 0, 1, 2", frames, ok)
@@ -93,11 +85,7 @@ func TestQueueWaitForCount(t *testing.T) {
 	}()
 	waitUntil(t, "the reader waits again", func() bool { return waitingFor(q) == 5 })
 	q.putWake([]byte{3})
-	select {
-	case <-woke:
-	case <-time.After(5 * time.Second):
-		t.Fatal("putWake did not wake waitFor(5)")
-	}
+	<-woke // blocked for good if putWake did not wake waitFor(5)
 }
 
 // TestQueueSignal: a signal wakes a waiting reader whatever the count; a
@@ -115,11 +103,8 @@ func TestQueueSignal(t *testing.T) {
 	}
 	expect := func(c chan struct{}, what string) {
 		t.Helper()
-		select {
-		case <-c:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: waitFor still blocked", what)
-		}
+		<-c // blocked for good if what did not wake the reader
+		t.Logf("%s: woken", what)
 	}
 	woke := returns(2)
 	waitUntil(t, "the reader waits", func() bool { return waitingFor(q) == 2 })

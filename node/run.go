@@ -11,61 +11,31 @@ import (
 	"time"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/engine"
 	"github.com/hashicorp/go-hclog"
 )
 
 // Run drives agent a over endpoint ep until it has completed opts.Rounds
-// rounds, the coordinator says stop, the agent fails or ctx ends.
+// rounds, the coordinator says stop, the agent fails or ctx ends: it
+// publishes a ready status, waits for the start, then runs each phase of
+// each round (send a.Send's outbox, collect the expected messages and
+// reduce terms until they are in or PhaseDeadline passes, hand the inbox
+// to a.Receive), publishing a progress status every ReportEvery rounds.
+// docs/protocol.md ("The round loop") gives the whole protocol.
 //
-// Protocol: publish a ready status (again every ReadyRepeat, if set, until
-// the start); wait for the coordinator's start (at most StartTimeout);
-// then for each round t and phase ph < a.Phases(t): send the outbox of
-// a.Send(t, ph) (messages to their To agents, a reduce term to the root of
-// the reduce, which sends the sum to the reduce's members, evaluation
-// requests to the oracle workers), collect the expected messages and the
-// reduce terms until all have arrived or PhaseDeadline passes, wait for
-// the evaluations (see Options.Workers), and hand the inbox to a.Receive. A progress status is published
-// right after the start (round 0, the initial state) and every
-// ReportEvery rounds after that, when ReportEvery > 0; a stop from the
-// coordinator ends the run at the end of the round it arrives in (or, on
-// a Batcher endpoint, within a phase that still waits for frames: the
-// peers stop too). When it ends before the last round by a failure,
-// cancellation or a stop the peers may not share (a crash, a lost
-// control naming the agent, a stop on an endpoint that is not a Batcher),
-// Run broadcasts a leave frame, so peers stop waiting for it; it always
-// publishes a final status, or a failed one with the error.
-//
-// Inbox contents are deterministic: messages ascending by sender, missing
-// senders ascending, and the reduce sum_i r_i accumulated in ascending
-// agent order. Hence agents with the same seed give bit-identical
-// iterates under every transport when no message is missing.
-//
-// The inbox slices (Msgs, each Msg.Data, Missing, Reduce) belong to the
-// runtime and are reused in the next phase: an agent that keeps values
-// past Receive copies them. Endpoints must not keep the frame passed to
-// Publish after returning, and Run never modifies frames it reads from
-// the inbox.
-//
-// Frames of later phases are kept until their phase, if they are at most
-// Options.FutureWindow rounds ahead of the agent's round, their sender has
-// fewer than Options.FutureFrames kept, and fewer than
-// max{min{16 N (FutureWindow+1), DefaultFutureCap}, 2N} are kept in all
-// (an all-reduce's root may get a term from every agent before it reaches
-// the phase); others are
-// dropped and counted (Traffic.Ahead, Traffic.Overflow), so a flood of
-// frames for far-future rounds costs a counter increment each and bounded
-// memory.
-//
-// opts.Faults injects fault models under the agent (see Faults): loss and
-// delay of data frames at the sender, stale substitutes for missing
-// messages, crashes (a departed status, or a rejoin at the peers' round)
-// and per-round compute time. Data frames still delayed when Run returns
-// are discarded, after a wait of at most PhaseDeadline when the last
-// round was completed.
+// The phase core (package engine) checks each outbox and builds each
+// inbox: messages ascending by sender, missing senders ascending, reduce
+// sums accumulated in ascending agent order, nil for an agent without a
+// term. Hence agents with the same seed give bit-identical iterates under
+// every transport, and under consensus/lockstep and stepped, when no
+// message is missing. Inbox slices belong to the runtime and are reused
+// in the next phase; Run never modifies a frame it reads, and endpoints
+// must not keep a frame passed to Publish.
 //
 // Run returns nil after a final or departed status; the agent's error, a
-// start timeout, a closed endpoint or ctx.Err() otherwise. It does not
-// close ep.
+// start timeout, a refusal of the run (ErrRunRefused, ErrScenarioMismatch),
+// a closed endpoint or ctx.Err() otherwise, after a failed status. It
+// does not close ep.
 func Run(ctx context.Context, a consensus.Agent, ep Endpoint, opts Options) (err error) {
 	o, err := opts.resolve()
 	if err != nil {
@@ -284,26 +254,23 @@ type runner struct {
 
 	// State of the current phase.
 	cur       uint64
-	expect    []int             // sorted expected senders
-	got       []bool            // got[k]: message of expect[k] arrived
-	data      [][]float64       // data[k]: values from expect[k]
-	waitMsgs  int               // expected senders still awaited
+	in        engine.Inbound    // the expected senders and their arrived messages
+	waitMsgs  int               // expected senders still awaited (not departed)
 	reduce    bool              // the phase has an all-reduce
 	reduceLen int               // length of every term
 	termGot   map[int]bool      // termGot[j]: term of agent j arrived (its own: true)
 	terms     map[int][]float64 // terms[j]: term of agent j (buffers reused)
 	waitTerms int               // terms still awaited
 	sum       []float64         // the reduce sum
+	acc       engine.Sum        // the root's accumulation of sum
 	root      int               // the agent that sums the phase's terms
 	sumGot    bool              // a non-root agent has the root's sum
 	sumSent   bool              // the root has broadcast the sum of the phase
 	early     []float64         // a sum from an agent that is not (yet) the root
 	earlyFrom int               // its sender, -1 if none
-	msgs      []consensus.Msg
-	missing   []int
-	closed    bool       // the phase's inbox is delivered: its frames are late
-	group     groupState // members of the phase's reduce
-	ev        evalState  // the phase's evaluations
+	closed    bool              // the phase's inbox is delivered: its frames are late
+	group     groupState        // members of the phase's reduce
+	ev        evalState         // the phase's evaluations
 
 	// Fault models (see Faults).
 	faults  *faultSender // loss and delay of data frames; nil without
@@ -384,6 +351,11 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 			case ControlStop:
 				r.stopReason, r.stopControl = stopReason(c), true
 			case ControlStart:
+				if err := r.checkScenario(c); err != nil {
+					return false, err
+				}
+			case ControlRefuse:
+				return false, fmt.Errorf("%w: %s", ErrRunRefused, c.Reason)
 			case ControlLost:
 				// A peer lost before the start (its control can overtake
 				// the start on a transport that does not order the
@@ -402,6 +374,20 @@ func (r *runner) awaitStart(ctx context.Context) (stop bool, err error) {
 			return false, ctx.Err()
 		}
 	}
+}
+
+// checkScenario compares the scenario fingerprint of the start control c
+// with the agent's own (Options.Scenario); either may be absent, which
+// checks nothing.
+func (r *runner) checkScenario(c Control) error {
+	if r.o.Scenario == nil || c.Scenario == "" {
+		return nil
+	}
+	if mine := ScenarioFingerprint(r.o.Scenario); c.Scenario != mine {
+		return fmt.Errorf("%w: the coordinator's start names scenario %.16s, this agent runs %.16s (give every process the same scenario file and --set overrides)",
+			ErrScenarioMismatch, c.Scenario, mine)
+	}
+	return nil
 }
 
 // stopRequested drains the control channel without blocking and reports
@@ -502,8 +488,11 @@ func (r *runner) publish(kind StatusKind, rep consensus.Report, cause error) {
 		r.tr.Ahead = r.ahead + st.Ahead
 	}
 	s := Status{Kind: kind, ID: r.id, Report: rep, Traffic: r.tr}
-	if kind == StatusFinal {
+	switch kind {
+	case StatusFinal:
 		s.Stop = r.stopReason
+	case StatusReady:
+		s.Scenario = string(r.o.Scenario)
 	}
 	if cause != nil {
 		s.Err = cause.Error()

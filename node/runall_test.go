@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,22 +34,18 @@ func (e *watchedEndpoint) Close() error {
 	return e.Endpoint.Close()
 }
 
-// awaitClose is an agent that, before its sends of round at, waits up to
-// 5 s for a channel to close and counts a timeout in late.
+// awaitClose is an agent that, before its sends of round at, waits for a
+// channel to close, however long it takes (a channel never closed hangs
+// the run, which go test's -timeout reports).
 type awaitClose struct {
 	consensus.Agent
 	at     int
 	closed <-chan struct{}
-	late   *atomic.Int32
 }
 
 func (a awaitClose) Send(t, ph int) consensus.Outbox {
 	if t == a.at && ph == 0 {
-		select {
-		case <-a.closed:
-		case <-time.After(5 * time.Second):
-			a.late.Add(1)
-		}
+		<-a.closed
 	}
 	return a.Agent.Send(t, ph)
 }
@@ -65,18 +60,14 @@ func TestRunAllClosesEndpointOfEndedAgent(t *testing.T) {
 		tr.closed[i] = make(chan struct{})
 	}
 	agents := nullAgents(t, ring(t, n), 1)
-	var late atomic.Int32
 	for i := range agents {
 		if i != bad {
-			agents[i] = awaitClose{Agent: agents[i], at: 3, closed: tr.closed[bad], late: &late}
+			agents[i] = awaitClose{Agent: agents[i], at: 3, closed: tr.closed[bad]}
 		}
 	}
 	agents[bad] = failing{agents[bad], 1}
 	_, err := runObserved(t, tr, agents, Options{Rounds: rounds, PhaseDeadline: time.Minute}, nil)
 	if !errors.Is(err, errBoom) {
 		t.Fatalf("RunAll error %v, want %v", err, errBoom)
-	}
-	if k := late.Load(); k > 0 {
-		t.Errorf("%d agents reached round 3 with agent %d's endpoint still open", k, bad)
 	}
 }

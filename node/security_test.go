@@ -7,7 +7,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/consim/consim/consensus"
 	"github.com/nats-io/nats.go"
@@ -219,12 +218,13 @@ func countSum(m map[string]int64) int64 {
 }
 
 // runAttacked runs agents over tr like runObserved, calling inject once
-// every agent is ready and before the start. It returns what the
-// observer saw and the observer, still open.
-func runAttacked(t *testing.T, tr Transport, agents []consensus.Agent, opts Options, inject func()) (observed, Observer) {
+// every agent is ready and before the start, and started, if given, in a
+// goroutine of its own once the start is sent. It returns what the
+// observer saw and the observer, still open. It waits for the run
+// however long it takes: a run that never ends is caught by go test's
+// -timeout, not by a clock a loaded machine can miss.
+func runAttacked(t *testing.T, tr Transport, agents []consensus.Agent, opts Options, inject func(), started ...func(Observer)) (observed, Observer) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	obs, err := tr.Observer()
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func runAttacked(t *testing.T, tr Transport, agents []consensus.Agent, opts Opti
 	t.Cleanup(func() { obs.Close() })
 	n := len(agents)
 	done := make(chan error, 1)
-	go func() { done <- RunAll(ctx, agents, tr, opts) }()
+	go func() { done <- RunAll(context.Background(), agents, tr, opts) }()
 	ready := 0
 	for ready < n {
 		s, err := DecodeStatus(<-obs.Statuses())
@@ -247,20 +247,22 @@ func runAttacked(t *testing.T, tr Transport, agents []consensus.Agent, opts Opti
 	if err := obs.Control(EncodeControl(Control{Kind: ControlStart})); err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range started {
+		go f(obs)
+	}
 	res := observed{terminal: make([]Status, n)}
 	for left := n; left > 0; {
-		select {
-		case f := <-obs.Statuses():
-			s, err := DecodeStatus(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Kind == StatusFinal || s.Kind == StatusFailed {
-				res.terminal[s.ID] = s
-				left--
-			}
-		case <-ctx.Done():
-			t.Fatal("run did not end")
+		f, ok := <-obs.Statuses()
+		if !ok {
+			t.Fatal("status channel closed before every agent ended")
+		}
+		s, err := DecodeStatus(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind == StatusFinal || s.Kind == StatusFailed {
+			res.terminal[s.ID] = s
+			left--
 		}
 	}
 	if err := <-done; err != nil {

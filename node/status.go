@@ -1,7 +1,10 @@
 package node
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/consim/consim/consensus"
@@ -41,6 +44,9 @@ type Status struct {
 	Stop string `json:"stop,omitempty"`
 	// PID is the agent's process id, on heartbeats (see StatusAlive).
 	PID int `json:"pid,omitempty"`
+	// Scenario is the canonical form of the agent's resolved scenario
+	// (Options.Scenario), on ready statuses; empty otherwise.
+	Scenario string `json:"scenario,omitempty"`
 }
 
 // Traffic counts what an agent's runtime moved and lost so far.
@@ -98,8 +104,8 @@ type Traffic struct {
 	// the run's MAC, RefusedBySubject splits them by subject; BusMalformed,
 	// those with a valid MAC whose routing header did not decode or did
 	// not match the subject; InboxOverflow, frames dropped because the
-	// agent's queue was full; SlowConsumer, the NATS client's
-	// slow-consumer events. Each drop of a process is counted by one of
+	// agent's queue was full; SlowConsumer, messages the NATS client
+	// dropped from a full subscription. Each drop of a process is counted by one of
 	// its agents (one named by the frame if it can be read, else the
 	// lowest), so sums over agents count every drop once.
 	Refused          int64            `json:"refused,omitempty"`
@@ -124,6 +130,10 @@ const (
 	// goes on without it; peers treat it as a leave of that agent from
 	// their next phase on.
 	ControlLost ControlKind = "lost"
+	// ControlRefuse: the coordinator refuses to start the run (an agent's
+	// scenario is not its own, see Options.Scenario); Reason says why.
+	// An agent waiting for the start fails with ErrRunRefused.
+	ControlRefuse ControlKind = "refuse"
 )
 
 // Control is what the coordinator publishes to all agents.
@@ -132,6 +142,27 @@ type Control struct {
 	Reason string      `json:"reason,omitempty"`
 	// Agent is the agent a lost control names.
 	Agent int `json:"agent,omitempty"`
+	// Scenario, on a start control, is the fingerprint of the
+	// coordinator's scenario in hex (ScenarioFingerprint); empty when the
+	// coordinator checks none.
+	Scenario string `json:"scenario,omitempty"`
+}
+
+// Errors of an agent whose run did not start because the processes of the
+// run do not share one scenario (see Options.Scenario).
+var (
+	// ErrRunRefused: the coordinator refused the run (a refuse control).
+	ErrRunRefused = errors.New("run refused by the coordinator")
+	// ErrScenarioMismatch: the coordinator's start names another scenario
+	// fingerprint than the agent's.
+	ErrScenarioMismatch = errors.New("scenario mismatch")
+)
+
+// ScenarioFingerprint returns the fingerprint of a canonical scenario
+// form, as start controls carry it: the SHA-256 of canonical in hex.
+func ScenarioFingerprint(canonical []byte) string {
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:])
 }
 
 // EncodeControl returns the frame of c.
@@ -147,9 +178,9 @@ func DecodeControl(frame []byte) (Control, error) {
 		return Control{}, fmt.Errorf("node: malformed control frame: %w", err)
 	}
 	switch c.Kind {
-	case ControlStart, ControlStop, ControlAlive, ControlLost:
+	case ControlStart, ControlStop, ControlAlive, ControlLost, ControlRefuse:
 	default:
-		return Control{}, fmt.Errorf("node: control frame has kind %q: want start, stop, alive or lost", c.Kind)
+		return Control{}, fmt.Errorf("node: control frame has kind %q: want start, stop, alive, lost or refuse", c.Kind)
 	}
 	return c, nil
 }

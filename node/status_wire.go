@@ -23,6 +23,7 @@ import (
 //	pid      varint
 //	err      string
 //	stop     string
+//	scenario string
 //	report   id varint, round varint, grad_evals varint, x float list,
 //	         measures float list, edge_duals: uvarint count, then per
 //	         dual peer varint, version varint, y float list
@@ -41,7 +42,7 @@ import (
 
 // StatusFormat is the first byte of a status frame, the only format
 // DecodeStatus reads.
-const StatusFormat = 1
+const StatusFormat = 2
 
 // statusKinds are the kinds in wire order (code k+1).
 var statusKinds = [...]StatusKind{StatusReady, StatusProgress, StatusFinal, StatusFailed, StatusDeparted, StatusAlive}
@@ -68,12 +69,13 @@ func EncodeStatus(s Status) ([]byte, error) {
 	if code < 0 {
 		return nil, fmt.Errorf("node: encode status of agent %d: unknown kind %q", s.ID, s.Kind)
 	}
-	b := make([]byte, 0, 96+8*(len(s.Report.X)+len(s.Report.Measures)))
+	b := make([]byte, 0, 96+len(s.Scenario)+8*(len(s.Report.X)+len(s.Report.Measures)))
 	b = append(b, StatusFormat, byte(code+1))
 	b = binary.AppendVarint(b, int64(s.ID))
 	b = binary.AppendVarint(b, int64(s.PID))
 	b = appendString(b, s.Err)
 	b = appendString(b, s.Stop)
+	b = appendString(b, s.Scenario)
 
 	r := &s.Report
 	b = binary.AppendVarint(b, int64(r.ID))
@@ -231,7 +233,7 @@ func DecodeStatus(frame []byte) (Status, error) {
 		return Status{}, fmt.Errorf("node: malformed status frame: kind %d: want 1 (ready) to %d (alive)", frame[1], len(statusKinds))
 	}
 	r := &statusReader{b: frame[2:]}
-	s := Status{Kind: statusKinds[code], ID: r.int(), PID: r.int(), Err: r.string(), Stop: r.string()}
+	s := Status{Kind: statusKinds[code], ID: r.int(), PID: r.int(), Err: r.string(), Stop: r.string(), Scenario: r.string()}
 
 	rep := &s.Report
 	rep.ID, rep.Round, rep.GradEvals = r.int(), r.int(), r.varint()

@@ -106,8 +106,9 @@ type EndpointStats struct {
 	// Ahead counts frames dropped on arrival because their round was
 	// more than Options.FutureWindow ahead of the agent's.
 	Ahead int64
-	// SlowConsumer counts the slow-consumer events of the connection
-	// that serves the endpoint (frames the NATS client dropped).
+	// SlowConsumer counts the messages the NATS client of the
+	// endpoint's connection dropped because a subscription's pending
+	// limit was reached (a slow consumer).
 	SlowConsumer int64
 }
 

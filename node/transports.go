@@ -27,7 +27,9 @@ var TransportKinds = []TransportKind{TransportChan, TransportNATS, TransportNATS
 // TransportConfig selects and configures a transport.
 type TransportConfig struct {
 	Kind TransportKind
-	// N is the number of agents (used by chan).
+	// N is the number of agents: the channel transport's queues, and a
+	// subscription per sender on a NATS server given by URL
+	// (NATSOptions.Agents).
 	N int
 	// RunID namespaces the NATS subjects (nats, nats-tcp).
 	RunID string
@@ -52,7 +54,7 @@ func NewTransport(cfg TransportConfig) (Transport, error) {
 		}
 		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, InProcess: true, Key: cfg.Key, Logger: cfg.Logger})
 	case TransportNATSTCP:
-		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, URL: cfg.URL, Key: cfg.Key, User: cfg.User, Password: cfg.Password, Logger: cfg.Logger})
+		return NewNATSTransport(NATSOptions{RunID: cfg.RunID, URL: cfg.URL, Agents: cfg.N, Key: cfg.Key, User: cfg.User, Password: cfg.Password, Logger: cfg.Logger})
 	}
 	return nil, fmt.Errorf("node: unknown transport %q: want one of %v", cfg.Kind, TransportKinds)
 }

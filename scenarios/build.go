@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/observe"
 )
 
 // Setup is a scenario made concrete: everything every process of a run
@@ -189,7 +189,7 @@ func (st *Setup) Agents() ([]consensus.Agent, error) {
 // presets and computed constants.
 func (st *Setup) Resolved() []registry.Value { return st.Run.Resolved() }
 
-// SpectralRatio is metrics.SpectralRatio of the expected graph: lambda_2
+// SpectralRatio is observe.SpectralRatio of the expected graph: lambda_2
 // of its p^2-weighted Laplacian over lambda_max of its unit-weight one,
 // the fraction of the slowest disagreement removed per round by a p^2
 // heuristic (not a contraction factor, and no prediction of a rate).
@@ -202,7 +202,7 @@ func (st *Setup) SpectralRatio() (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("scenarios: lambda_max(L_1): %w", err)
 	}
-	return metrics.SpectralRatio(l2, lmax), nil
+	return observe.SpectralRatio(l2, lmax), nil
 }
 
 // buildGraph builds the topology, assigns presence probabilities and

@@ -29,12 +29,22 @@ func TestBuildShipped(t *testing.T) {
 			if st.Graph.N != s.Agents || st.Env.N != s.Agents {
 				t.Fatalf("graph has %d agents, env %d; want %d", st.Graph.N, st.Env.N, s.Agents)
 			}
-			as, err := st.Agents()
-			if err != nil {
-				t.Fatal(err)
+			n := 0
+			if s.Async.On() {
+				as, err := st.AsyncAgents()
+				if err != nil {
+					t.Fatal(err)
+				}
+				n = len(as)
+			} else {
+				as, err := st.Agents()
+				if err != nil {
+					t.Fatal(err)
+				}
+				n = len(as)
 			}
-			if len(as) != s.Agents {
-				t.Fatalf("%d agents, want %d", len(as), s.Agents)
+			if n != s.Agents {
+				t.Fatalf("%d agents, want %d", n, s.Agents)
 			}
 			if s.Algorithm.Name == "alm" {
 				for _, name := range []string{"tau", "eta", "beta"} {

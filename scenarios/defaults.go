@@ -43,6 +43,7 @@ func Default() *Scenario {
 			Timeout:       Duration(10 * time.Minute),
 		},
 		Faults: faultsDefault(),
+		Async:  asyncDefault(),
 		Output: Output{
 			Dir: "results",
 		},
@@ -119,13 +120,29 @@ var keyDocs = map[string]keyDoc{
 	"faults.stragglers.max":    {"", "uniform compute time upper bound"},
 	"faults.stragglers.agents": {"[]", "slowed agents [i, ...]; empty = all"},
 
+	"async.mode":                {"", "run without rounds (docs/async.md): " + strings.Join(AsyncModes(), "|") + "; simulated = event engine in simulated time, realtime = a goroutine per agent on runtime.transport"},
+	"async.horizon":             {"required", "simulated time the run lasts, > 0 (replaces rounds)"},
+	"async.every":               {"", "period of the measures in simulated time, > 0 (replaces metrics.every)"},
+	"async.clock.dist":          {"", "agent clock intervals (Poisson ticks: exponential; or a compute time per tick): " + strings.Join(Dists(), "|")[len(DistNone)+1:]},
+	"async.clock.mean":          {"", "fixed interval, or mean of the exponential, > 0"},
+	"async.clock.min":           {"", "uniform interval lower bound"},
+	"async.clock.max":           {"", "uniform interval upper bound"},
+	"async.stragglers.agents":   {"[]", "agents whose clock intervals are slowdown times longer"},
+	"async.stragglers.slowdown": {"", "factor of the stragglers' intervals, >= 1"},
+	"async.latency.dist":        {"", "message latency: " + strings.Join(Dists(), "|")},
+	"async.latency.mean":        {"", "fixed latency, or mean of the exponential, >= 0"},
+	"async.latency.min":         {"", "uniform latency lower bound"},
+	"async.latency.max":         {"", "uniform latency upper bound"},
+	"async.slot":                {"", "simulated time per round of the edge process (a message sent at time s draws its link in round floor(s/slot)), > 0"},
+	"async.time_scale":          {"", "realtime: wall time of one simulated unit"},
+
 	"output.dir": {"", "parent directory of results/<run-id>/"},
 
 	"sweep": {"-", "consim sweep only: {grid: {dotted.key: [values]}, seeds: 1, parallel: 0 (= CPUs), tolerance: 0 (= metrics.tolerance, else 1e-3 of the consensus error at round 0, or at its peak after a zero start)}; consim run ignores it"},
 }
 
 // DefaultsDoc renders every scenario key with its default and allowed
-// values, one per line, for the README and --help.
+// values, one per line, for docs/scenarios.md and --help.
 func DefaultsDoc() string {
 	def := reflect.ValueOf(Default()).Elem()
 	keys := leafKeys(def.Type(), "")

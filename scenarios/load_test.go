@@ -26,7 +26,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "agents: 4\ngrpah: {topology: ring}\n",
-			want: []string{`x.yaml:2:1: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
+			want: []string{`x.yaml:2:1: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, async, output, sweep)`},
 		},
 		{
 			name: "unknown key in a section",
@@ -163,12 +163,12 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "empty file",
 			yaml: "# nothing\n",
-			want: []string{`x.yaml: empty scenario (expected a mapping with keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
+			want: []string{`x.yaml: empty scenario (expected a mapping with keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, async, output, sweep)`},
 		},
 		{
 			name: "top level is a list",
 			yaml: "- agents: 4\n",
-			want: []string{`x.yaml:1:1: top level must be a mapping of keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep`},
+			want: []string{`x.yaml:1:1: top level must be a mapping of keys name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, async, output, sweep`},
 		},
 		{
 			name: "two documents",

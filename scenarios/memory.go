@@ -32,8 +32,8 @@ const (
 	// (chan, nats, nats-tcp) beyond its vectors: the stack of its
 	// goroutine (8 to 16 KiB at the depth of the round loop), its inbox
 	// and control queues and its runner's state (maps of peers, future
-	// slots, phase buffers). 24 KiB is what remained per agent of the
-	// peak RSS of 10,000 agents on chan (590 MiB) after the other terms.
+	// slots, phase buffers). 24 KiB is calibrated against the peak RSS
+	// of the goroutine runs of docs/benchmarks.md (Scale).
 	memGoroutineAgent = 24 << 10
 	// memNATSAgent is what an agent's NATS connection and subscriptions
 	// add to memGoroutineAgent on the nats transports.
@@ -221,7 +221,7 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 	gogc := gcPercent()
 	add("gc headroom", heap*gogc/100, "GOGC %s%% of %s", count(gogc), FormatBytes(heap))
 	base, baseWhat := float64(memBase), "Go runtime and coordinator"
-	if s.Runtime.Transport == TransportNATS || s.Runtime.Transport == TransportNATSTCP {
+	if (s.Runtime.Transport == TransportNATS || s.Runtime.Transport == TransportNATSTCP) && s.Async.Mode != AsyncSimulated {
 		if s.Runtime.NATSURL == "" {
 			base += memBaseNATS
 			baseWhat += " and embedded NATS server"
@@ -236,6 +236,9 @@ func EstimateMemory(s *Scenario) (Estimate, error) {
 
 // agentCost is the per-agent cost of the transport beyond its vectors.
 func (s *Scenario) agentCost() (bytes float64, what string) {
+	if s.Async.Mode == AsyncSimulated {
+		return memSteppedAgent, "state on the event engine"
+	}
 	switch s.Runtime.Transport {
 	case TransportStepped:
 		return memSteppedAgent, "state on the stepped engine"
@@ -247,7 +250,7 @@ func (s *Scenario) agentCost() (bytes float64, what string) {
 
 // queuedRounds is Q of EstimateMemory.
 func (s *Scenario) queuedRounds() int {
-	if s.Runtime.Transport == TransportStepped {
+	if s.Runtime.Transport == TransportStepped || s.Async.Mode == AsyncSimulated {
 		return 1
 	}
 	p := s.Graph.P

@@ -26,6 +26,8 @@ type Scenario struct {
 	Runtime Runtime `yaml:"runtime"`
 	// Faults are the runtime fault models (see Faults); by default none.
 	Faults Faults `yaml:"faults"`
+	// Async runs the scenario without rounds (see Async); off by default.
+	Async  Async  `yaml:"async"`
 	Output Output `yaml:"output"`
 	// Sweep, when set, makes the file a parameter sweep for consim sweep
 	// (see Sweep); consim run ignores it and runs the scenario once.

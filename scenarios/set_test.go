@@ -61,7 +61,7 @@ func TestSetErrors(t *testing.T) {
 		want string
 	}{
 		{"graph.pp=0.3", `--set: unknown key "pp" in graph (did you mean "p"? allowed: topology, rows, cols, q, radius, file, k, period, p, p_range)`},
-		{"grpah.p=0.3", `--set: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
+		{"grpah.p=0.3", `--set: unknown key "grpah" at top level (did you mean "graph"? allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, async, output, sweep)`},
 		{"algorithm.lr=0.1", `--set: unknown key "lr" in algorithm (allowed: name, preset, schedule, safeguard, safeguard_every, dual_step, m_y, step, penalty, prox_weight, smoothing, c_step, c_smoothing, scale)`},
 		{"algorithm.params.lr=0.1", `--set: unknown key "params" in algorithm (allowed: name, preset, schedule, safeguard, safeguard_every, dual_step, m_y, step, penalty, prox_weight, smoothing, c_step, c_smoothing, scale)`},
 		{"algorithm.params.eta=0.1", `--set: algorithm.params.eta: renamed to algorithm.dual_step`},

@@ -116,7 +116,7 @@ func TestSweepErrors(t *testing.T) {
 		{
 			name: "unknown top-level key",
 			yaml: "sweep: {grid: {nodes: [2, 3]}}\n",
-			want: []string{`x.yaml:6:16: sweep.grid.nodes: unknown key "nodes" at top level (allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, output, sweep)`},
+			want: []string{`x.yaml:6:16: sweep.grid.nodes: unknown key "nodes" at top level (allowed: name, seed, agents, graph, edges, problem, algorithm, rounds, metrics, runtime, faults, async, output, sweep)`},
 		},
 		{
 			name: "empty list, seeds, parallel, tolerance",

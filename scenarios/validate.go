@@ -32,6 +32,7 @@ func (s *Scenario) Validate() error {
 	v.metrics()
 	v.runtime()
 	v.faults()
+	v.async()
 	v.sweep()
 	if len(v.errs.list) == 0 {
 		v.memory()
@@ -61,7 +62,7 @@ func (v *validator) top() {
 	if v.required("agents", s.Agents == 0, "an integer >= 1") {
 		v.atLeast("agents", s.Agents, 1)
 	}
-	if v.required("rounds", s.Rounds == 0, "an integer >= 1") {
+	if !s.Async.On() && v.required("rounds", s.Rounds == 0, "an integer >= 1") {
 		v.atLeast("rounds", s.Rounds, 1)
 	}
 	if s.Output.Dir == "" {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
-	"testing"
 
 	"github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus"
@@ -14,6 +12,11 @@ import (
 	"github.com/consim/consim/objective"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/sim"
+)
+
+import (
+	"strings"
+	"testing"
 )
 
 // plainDGD is decentralized gradient descent, the example of
@@ -150,24 +153,30 @@ output: {dir: `+out+`}
 }
 
 // TestGuideCodeIsCompiled: every Go block of docs/extending.md stands
-// verbatim in this file, so the guide shows code that compiles and runs.
+// verbatim in this file or in example_problem_test.go, so the guide shows
+// the code that Example_customAlgorithm and Example_problemFromFiles run
+// (cmd/consim's TestDocs compiles the page's blocks on their own).
 func TestGuideCodeIsCompiled(t *testing.T) {
 	guide, err := os.ReadFile("../docs/extending.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.ReadFile("example_extend_test.go")
-	if err != nil {
-		t.Fatal(err)
+	var examples strings.Builder
+	for _, name := range []string{"example_extend_test.go", "example_problem_test.go"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples.Write(b)
 	}
 	blocks := strings.Split(string(guide), "```go\n")[1:]
-	if len(blocks) < 4 {
-		t.Fatalf("docs/extending.md has %d Go blocks, want the 4 of the example", len(blocks))
+	if len(blocks) < 10 {
+		t.Fatalf("docs/extending.md has %d Go blocks, want the 10 of the two examples", len(blocks))
 	}
 	for i, b := range blocks {
 		code, _, ok := strings.Cut(b, "```")
-		if !ok || !strings.Contains(string(self), code) {
-			t.Errorf("Go block %d of docs/extending.md is not in sim/example_extend_test.go:\n%s", i+1, code)
+		if !ok || !strings.Contains(examples.String(), code) {
+			t.Errorf("Go block %d of docs/extending.md is in neither sim/example_extend_test.go nor sim/example_problem_test.go:\n%s", i+1, code)
 		}
 	}
 }

@@ -35,11 +35,19 @@ var goldenScale = map[string][]string{
 	"crash": {"faults.crashes=[{agent: 3, at: 20}]"},
 }
 
-// goldenData names, per shipped scenario on a shared data set, the key of
-// its data file and the file under sharedData.
+// goldenAsync are the shipped asynchronous scenarios: they run for
+// goldenRounds units of simulated time on the event engine (its runs
+// replay bit for bit), which runtime.transport does not change.
+var goldenAsync = map[string]bool{"async_gossip": true}
+
+// goldenData names, per shipped scenario on a shared data set, the file
+// under sharedData and the --set that points the scenario at it (%s: the
+// file's path).
 var goldenData = map[string][2]string{
-	"penalty_a9a":    {"problem.file", "a9a/a9a.gz"},
-	"tsp_hyperclean": {"problem.mnist", "mnist"},
+	"penalty_a9a":    {"a9a/a9a.gz", "problem.file=%s"},
+	"tsp_hyperclean": {"mnist", "problem.mnist=%s"},
+	"compress_a9a":   {"a9a/a9a.gz", "problem.data={path: %s, format: libsvm, shard: random}"},
+	"fairness_adult": {"adult", "problem.data=%s"},
 }
 
 // goldenTimed are the shipped scenarios whose iterates depend on timing:
@@ -55,18 +63,25 @@ var goldenTimed = map[string]bool{"crash": true, "lossy": true, "slicing_dropout
 // testdata/golden/scenarios/<name>.txt, every number written exactly
 // (strconv 'g', -1): a change of layout that keeps the algorithms' math
 // must leave them bit for bit. A scenario on a shared data set reads it
-// from sharedData, and is skipped when it is not there.
+// from sharedData, and is skipped when it is not there or in -short mode.
 func TestGoldenShippedScenarios(t *testing.T) {
 	for _, name := range scenarios.Shipped() {
 		t.Run(name, func(t *testing.T) {
-			sets := append([]string{"rounds=" + strconv.Itoa(goldenRounds), "runtime.transport=chan",
+			length := "rounds=" + strconv.Itoa(goldenRounds)
+			if goldenAsync[name] {
+				length = "async.horizon=" + strconv.Itoa(goldenRounds)
+			}
+			sets := append([]string{length, "runtime.transport=chan",
 				"output.dir=" + t.TempDir()}, goldenScale[name]...)
 			if d, ok := goldenData[name]; ok {
-				path := filepath.Join(sharedData, d[1])
+				if testing.Short() {
+					t.Skip("reads a full data set (up to a minute under the race detector): make test-long")
+				}
+				path := filepath.Join(sharedData, d[0])
 				if _, err := os.Stat(path); err != nil {
 					t.Skipf("data of %s not found: %v", name, err)
 				}
-				sets = append(sets, d[0]+"="+path)
+				sets = append(sets, fmt.Sprintf(d[1], path))
 			}
 			s, err := scenarios.LoadWith(filepath.Join("..", "scenarios", name+".yaml"), sets...)
 			if err != nil {

@@ -258,12 +258,10 @@ func Launch(ctx context.Context, st *scenarios.Setup, o LaunchOptions) (*coordin
 // it wakes, so each phase cost it a futex wake-up and dozens of sysmon
 // sleeps: context switches, which a virtual machine makes expensive.
 // With a schedtrace period set, sysmon never deep-sleeps and backs off
-// to one wake-up per 10 ms. On a 2-core Oxide virtual machine, 16
-// agent processes ran the quickstart at 445, 428 and 359 rounds/s
-// without it and 669, 639 and 565 with it (alternating runs). The period
-// is long enough that the runtime prints no trace line, except once at
-// start on a host up for longer than 24.8 days; the launcher drops such
-// lines (isSchedTrace).
+// to one wake-up per 10 ms (docs/benchmarks.md, Process mode, has what
+// that is worth). The period is long enough that the runtime prints no
+// trace line, except once at start on a host up for longer than 24.8
+// days; the launcher drops such lines (isSchedTrace).
 const schedTraceOff = "schedtrace=2147483647"
 
 // childGODEBUG returns the GODEBUG of agent processes given the
@@ -290,9 +288,8 @@ func isSchedTrace(line string) bool {
 
 // childProcs returns the GOMAXPROCS of each of n agent processes on cpus
 // CPUs: their share of the CPUs, at least 1, so that n processes do not
-// each keep idle threads spinning for work on CPUs the others use (at
-// 16 processes on 2 CPUs, 1 instead of 2 cut the run's CPU time by a
-// fifth). It returns 0, leaving the children's GOMAXPROCS alone, when
+// each keep idle threads spinning for work on CPUs the others use. It
+// returns 0, leaving the children's GOMAXPROCS alone, when
 // the user set GOMAXPROCS (set) or when every process gets every CPU.
 func childProcs(n, cpus int, set string) int {
 	if set != "" || n <= 1 {

@@ -29,6 +29,7 @@ func DialObserver(s *scenarios.Scenario, url, runID string, key []byte, configur
 		RunID:            runID,
 		Key:              key,
 		URL:              url,
+		Agents:           s.Agents,
 		ReconnectTimeout: s.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
 	}
@@ -73,6 +74,13 @@ func Coordinate(ctx context.Context, st *scenarios.Setup, runID string, tr *node
 	if err != nil {
 		return nil, err
 	}
+	// Each agent process loaded its own copy of the scenario: a run
+	// starts only if they all hold this one.
+	canonical, err := st.Scenario.Canonical()
+	if err != nil {
+		return nil, inputError{err}
+	}
+	cfg.ScenarioCheck = canonical
 	cfg.ReadyTimeout = o.ReadyTimeout
 	cfg.Lost = o.Lost
 	cfg.Resume = o.Resume
@@ -138,6 +146,7 @@ func RunAgent(ctx context.Context, s *scenarios.Scenario, id int, url, runID str
 	nopts := node.NATSOptions{
 		RunID:            runID,
 		URL:              url,
+		Agents:           s.Agents,
 		ReconnectTimeout: st.Scenario.Runtime.AgentTimeout.Std(),
 		Logger:           logger.Named("transport"),
 		// One agent per process: the server delivers it only its frames.
@@ -150,7 +159,9 @@ func RunAgent(ctx context.Context, s *scenarios.Scenario, id int, url, runID str
 	}
 	tr, err := node.NewNATSTransport(nopts)
 	if err != nil {
-		return fmt.Errorf("agent %d: %w", id, err)
+		// Input, as for run and coordinator: the URL, or a key or
+		// credentials file.
+		return inputError{fmt.Errorf("agent %d: --nats %s: %w", id, RedactURL(url), err)}
 	}
 	defer tr.Close()
 	ep, err := tr.Endpoint(id)
@@ -158,6 +169,11 @@ func RunAgent(ctx context.Context, s *scenarios.Scenario, id int, url, runID str
 		return fmt.Errorf("agent %d: %w", id, err)
 	}
 	opts := NodeOptions(st, logger)
+	// The coordinator refuses the run unless every process holds its
+	// scenario (see Coordinate).
+	if opts.Scenario, err = s.Canonical(); err != nil {
+		return inputError{err}
+	}
 	// The coordinator may subscribe after this process starts (agents on
 	// several hosts): repeat ready until its start arrives.
 	opts.ReadyRepeat = ReadyRepeat

@@ -30,10 +30,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/scenarios"
 )
 
@@ -105,6 +105,9 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 	if err := CheckRunID(s, runID); err != nil {
 		return nil, err
 	}
+	if s.Async.On() {
+		return runAsync(ctx, st, runID, opts, logger)
+	}
 	if s.Runtime.Transport == scenarios.TransportStepped {
 		return runStepped(ctx, st, runID, opts, logger)
 	}
@@ -116,18 +119,8 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 			return nil, err
 		}
 	}
-	tr, err := node.NewTransport(node.TransportConfig{
-		Kind:   node.TransportKind(s.Runtime.Transport),
-		N:      s.Agents,
-		RunID:  runID,
-		URL:    s.Runtime.NATSURL,
-		Logger: logger.Named("transport"),
-	})
+	tr, err := newTransport(s, runID, logger)
 	if err != nil {
-		err = fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)
-		if s.Runtime.NATSURL != "" {
-			err = inputError{err} // the URL given cannot be reached
-		}
 		return nil, err
 	}
 	defer tr.Close()
@@ -177,7 +170,7 @@ func RunSetup(ctx context.Context, st *scenarios.Setup, opts Options) (*coordina
 // for a run of st: the central problem (with its optimum) is solved here,
 // or the run's registry.Evaluator gives f* (see measurement), and the
 // algorithm's resolved parameters go into the summary.
-func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, observe func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
+func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, progress func(coordinator.Progress)) (coordinator.Config, coordinator.Evaluator, error) {
 	s := st.Scenario
 	meas, err := measurement(st)
 	if err != nil {
@@ -188,7 +181,7 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 		return coordinator.Config{}, nil, err
 	}
 	decls := registry.MeasuresOf(st.Run)
-	if err := metrics.CheckMeasures(decls, coordinator.Columns()); err != nil {
+	if err := observe.CheckMeasures(decls, coordinator.Columns()); err != nil {
 		return coordinator.Config{}, nil, fmt.Errorf("algorithm %s: %w", s.Algorithm.Name, err)
 	}
 	reported := registry.Reported(decls)
@@ -196,12 +189,12 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 	for _, d := range decls {
 		names = append(names, d.Name)
 	}
-	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (metrics.Metrics, error) {
+	ev := coordinator.EvaluatorFunc(func(reps []consensus.Report) (observe.Metrics, error) {
 		m, err := meas.measure(reps)
 		if err != nil {
 			return m, err
 		}
-		extra, err := metrics.ReduceMeasures(reported, reps)
+		extra, err := observe.ReduceMeasures(reported, reps)
 		m.Extra = inOrder(decls, extra, m.Extra)
 		return m, err
 	})
@@ -228,7 +221,7 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 			"convex":    meas.convex,
 		},
 		Logger:   logger.Named("coordinator"),
-		Progress: observe,
+		Progress: progress,
 	}
 	cfg.ContinueOnDeparture = s.Faults.ContinueOnDeparture()
 	// Liveness, both ways, within runtime.agent_timeout (see NodeOptions).
@@ -242,8 +235,8 @@ func CoordinatorConfig(st *scenarios.Setup, runID string, logger hclog.Logger, o
 // inOrder returns the values of the run's declared measures decls in
 // declaration order: those the agents report from reported, the
 // Evaluated ones from evaluated, each in its own order.
-func inOrder(decls []consensus.Measure, reported, evaluated []metrics.Named) []metrics.Named {
-	out := make([]metrics.Named, 0, len(reported)+len(evaluated))
+func inOrder(decls []consensus.Measure, reported, evaluated []observe.Named) []observe.Named {
+	out := make([]observe.Named, 0, len(reported)+len(evaluated))
 	for _, d := range decls {
 		src := &reported
 		if d.Evaluated {
@@ -258,22 +251,20 @@ func inOrder(decls []consensus.Measure, reported, evaluated []metrics.Named) []m
 }
 
 // measurer is how the coordinator measures a run: through the instance's
-// Central problem (the consensus measures of metrics.Measure), or through
+// Central problem (the consensus measures of observe.Measure), or through
 // the run's registry.Evaluator when its agents hold different blocks or
 // roles.
 type measurer struct {
 	fstar   float64
 	convex  bool
-	measure func(reps []consensus.Report) (metrics.Metrics, error)
+	measure func(reps []consensus.Report) (observe.Metrics, error)
 }
 
 // measurement returns the measurer of st. A run that implements
-// registry.Evaluator gets its Evaluation in the metric columns of the
-// same names (GradEvals summed over the agents, DualDrift NaN, the
-// consensus error NaN when a report holds a non-finite value, which the
-// coordinator counts as divergence) and its Values in the columns of its
-// Evaluated measures; the instance's Central is not called. Any other run
-// is measured by metrics.Measure against Central.
+// registry.Evaluator is measured by its Evaluation (observe.Evaluated),
+// its Values in the columns of its Evaluated measures; the instance's
+// Central is not called. Any other run is measured by observe.Measure
+// against Central.
 func measurement(st *scenarios.Setup) (measurer, error) {
 	ev, ok := st.Run.(registry.Evaluator)
 	if !ok {
@@ -281,8 +272,8 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 		if err != nil {
 			return measurer{}, err
 		}
-		return measurer{fstar: prob.FStar, convex: prob.Convex, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
-			return metrics.Measure(prob, st.Graph, reps)
+		return measurer{fstar: prob.FStar, convex: prob.Convex, measure: func(reps []consensus.Report) (observe.Metrics, error) {
+			return observe.Measure(prob, st.Graph, reps)
 		}}, nil
 	}
 	fstar, convex, err := ev.Optimum()
@@ -290,27 +281,14 @@ func measurement(st *scenarios.Setup) (measurer, error) {
 		return measurer{}, fmt.Errorf("algorithm %s: optimum of problem %s: %w", st.Scenario.Algorithm.Name, st.Scenario.Problem.Kind, err)
 	}
 	cols := registry.Evaluated(registry.MeasuresOf(st.Run))
-	return measurer{fstar: fstar, convex: convex, measure: func(reps []consensus.Report) (metrics.Metrics, error) {
+	return measurer{fstar: fstar, convex: convex, measure: func(reps []consensus.Report) (observe.Metrics, error) {
 		e, err := ev.Evaluate(reps)
 		if err != nil {
-			return metrics.Metrics{}, err
+			return observe.Metrics{}, err
 		}
-		if len(e.Values) != len(cols) {
-			return metrics.Metrics{}, fmt.Errorf("algorithm %s: evaluation has %d values, its columns %d", st.Scenario.Algorithm.Name, len(e.Values), len(cols))
-		}
-		m := metrics.Metrics{ConsensusErr: e.ConsensusErr, ObjValue: e.ObjValue, OptGap: e.OptGap,
-			DistToOpt: e.DistToOpt, Feasibility: e.Feasibility, DualDrift: math.NaN()}
-		if !registry.Finite(reps) {
-			m.ConsensusErr = math.NaN()
-		}
-		for _, r := range reps {
-			if r.X != nil {
-				m.Round = r.Round
-			}
-			m.GradEvals += r.GradEvals
-		}
-		for k, c := range cols {
-			m.Extra = append(m.Extra, metrics.Named{Name: c.Name, Value: e.Values[k]})
+		m, err := observe.Evaluated(e, cols, reps)
+		if err != nil {
+			return m, fmt.Errorf("algorithm %s: %w", st.Scenario.Algorithm.Name, err)
 		}
 		return m, nil
 	}}, nil
@@ -384,4 +362,23 @@ func NewRunID(name string) string {
 	var b [2]byte
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("%s-%s-%s", name, time.Now().UTC().Format("20060102T150405"), hex.EncodeToString(b[:]))
+}
+
+// newTransport connects the transport of s for run runID.
+func newTransport(s *scenarios.Scenario, runID string, logger hclog.Logger) (node.Transport, error) {
+	tr, err := node.NewTransport(node.TransportConfig{
+		Kind:   node.TransportKind(s.Runtime.Transport),
+		N:      s.Agents,
+		RunID:  runID,
+		URL:    s.Runtime.NATSURL,
+		Logger: logger.Named("transport"),
+	})
+	if err != nil {
+		err = fmt.Errorf("transport %s: %w", s.Runtime.Transport, err)
+		if s.Runtime.NATSURL != "" {
+			err = inputError{err} // the URL given cannot be reached
+		}
+		return nil, err
+	}
+	return tr, nil
 }

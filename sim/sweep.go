@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/coordinator/report"
 	"github.com/consim/consim/scenarios"
@@ -272,9 +273,11 @@ func (sw *sweeper) run(ctx context.Context, s *scenarios.Scenario, runID string,
 			sw.logger.Info("no rate prediction", "run", runID, "reason", err)
 		}
 	}
-	agents, err := st.Agents()
-	if err != nil {
-		return nil, err
+	var agents []consensus.Agent // an asynchronous run builds its own
+	if !s.Async.On() {
+		if agents, err = st.Agents(); err != nil {
+			return nil, err
+		}
 	}
 	return RunSetup(ctx, st, Options{RunID: runID, Logger: sw.logger.Named(runID), Agents: agents, AgentGrace: sw.grace})
 }

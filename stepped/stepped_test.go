@@ -8,9 +8,7 @@ import (
 	_ "github.com/consim/consim/catalog"
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/metrics"
-	"github.com/consim/consim/consensus/registry"
-	"github.com/consim/consim/objective"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/scenarios"
 	"github.com/consim/consim/stepped"
 )
@@ -83,7 +81,8 @@ func TestSteppedMatchesLockstep(t *testing.T) {
 }
 
 // TestMeasureMatchesMetrics compares the workers' measures with
-// metrics.Measure and metrics.ReduceMeasures over all reports.
+// observe.Measure and observe.ReduceMeasures over all reports, bit for
+// bit.
 func TestMeasureMatchesMetrics(t *testing.T) {
 	st := setup(t, "problem.init.kind=random")
 	e, err := stepped.New(agents(t, st), stepped.Options{Workers: 3})
@@ -98,7 +97,7 @@ func TestMeasureMatchesMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	decls := st.Run.(interface{ Measures() []consensus.Measure }).Measures()
-	got, err := e.Measure(stepped.Measures{Graph: st.Graph, Local: localsOf(st), FStar: prob.FStar, XStar: prob.XStar, Decls: decls})
+	got, err := e.Measure(stepped.Measures{Graph: st.Graph, Problem: prob, Decls: decls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,17 +105,17 @@ func TestMeasureMatchesMetrics(t *testing.T) {
 	for i, a := range e.Agents() {
 		reps[i] = a.Report()
 	}
-	want, err := metrics.Measure(prob, st.Graph, reps)
+	want, err := observe.Measure(prob, st.Graph, reps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra, err := metrics.ReduceMeasures(decls, reps)
+	extra, err := observe.ReduceMeasures(decls, reps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	close := func(name string, a, b float64) {
-		if !(math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b))) {
-			t.Errorf("%s = %.17g, metrics %.17g", name, a, b)
+		if math.Float64bits(a) != math.Float64bits(b) {
+			t.Errorf("%s = %.17g, observe %.17g", name, a, b)
 		}
 	}
 	if got.Round != want.Round || got.GradEvals != want.GradEvals {
@@ -165,8 +164,4 @@ func (r *rogue) Send(t, ph int) consensus.Outbox {
 		return consensus.Outbox{}
 	}
 	return consensus.Outbox{Msgs: []consensus.Msg{{From: r.id, To: r.to, Round: t, Phase: ph, Data: []float64{1}}}}
-}
-
-func localsOf(st *scenarios.Setup) func(int) objective.Local {
-	return st.Env.Problem.(registry.Locals).Local
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,7 @@ import (
 func (a *app) benchCmd() *cobra.Command {
 	var cfg bench.Config
 	var transports []string
-	var asJSON bool
+	var asJSON, asMarkdown bool
 	cmd := &cobra.Command{
 		Use:               "bench",
 		Short:             "measure the runtime against raw Go channels and raw nats.go on the same exchange",
@@ -33,6 +34,8 @@ func (a *app) benchCmd() *cobra.Command {
 	f.StringSliceVar(&cfg.Algos, "algos", []string{bench.AlgoNull}, "algorithms run on consim: null, alm")
 	f.IntVar(&cfg.ReportEvery, "report-every", 0, "progress statuses every k rounds in the consim runs (0: none)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object instead of the table")
+	f.BoolVar(&asMarkdown, "markdown", false, "print the Markdown table of docs/benchmarks.md instead (make docs BENCH=1)")
+	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	cmd.RunE = a.runE(func(*cobra.Command, []string) error {
 		for _, t := range transports {
 			cfg.Transports = append(cfg.Transports, node.TransportKind(t))
@@ -45,10 +48,14 @@ func (a *app) benchCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if asJSON {
+		switch {
+		case asJSON:
 			return bench.WriteJSON(a.stdout, rows)
+		case asMarkdown:
+			writeBenchMarkdown(a.stdout, cfg.Algos, rows)
+		default:
+			writeBenchTable(a.stdout, cfg, rows)
 		}
-		writeBenchTable(a.stdout, cfg, rows)
 		return nil
 	})
 	return cmd
@@ -72,4 +79,50 @@ func writeBenchTable(w io.Writer, cfg bench.Config, rows []bench.Row) {
 	fmt.Fprintln(w, "\nratio: consim rounds/s over the raw baseline's, median of the alternating pairs; "+
 		"cpu ratio: raw CPU time per round over consim's. CPU, allocations and bytes are the whole process's "+
 		"(NATS server and client included).")
+}
+
+// writeBenchMarkdown prints rows as the Markdown table of
+// docs/benchmarks.md: per transport and N the raw baseline's rounds/s,
+// then for each algorithm its rounds/s and ratios (and, for the first,
+// its allocations per agent and round), then the peak memory of each.
+func writeBenchMarkdown(w io.Writer, algos []string, rows []bench.Row) {
+	head := []string{"transport", "N", "rounds", "raw rounds/s"}
+	for i, al := range algos {
+		if i == 0 {
+			head = append(head, al+" rounds/s", "ratio", "CPU ratio", "allocs / agent / round")
+			continue
+		}
+		head = append(head, al+" rounds/s", al+" ratio", al+" CPU ratio")
+	}
+	head = append(head, "peak MiB raw / "+strings.Join(algos, " / "))
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, r := range rows {
+		cells := []string{string(r.Transport), thousands(float64(r.N)), fmt.Sprint(r.Rounds), thousands(r.Raw.RoundsPerSec)}
+		peaks := []string{fmt.Sprintf("%.0f", r.Raw.PeakMiB)}
+		for i, al := range algos {
+			s := r.Consim[al]
+			cells = append(cells, thousands(s.RoundsPerSec), fmt.Sprintf("%.2f", r.Ratio[al]), fmt.Sprintf("%.2f", r.CPURatio[al]))
+			if i == 0 {
+				cells = append(cells, fmt.Sprintf("%.2f", s.AllocsPerRound/float64(r.N)))
+			}
+			peaks = append(peaks, fmt.Sprintf("%.0f", s.PeakMiB))
+		}
+		cells = append(cells, strings.Join(peaks, " / "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+}
+
+// thousands formats v rounded to an integer with commas between groups
+// of three digits (61,536).
+func thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

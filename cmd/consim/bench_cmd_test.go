@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/consim/consim/internal/bench"
 )
 
 // TestBenchJSON runs consim bench on a small torus over channels and
@@ -62,6 +64,29 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if code := mainExit(args, &stdout, &stderr); code != exitUsage {
 			t.Errorf("%s: exit %d, want %d (stderr %q)", strings.Join(args, " "), code, exitUsage, stderr.String())
+		}
+	}
+}
+
+func TestWriteBenchMarkdown(t *testing.T) {
+	rows := []bench.Row{{
+		Transport: "chan", N: 1024, Rounds: 450,
+		Raw:      bench.Stats{RoundsPerSec: 1566.4, PeakMiB: 47.2},
+		Consim:   map[string]bench.Stats{"null": {RoundsPerSec: 692, AllocsPerRound: 184.3, PeakMiB: 51}, "alm": {RoundsPerSec: 222, PeakMiB: 93}},
+		Ratio:    map[string]float64{"null": 0.46, "alm": 0.14},
+		CPURatio: map[string]float64{"null": 0.44, "alm": 0.15},
+	}}
+	var b strings.Builder
+	writeBenchMarkdown(&b, []string{"null", "alm"}, rows)
+	want := "| transport | N | rounds | raw rounds/s | null rounds/s | ratio | CPU ratio | allocs / agent / round | alm rounds/s | alm ratio | alm CPU ratio | peak MiB raw / null / alm |\n" +
+		"|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+		"| chan | 1,024 | 450 | 1,566 | 692 | 0.46 | 0.44 | 0.18 | 222 | 0.14 | 0.15 | 47 / 51 / 93 |\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	for v, s := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 61536: "61,536", 1234567: "1,234,567", -4321: "-4,321"} {
+		if got := thousands(v); got != s {
+			t.Errorf("thousands(%v) = %q, want %q", v, got, s)
 		}
 	}
 }

@@ -310,8 +310,8 @@ func TestNATSURLFromEnvironmentEndToEnd(t *testing.T) {
 		{[]string{"run", quickstart, "--out", out, "--log-level", "off"}, exitUsage, "127.0.0.1:1", ""},
 		{[]string{"run", quickstart, "--out", out, "--log-level", "off", "--nats", flagURL}, exitUsage, "127.0.0.1:2", "127.0.0.1:1"},
 		{[]string{"coordinator", "--run-id", "r1", "--out", out, "--log-level", "off", quickstart}, exitUsage, "127.0.0.1:1", ""},
-		{[]string{"node", "--run-id", "r1", "--id", "0", "--log-level", "off", quickstart}, exitFailure, "127.0.0.1:1", ""},
-		{[]string{"node", "--run-id", "r1", "--id", "0", "--log-level", "off", "--nats", flagURL, quickstart}, exitFailure, "127.0.0.1:2", "127.0.0.1:1"},
+		{[]string{"node", "--run-id", "r1", "--id", "0", "--log-level", "off", quickstart}, exitUsage, "127.0.0.1:1", ""},
+		{[]string{"node", "--run-id", "r1", "--id", "0", "--log-level", "off", "--nats", flagURL, quickstart}, exitUsage, "127.0.0.1:2", "127.0.0.1:1"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := consim(t, tt.args...)

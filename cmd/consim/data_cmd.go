@@ -72,7 +72,7 @@ func (a *app) listCmd() *cobra.Command {
 		Short: "list the registered algorithms and problem kinds",
 		Long: `List prints every registered algorithm (the scenario key algorithm.name)
 and problem kind (problem.kind) with a one-line summary. Their keys and
-defaults are in the README's scenario key table.`,
+defaults are in the scenario key table of docs/scenarios.md.`,
 		Example:           "  consim list",
 		Args:              func(_ *cobra.Command, args []string) error { return listArgs(args) },
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -89,7 +89,7 @@ defaults are in the README's scenario key table.`,
 				p, _ := reg.Problem(k)
 				fmt.Fprintf(stdout, "  %-21s %s\n", k, p.Summary)
 			}
-			fmt.Fprintln(stdout, "\nEach one's keys and defaults: the scenario key table in the README.")
+			fmt.Fprintln(stdout, "\nEach one's keys and defaults: the scenario key table of docs/scenarios.md.")
 			return nil
 		}),
 	}

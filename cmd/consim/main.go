@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -37,6 +39,7 @@ import (
 
 	"github.com/consim/consim/coordinator"
 	"github.com/consim/consim/node"
+	"github.com/consim/consim/scenarios"
 )
 
 // Exit codes.
@@ -100,6 +103,9 @@ func mainExit(args []string, stdout, stderr io.Writer) int {
 		return exitDiverged
 	case errors.Is(err, coordinator.ErrStoppedElsewhere):
 		return exitStopped
+	case errors.Is(err, coordinator.ErrScenarioMismatch), errors.Is(err, node.ErrRunRefused), errors.Is(err, node.ErrScenarioMismatch):
+		// The processes of a run were given different scenarios: input.
+		return exitUsage
 	case !isUsage(err):
 		return exitFailure
 	}
@@ -150,8 +156,11 @@ func (a *app) rootCmd() *cobra.Command {
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		PersistentPreRunE: checkEnvFlags,
+		// --version and -v print what `consim version` prints.
+		Version: buildVersion(debug.ReadBuildInfo).Version,
 	}
 	withHelp(root, "consim")
+	root.SetVersionTemplate(versionTemplate())
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -299,9 +308,7 @@ var logLevels = []cobra.Completion{"trace", "debug", "info", "warn", "error", "o
 // addTransportFlag adds --transport with default def.
 func addTransportFlag(cmd *cobra.Command, p *string, def, usage string) {
 	cmd.Flags().StringVar(p, "transport", def, usage)
-	mustComplete(cmd, "transport", cobra.FixedCompletions(
-		[]cobra.Completion{string(node.TransportChan), string(node.TransportNATS), string(node.TransportNATSTCP), "stepped"},
-		cobra.ShellCompDirectiveNoFileComp))
+	mustComplete(cmd, "transport", cobra.FixedCompletions(scenarios.Transports(), cobra.ShellCompDirectiveNoFileComp))
 }
 
 // helpFiles hold the long help of the commands, one text file each
@@ -333,15 +340,20 @@ func mustComplete(cmd *cobra.Command, name string, fn cobra.CompletionFunc) {
 // transportAndURL resolves --transport and --nats: a URL implies
 // nats-tcp unless --transport was given. A URL that came from
 // CONSIM_NATS_URL rather than --nats is dropped when --transport chan was
-// given: the in-memory transport has no server to connect to.
-func transportAndURL(fs *pflag.FlagSet, transport, url string) (string, string) {
+// given: the in-memory transport has no server to connect to. A
+// --transport that names no transport is a usage error naming the
+// allowed ones.
+func transportAndURL(fs *pflag.FlagSet, transport, url string) (string, string, error) {
+	if fs.Changed("transport") && !slices.Contains(scenarios.Transports(), transport) {
+		return "", "", usagef("--transport %q: want one of %s", transport, strings.Join(scenarios.Transports(), ", "))
+	}
 	if url != "" && !fs.Changed("nats") && fs.Changed("transport") && transport == string(node.TransportChan) {
 		url = ""
 	}
 	if url != "" && !fs.Changed("transport") {
 		transport = string(node.TransportNATSTCP)
 	}
-	return transport, url
+	return transport, url, nil
 }
 
 // Positional arguments.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/consim/consim/node"
@@ -28,9 +29,10 @@ func addNATSSecurityFlags(cmd *cobra.Command, s *natsSecurity) {
 	f := cmd.Flags()
 	f.StringVar(&s.user, "user", "", "NATS `user` (its password from --password-file; env "+node.EnvNATSUser+")")
 	f.StringVar(&s.passwordFile, "password-file", "", "`file` holding the NATS user's password (env "+node.EnvNATSPasswordFile+")")
-	f.StringVar(&s.creds, "creds", "", "NATS credentials `file` (user JWT and nkey seed)")
-	f.StringVar(&s.nkey, "nkey", "", "NATS nkey seed `file`")
-	addTLSFlags(cmd, &s.tls, "CA `file` (PEM) that verifies the server", "client certificate `file` (PEM)", "client key `file` (PEM)")
+	f.StringVar(&s.creds, "creds", "", "NATS credentials `file` (user JWT and nkey seed; env "+node.EnvNATSCreds+")")
+	f.StringVar(&s.nkey, "nkey", "", "NATS nkey seed `file`, e.g. one of consim nats users (env "+node.EnvNATSNKey+")")
+	addTLSFlags(cmd, &s.tls, "CA `file` (PEM) that verifies the server (env "+node.EnvNATSTLSCA+")",
+		"client certificate `file` (PEM; env "+node.EnvNATSTLSCert+")", "client key `file` (PEM; env "+node.EnvNATSTLSKey+")")
 	for _, name := range []string{"password-file", "creds", "nkey"} {
 		mustComplete(cmd, name, cobra.FixedCompletions(nil, cobra.ShellCompDirectiveDefault))
 	}
@@ -142,4 +144,22 @@ func redactURL(u string) string {
 		return u
 	}
 	return p.Redacted()
+}
+
+// probeNATS connects to the NATS server at url (if any) and disconnects,
+// with the credentials and TLS files of the environment (see
+// natsSecurity.export): a server that cannot be reached is a usage error,
+// named before any run begins.
+func probeNATS(url string) error {
+	if url == "" {
+		return nil
+	}
+	if err := checkNATSURL(url); err != nil {
+		return err
+	}
+	tr, err := node.NewNATSTransport(node.NATSOptions{RunID: "probe", URL: url, Key: make([]byte, node.RunKeyLen), Logger: hclog.NewNullLogger()})
+	if err != nil {
+		return usageError{fmt.Errorf("--nats %s: %w", redactURL(url), err)}
+	}
+	return tr.Close()
 }

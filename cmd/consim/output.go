@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/consim/consim/coordinator"
@@ -68,11 +69,22 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 	}
 	if s.Initial != nil && s.Final != nil {
 		i, f := s.Initial.Metrics, s.Final.Metrics
-		fmt.Fprintf(w, "  %-22s %.4e -> %.4e (round %d -> %d)%s\n", "consensus error", i.ConsensusErr, f.ConsensusErr, i.Round, f.Round, ratio(s.Reduction.ConsensusErr, i.Round))
-		if pk := s.Reduction.ConsensusPeak; pk != nil {
-			fmt.Fprintf(w, "  %-22s %.4e at round %d -> %.4e%s\n", "consensus error peak", pk.Value, pk.Round, f.ConsensusErr, peakRatio(pk))
+		// Measures that say nothing about this run are left out, and
+		// named once with the reason.
+		var omitted []string
+		if i.ConsensusErr == 0 && f.ConsensusErr == 0 && s.Reduction.ConsensusPeak == nil {
+			omitted = append(omitted, "consensus error (0 in every measured round: no two agents hold a copy of one variable)")
+		} else {
+			fmt.Fprintf(w, "  %-22s %.4e -> %.4e (round %d -> %d)%s\n", "consensus error", i.ConsensusErr, f.ConsensusErr, i.Round, f.Round, ratio(s.Reduction.ConsensusErr, i.Round))
+			if pk := s.Reduction.ConsensusPeak; pk != nil {
+				fmt.Fprintf(w, "  %-22s %.4e at round %d -> %.4e%s\n", "consensus error peak", pk.Value, pk.Round, f.ConsensusErr, peakRatio(pk))
+			}
 		}
-		fmt.Fprintf(w, "  %-22s %.4e -> %.4e%s\n", "optimality gap", i.OptGap, f.OptGap, ratio(s.Reduction.OptGap, i.Round))
+		if math.IsNaN(i.OptGap) && math.IsNaN(f.OptGap) {
+			omitted = append(omitted, "optimality gap (no reference value f*)")
+		} else {
+			fmt.Fprintf(w, "  %-22s %.4e -> %.4e%s\n", "optimality gap", i.OptGap, f.OptGap, ratio(s.Reduction.OptGap, i.Round))
+		}
 		if fs, ok := s.Meta["f_star"].(float64); ok {
 			kind := "optimum"
 			if c, _ := s.Meta["convex"].(bool); !c {
@@ -80,8 +92,13 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 			}
 			fmt.Fprintf(w, "  %-22s f(xbar) = %.10g, f* = %.10g (%s)\n", "objective", f.ObjValue, fs, kind)
 		}
-		fmt.Fprintf(w, "  %-22s %.4e\n", "distance to optimum", f.DistToOpt)
+		if math.IsNaN(f.DistToOpt) {
+			omitted = append(omitted, "distance to optimum (no optimal point to measure it to)")
+		} else {
+			fmt.Fprintf(w, "  %-22s %.4e\n", "distance to optimum", f.DistToOpt)
+		}
 		fmt.Fprintf(w, "  %-22s %.4e -> %.4e\n", "feasibility ||E[A]x||", i.Feasibility, f.Feasibility)
+
 		// The algorithm's own measures (the ALM's kkt, dual_norm, resets).
 		for k, e := range f.Extra {
 			if k < len(i.Extra) && i.Extra[k].Name == e.Name {
@@ -90,10 +107,11 @@ func printSummary(w io.Writer, s *coordinator.Summary) {
 				fmt.Fprintf(w, "  %-22s %.4e\n", e.Name, e.Value)
 			}
 		}
+		if len(omitted) > 0 {
+			fmt.Fprintf(w, "  %-22s %s\n", "not shown", strings.Join(omitted, "; "))
+		}
 	}
-	t := s.Traffic
-	fmt.Fprintf(w, "  %-22s %d messages, %s, %d dropouts, %d late, %d malformed\n",
-		"traffic", t.MsgsSent, scenarios.FormatBytes(float64(t.BytesSent)), t.Dropouts, t.Late, t.Malformed)
+	fmt.Fprintf(w, "  %-22s %s\n", "traffic", trafficLine(s.Traffic))
 	for _, fl := range s.Faults {
 		fmt.Fprintf(w, "  %-22s agent %d %s at round %d: %s\n", "fault", fl.Agent, fl.Kind, fl.Round, fl.Message)
 	}
@@ -118,4 +136,24 @@ func peakRatio(p *coordinator.Peak) string {
 		return ""
 	}
 	return fmt.Sprintf("  [falls %.3g-fold from the peak at round %d]", *p.Reduction, p.Round)
+}
+
+// trafficLine summarizes a run's traffic: messages, bytes, dropouts, late,
+// malformed and refused frames (those that failed the run's MAC), then
+// the other drops that happened.
+func trafficLine(t coordinator.TrafficTotals) string {
+	line := fmt.Sprintf("%d messages, %s, %d dropouts, %d late, %d malformed, %d refused",
+		t.MsgsSent, scenarios.FormatBytes(float64(t.BytesSent)), t.Dropouts, t.Late, t.Malformed, t.Refused)
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{
+		{t.BusMalformed, "misrouted"}, {t.Ahead, "too far ahead"}, {t.Overflow, "beyond the buffer"},
+		{t.InboxOverflow, "at a full queue"}, {t.SlowConsumer, "dropped by a full subscription"}, {t.StatusMalformed, "malformed statuses"},
+	} {
+		if c.n != 0 {
+			line += fmt.Sprintf(", %d %s", c.n, c.what)
+		}
+	}
+	return line
 }

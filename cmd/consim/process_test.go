@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/internal/wallclock"
 	"github.com/consim/consim/node"
 	"github.com/consim/consim/sim"
 )
@@ -113,8 +114,7 @@ func waitLines(ctx context.Context, path string, n int) error {
 func TestLaunchMatchesGoroutines(t *testing.T) {
 	exe := consimBinary(t)
 	sets := []string{"rounds=300", "agents=4"}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := context.Background()
 
 	var stderr bytes.Buffer
 	procDir := t.TempDir()
@@ -184,8 +184,7 @@ func TestLaunchKilledAgent(t *testing.T) {
 				o.sets = []string{"agents=8", "rounds=3000", "metrics.every=100",
 					"runtime.agent_timeout=2s", "runtime.phase_deadline=200ms", "faults.on_departure=continue"}
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-			defer cancel()
+			ctx := context.Background()
 
 			var killedAt time.Time
 			var pid int
@@ -233,9 +232,7 @@ func TestLaunchKilledAgent(t *testing.T) {
 			// Named at once; the others then stop within a round.
 			took := ended.Sub(killedAt)
 			t.Logf("launch returned %v after the kill: %v", took, err)
-			if took > agentTimeout {
-				t.Errorf("launch returned %v after the kill; want within the agent timeout %v", took, agentTimeout)
-			}
+			wallclock.Bound(t, "naming the killed agent", took, agentTimeout)
 			if sum.Status != coordinator.StatusFailed || sum.StopCause != coordinator.StopLost {
 				t.Fatalf("summary status %s, cause %s; want failed, %s", sum.Status, sum.StopCause, coordinator.StopLost)
 			}
@@ -267,9 +264,7 @@ func TestLaunchInterruptStopsChildren(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		wctx, wcancel := context.WithTimeout(ctx, 15*time.Second)
-		defer wcancel()
-		_ = waitLines(wctx, filepath.Join(out, o.runID, coordinator.MetricsJSONFile), 2)
+		_ = waitLines(ctx, filepath.Join(out, o.runID, coordinator.MetricsJSONFile), 2)
 		cancel()
 	}()
 	var stderr bytes.Buffer
@@ -285,9 +280,7 @@ func TestLaunchInterruptStopsChildren(t *testing.T) {
 	if errors.As(err, &ce) {
 		t.Errorf("a stopped agent is reported as failed: %v", ce)
 	}
-	if took := time.Since(begin); took > 18*time.Second {
-		t.Errorf("launch took %v", took)
-	}
+	wallclock.Bound(t, "launch", time.Since(begin), 18*time.Second)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(pids) != 4 {
@@ -467,17 +460,16 @@ func TestKilledLauncherTakesItsChildren(t *testing.T) {
 	}
 	defer cmd.Wait()
 	var kids []int
-	for deadline := time.Now().Add(10 * time.Second); len(kids) < 4; kids = childPIDs(cmd.Process.Pid) {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("launcher has children %v after 10s, want 4", kids)
-		}
+	for ; len(kids) < 4; kids = childPIDs(cmd.Process.Pid) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	// The children die with the launcher (their parent-death signal):
+	// wait for it however long a loaded machine takes.
+	killed := time.Now()
+	for ; ; time.Sleep(20 * time.Millisecond) {
 		var left []int
 		for _, pid := range kids {
 			if alive(pid) {
@@ -485,13 +477,8 @@ func TestKilledLauncherTakesItsChildren(t *testing.T) {
 			}
 		}
 		if len(left) == 0 {
+			wallclock.Bound(t, "the agent processes outliving the killed launcher", time.Since(killed), 5*time.Second)
 			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("agent processes %v outlived the killed launcher by 5s", left)
 		}
 	}
 }

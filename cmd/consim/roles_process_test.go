@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -33,10 +32,8 @@ func TestLaunchRolesMatchGoroutines(t *testing.T) {
 		{"../../scenarios/penalty_logistic.yaml", []string{"rounds=10", "metrics.every=5", "problem.samples=100"}},
 	} {
 		t.Run(c.path, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
 			var stderr bytes.Buffer
-			sum, err := launch(ctx, launchOptions{path: c.path, sets: c.sets, out: t.TempDir(), runID: "procs", logLevel: "warn", exe: exe}, &stderr)
+			sum, err := launch(context.Background(), launchOptions{path: c.path, sets: c.sets, out: t.TempDir(), runID: "procs", logLevel: "warn", exe: exe}, &stderr)
 			if err != nil {
 				t.Fatalf("launch: %v\nstderr:\n%s", err, stderr.String())
 			}
@@ -47,7 +44,7 @@ func TestLaunchRolesMatchGoroutines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := runScenario(ctx, s, "goroutines", hclog.NewNullLogger(), nil)
+			ref, err := runScenario(context.Background(), s, "goroutines", hclog.NewNullLogger(), nil)
 			if err != nil {
 				t.Fatalf("goroutine run: %v", err)
 			}

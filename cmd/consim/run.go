@@ -48,7 +48,10 @@ func (f *runFlags) bind(cmd *cobra.Command) {
 // scenario loads the scenario at path with the --set overrides and those
 // that --transport, --nats and --out stand for.
 func (f *runFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenario, error) {
-	transport, url := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
+	transport, url, err := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
+	if err != nil {
+		return nil, err
+	}
 	if err := f.sec.export(); err != nil {
 		return nil, err
 	}

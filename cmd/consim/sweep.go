@@ -25,6 +25,7 @@ type sweepFlags struct {
 	out       string
 	parallel  int
 	transport string
+	sec       natsSecurity
 	natsURL   string
 	sweepID   string
 	logLevel  string
@@ -38,6 +39,7 @@ func (f *sweepFlags) bind(cmd *cobra.Command) {
 	mustComplete(cmd, "parallel", cobra.NoFileCompletions)
 	addTransportFlag(cmd, &f.transport, string(node.TransportChan), "transport of every run: chan (the sweep default), nats, nats-tcp")
 	addNATSFlag(cmd, &f.natsURL, "`URL` of an external NATS server (implies --transport nats-tcp)")
+	addNATSSecurityFlags(cmd, &f.sec)
 	cmd.Flags().StringVar(&f.sweepID, "sweep-id", "", "sweep `ID` (default: <name>-<UTC time>-<random>); run ids are <sweep-id>-NNN")
 	mustComplete(cmd, "sweep-id", cobra.NoFileCompletions)
 	addLogLevelFlag(cmd, &f.logLevel, "warn", "log `level` of the runs")
@@ -47,7 +49,13 @@ func (f *sweepFlags) bind(cmd *cobra.Command) {
 // scenario loads the scenario at path with the --set overrides and those
 // that --transport, --nats and --out stand for.
 func (f *sweepFlags) scenario(cmd *cobra.Command, path string) (*scenarios.Scenario, error) {
-	transport, url := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
+	transport, url, err := transportAndURL(cmd.Flags(), f.transport, f.natsURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.sec.export(); err != nil {
+		return nil, err
+	}
 	return loadScenario(path, runtimeOverrides(f.sets, transport, url, f.out))
 }
 
@@ -87,6 +95,9 @@ func (f *sweepFlags) sweep(cmd *cobra.Command, path string, stdout, stderr io.Wr
 	}
 	if s.Sweep == nil {
 		return usagef("%s has no sweep block; add one (sweep: {grid: {graph.p: [1, 0.5]}, seeds: 3}) or use 'consim run' for a single run", path)
+	}
+	if err := probeNATS(s.Runtime.NATSURL); err != nil {
+		return err
 	}
 	sw, err := sim.NewSweep(s, sim.SweepOptions{ID: f.sweepID, Parallel: f.parallel, Logger: logger, AgentGrace: agentGrace})
 	if err != nil {

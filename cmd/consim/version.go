@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -71,6 +72,14 @@ func (v versionInfo) write(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "consim %s\n  module    %s\n  revision  %s\n  time      %s\n  modified  %s\n  go        %s %s\n",
 		v.Version, v.Module, v.Revision, v.Time, v.Modified, v.Go, v.Platform)
 	return err
+}
+
+// versionTemplate is the text/template of `consim --version` and -v:
+// what write prints, from the build information.
+func versionTemplate() string {
+	var b strings.Builder
+	_ = buildVersion(debug.ReadBuildInfo).write(&b)
+	return strings.ReplaceAll(b.String(), "{{", "{{`{{`}}")
 }
 
 func (a *app) versionCmd() *cobra.Command {

@@ -58,7 +58,7 @@ import (
 // two generals problem); what this one guarantees is that they never hold
 // different values of the same version, so a difference is always a
 // delay of the reader, never a second dual. Versions are the round t+1 of
-// the owner's last write (consensus.EdgeDual.Version); metrics.DualDrift
+// the owner's last write (consensus.EdgeDual.Version); observe.DualDrift
 // compares equal versions and counts the delayed copies apart. The price
 // is the second phase: one more frame per agent and one more message
 // latency per round than a protocol whose endpoints update replicas.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/consim/consim/consensus"
 	driver "github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/observe"
 )
 
 // lossyDrop loses every message of phase ph from one agent to another
@@ -29,7 +29,7 @@ func lossyDrop(seed uint64, rate float64) func(t, ph, from, to int) bool {
 //     and a copy of the owner's version is bit-identical to it (no fork);
 //   - the copy is the owner's value whenever the owner's phase-1 message of
 //     the round arrived (the delay ends at the first delivered copy);
-//   - metrics.DualDrift of the reports reads exactly 0 in every round.
+//   - observe.DualDrift of the reports reads exactly 0 in every round.
 //
 // Convergence: on a static graph (p = 1, Algorithm 1) with exact
 // gradients the run reaches the closed-form minimizer x* to 1e-8 despite
@@ -112,7 +112,7 @@ func TestOneSidedLossNoFork(t *testing.T) {
 					if lagging {
 						lagRounds++
 					}
-					dr, ok := metrics.DualDrift(reports(ls))
+					dr, ok := observe.DualDrift(reports(ls))
 					if !ok || dr.Sum != 0 || dr.Edges+dr.Lagging != len(g.Edges) {
 						t.Fatalf("round %d: drift %+v (ok %v) over %d edges, want sum 0 over all of them", r, dr, ok, len(g.Edges))
 					}
@@ -123,7 +123,7 @@ func TestOneSidedLossNoFork(t *testing.T) {
 				}
 				if check {
 					tr := d.Traffic()
-					dr, _ := metrics.DualDrift(reports(ls))
+					dr, _ := observe.DualDrift(reports(ls))
 					t.Logf("loss %v: dropped %d of %d messages (%d copies); a copy lagged in %d of %d rounds, by up to %d rounds; final drift %+v; max_i ||x_i - x*|| = %.3g",
 						rate, tr.Dropped, tr.Sent, lostCopies, lagRounds, rounds, maxLag, dr, worst)
 					if tr.Dropped == 0 || lostCopies == 0 || lagRounds == 0 {

@@ -68,9 +68,8 @@ type Constants struct {
 
 // Practical defaults: tau's constant c_tau and beta's constant c_beta.
 // The implementation notes suggest c_beta in 0.01..0.1; on the shipped
-// scenarios that leaves z nearly still (the optimality gap of quickstart
-// falls 1.5-fold in 2000 rounds at c_beta = 0.05 against 27-fold at 1),
-// so the preset takes c_beta = 1.
+// scenarios that leaves z nearly still (docs/algorithms.md), so the
+// preset takes c_beta = 1.
 const (
 	PracticalCTau  = 10
 	PracticalCBeta = 1

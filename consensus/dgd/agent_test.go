@@ -10,6 +10,7 @@ import (
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/observe"
 )
 
 // TestAgentsMatchReference steps N agents with the lockstep driver and the
@@ -115,7 +116,7 @@ func TestZeroGradientIsGossip(t *testing.T) {
 	if d := dist(mean(none.xs()), m0); d > 1e-13 {
 		t.Errorf("the average moved by %.3g", d)
 	}
-	if e := Disagreement(none.xs()); e > 1e-20 {
+	if e := observe.Disagreement(none.xs()); e > 1e-20 {
 		t.Errorf("disagreement after 300 rounds %.3g: no consensus", e)
 	}
 }

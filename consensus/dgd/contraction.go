@@ -5,31 +5,6 @@ import (
 	"math"
 )
 
-// Disagreement returns ||X - 1 xbar^T||_F^2 = sum_i ||x_i - xbar||^2 with
-// xbar = (1/N) sum_i x_i: the squared consensus error of the iterates xs.
-func Disagreement(xs [][]float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	mean := make([]float64, len(xs[0]))
-	for _, x := range xs {
-		for l, v := range x {
-			mean[l] += v
-		}
-	}
-	for l := range mean {
-		mean[l] /= float64(len(xs))
-	}
-	var s float64
-	for _, x := range xs {
-		for l, v := range x {
-			d := v - mean[l]
-			s += float64(d * d)
-		}
-	}
-	return s
-}
-
 // Window selects the rounds over which Contraction fits the per-round
 // factor, relative to the first value sq[0].
 type Window struct {

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/observe"
 )
 
 // gossipCase is a topology and presence probability of the gossip tests.
@@ -48,10 +48,10 @@ func gossipCases(t *testing.T, ps []float64) []gossipCase {
 // lockstep for the given seeds (edge process and initial point) and
 // returns the per-round factor of the squared disagreement
 // sum_i ||x_i - xbar||^2 averaged over all seeds, fitted by
-// metrics.FitBeforeFloor on the window from 1e-8 of the start to the
+// observe.FitBeforeFloor on the window from 1e-8 of the start to the
 // detected float floor, with its 95% interval from 10 batches of the
 // seeds (none below 10 seeds). Every run lasts the given number of rounds.
-func observedMeanSquare(t *testing.T, g *graph.Graph, seeds, rounds int) metrics.FloorFit {
+func observedMeanSquare(t *testing.T, g *graph.Graph, seeds, rounds int) observe.FloorFit {
 	t.Helper()
 	const n, batches = 2, 10
 	mean := make([]float64, rounds+1)
@@ -62,12 +62,12 @@ func observedMeanSquare(t *testing.T, g *graph.Graph, seeds, rounds int) metrics
 	for s := range seeds {
 		x0 := startPoints(g.N, n, 1, uint64(1000+s))
 		nw := newNetwork(t, DefaultParams(), g, graph.Bernoulli{G: g, Seed: uint64(s)}, nil, x0)
-		sq := Disagreement(x0)
+		sq := observe.Disagreement(x0)
 		mean[0] += sq / float64(seeds)
 		batch[s%batches][0] += sq
 		for r := range rounds {
 			nw.round(t, r)
-			sq = Disagreement(nw.xs())
+			sq = observe.Disagreement(nw.xs())
 			mean[r+1] += sq / float64(seeds)
 			batch[s%batches][r+1] += sq
 		}
@@ -81,7 +81,7 @@ func observedMeanSquare(t *testing.T, g *graph.Graph, seeds, rounds int) metrics
 		}
 		bs = batch
 	}
-	fit, err := metrics.FitBeforeFloor(mean, bs, metrics.FloorOptions{Start: 1e-8})
+	fit, err := observe.FitBeforeFloor(mean, bs, observe.FloorOptions{Start: 1e-8})
 	if err != nil {
 		t.Fatal(err)
 	}

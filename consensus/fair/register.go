@@ -6,6 +6,7 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/problems/fairness"
 )
 
@@ -173,7 +174,7 @@ func (r *Run) Measures() []consensus.Measure {
 }
 
 // Evaluate measures the replicas: ConsensusErr is their disagreement
-// (registry.Replicas), and at the first reporting agent's theta: ObjValue
+// (observe.Replicas), and at the first reporting agent's theta: ObjValue
 // L(theta) on the training data, OptGap L - L* and DistToOpt ||theta -
 // theta*|| (NaN for a nonconvex loss), Feasibility max(0, |a^T theta| - c)
 // and the columns covariance, accuracy and p_rule.
@@ -194,7 +195,7 @@ func (r *Run) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 	theta := x[:r.d.Dim]
 	obj := fairness.Objective(r.d, r.loss, theta)
 	cov := fairness.Covariance(r.d, theta)
-	ev := registry.Evaluation{ConsensusErr: registry.Replicas(reps, ids), ObjValue: obj, OptGap: math.NaN(), DistToOpt: math.NaN(),
+	ev := registry.Evaluation{ConsensusErr: observe.Replicas(reps, ids), ObjValue: obj, OptGap: math.NaN(), DistToOpt: math.NaN(),
 		Feasibility: math.Max(0, math.Abs(cov)-r.cfg.C)}
 	if ts, f, ok, err := r.inst.Optimum(); err != nil {
 		return registry.Evaluation{}, err

@@ -3,6 +3,7 @@ package lockstep
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,8 +49,18 @@ func (e *echo) Send(t, ph int) consensus.Outbox {
 func (e *echo) Receive(t, ph int, in consensus.Inbox) error {
 	// The driver must hand over copies: overwrite the sender's buffer.
 	e.data[0] = -1
-	e.ins = append(e.ins, in)
+	e.ins = append(e.ins, cloneInbox(in))
 	return nil
+}
+
+// cloneInbox copies in: the driver reuses its slices in the next phase.
+func cloneInbox(in consensus.Inbox) consensus.Inbox {
+	c := consensus.Inbox{Missing: slices.Clone(in.Missing), Reduce: slices.Clone(in.Reduce)}
+	for _, m := range in.Msgs {
+		m.Data = slices.Clone(m.Data)
+		c.Msgs = append(c.Msgs, m)
+	}
+	return c
 }
 
 // ring returns N agents exchanging with both ring neighbours.
@@ -95,9 +106,15 @@ func TestRoundRoutesMessages(t *testing.T) {
 		if len(e.ins) != 4 {
 			t.Fatalf("agent %d received %d inboxes, want 2 rounds x 2 phases", i, len(e.ins))
 		}
+		// Agents 0 and 2 reduce over all agents: they get the sum; agents
+		// 1 and 3 give no term and get nil (consensus.Inbox.Reduce).
+		want := []float64{3, 30}
+		if e.reduce == nil {
+			want = nil
+		}
 		for k, in := range e.ins {
-			if !reflect.DeepEqual(in.Reduce, []float64{3, 30}) {
-				t.Errorf("agent %d inbox %d: Reduce %v, want [3 30]", i, k, in.Reduce)
+			if !reflect.DeepEqual(in.Reduce, want) {
+				t.Errorf("agent %d inbox %d: Reduce %v, want %v", i, k, in.Reduce, want)
 			}
 			for m := 1; m < len(in.Msgs); m++ {
 				if in.Msgs[m-1].From >= in.Msgs[m].From {
@@ -112,9 +129,20 @@ func TestRoundRoutesMessages(t *testing.T) {
 	if tr := d.Traffic(); tr != (Traffic{Sent: 32, Bytes: 32 * 3 * 8, Dropped: 1}) {
 		t.Errorf("Traffic = %+v, want 4 agents x 2 messages x 2 phases x 2 rounds = 32 sent of 3 values (768 bytes), 1 dropped", tr)
 	}
+	// The all-reduce misses the terms of agents 1 and 3 in each of the 4
+	// phases; the dropped message is agent 2's one dropout.
+	if c := d.Counts(); c.ReduceMissing != 8 || c.Missing != 1 || c.Delivered != 31 {
+		t.Errorf("Counts = %+v, want 8 missing reduce terms, 1 missing message, 31 delivered", c)
+	}
 	// Each inbox has its own copy of the reduce.
-	es[0].ins[0].Reduce[0] = 99
-	if es[1].ins[0].Reduce[0] != 3 {
+	d2, err := New(asAgents(es))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d2.Round(4); err != nil {
+		t.Fatal(err)
+	}
+	if d2.phase.Inbox(0).Reduce[0] = 99; d2.phase.Inbox(2).Reduce[0] != 3 {
 		t.Error("inboxes share the reduce slice")
 	}
 }

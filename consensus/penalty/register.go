@@ -6,9 +6,9 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/registry"
+	"github.com/consim/consim/observe"
 	"github.com/consim/consim/problems/constrlogistic"
 )
-
 
 // Params is the algorithm block of penalty_vrasg.
 type Params struct {
@@ -145,7 +145,7 @@ func (r *VRRun) Measures() []consensus.Measure {
 }
 
 // Evaluate measures the replicas: ConsensusErr is their disagreement
-// (registry.Replicas; 0 when the all-reduce kept them equal), and at the
+// (observe.Replicas; 0 when the all-reduce kept them equal), and at the
 // first agent's x~: ObjValue F(x) = fbar(x) + psi(x), OptGap F - F*,
 // DistToOpt ||x - x*||, Feasibility ||[A x - b]_+||, and the column
 // kkt_stationarity.
@@ -177,6 +177,6 @@ func (r *VRRun) Evaluate(reps []consensus.Report) (registry.Evaluation, error) {
 	}
 	viol := constrlogistic.Violation(r.cfg.Cons, x, make([]float64, r.cfg.Cons.Len()))
 	kkt := constrlogistic.KKTResidual(constrlogistic.FullGradient(r.f, constrlogistic.MeanLip(r.f)), r.inst.Linear(), r.cfg.Psi, x, r.opt.Lambda)
-	return registry.Evaluation{ConsensusErr: registry.Replicas(reps, ids), ObjValue: obj, OptGap: obj - fstar,
+	return registry.Evaluation{ConsensusErr: observe.Replicas(reps, ids), ObjValue: obj, OptGap: obj - fstar,
 		DistToOpt: math.Sqrt(d), Feasibility: viol, Values: []float64{kkt.Stationarity}}, nil
 }

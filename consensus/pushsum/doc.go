@@ -48,7 +48,7 @@
 // converge to a weighted average of the initial values instead of the
 // average (the ratio keeps them consistent: x and y lose the same share).
 //
-// pushsum imports consensus, consensus/registry, consensus/metrics (for
+// pushsum imports consensus, consensus/registry, observe (for
 // push_sum's measures), objective, graph and gonum; it must not import
 // node, coordinator, scenarios or cmd.
 package pushsum

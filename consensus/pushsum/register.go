@@ -5,9 +5,9 @@ import (
 	"math"
 
 	"github.com/consim/consim/consensus"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/consensus/registry"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/observe"
 )
 
 // PushSum describes push-sum ratio consensus to the registry: the agents
@@ -148,7 +148,7 @@ func (r *averageRun) Measures() []consensus.Measure {
 // Evaluate implements registry.Evaluator for the estimates z_i of the
 // agents present: the consensus error (1/N) sum_i ||z_i - zbar||^2 and the
 // feasibility sqrt(sum_{edges {i,j}} p_ij^2 ||z_i - z_j||^2) over the
-// run's (underlying) graph as metrics.Measure computes them for every
+// run's (underlying) graph as observe.Measure computes them for every
 // consensus run, the gap f(zbar) - f* = (1/2) ||zbar - xbar(0)||^2
 // (computed directly, not as a difference), the distance
 // ||zbar - xbar(0)||, and max_err. The mean zbar of the estimates is the
@@ -160,7 +160,7 @@ func (r *averageRun) Evaluate(reps []consensus.Report) (registry.Evaluation, err
 			return registry.Evaluation{}, err
 		}
 	}
-	m, err := metrics.Measure(nil, r.env.Graph, reps)
+	m, err := observe.Measure(nil, r.env.Graph, reps)
 	if err != nil {
 		return registry.Evaluation{}, fmt.Errorf("pushsum: %w", err)
 	}

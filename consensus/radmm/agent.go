@@ -21,10 +21,11 @@ type Agent struct {
 	l    *edgeadmm.Local // f_i with its prox or step tau_i
 	proc graph.EdgeProcess
 
-	nb []edge    // incident edges, ascending by neighbour id
-	x  []float64 // x_i
-	z  []float64 // z[k*n:(k+1)*n] is z_e of edge nb[k]
-	y  []float64 // y[k*n:(k+1)*n] is y_e of edge nb[k], oriented lo -> hi
+	nb   []edge    // incident edges, ascending by neighbour id
+	sign []float64 // sign[k] = nb[k].sign
+	x    []float64 // x_i
+	z    []float64 // z[k*n:(k+1)*n] is z_e of edge nb[k]
+	y    []float64 // y[k*n:(k+1)*n] is y_e of edge nb[k], oriented lo -> hi
 	// ver[k] is the version of z_e and y_e of edge nb[k]: the round t+1
 	// of the owner's last write (0 before one); acked[k], at the owner,
 	// is the version the reader last reported.
@@ -109,8 +110,10 @@ func NewAgent(cfg Config, id int, g *graph.Graph, proc graph.EdgeProcess, f obje
 		ms:       make([]consensus.Msg, 0, d),
 		ex:       make([]int, 0, d),
 	}
+	a.sign = make([]float64, d)
 	for k, j := range nbrs {
 		a.nb[k] = edge{j: j, sign: graph.Sign(id, j)}
+		a.sign[k] = a.nb[k].sign
 		a.sbOff[k], _ = g.EdgeLayout(id, j, 2*n+1)
 		a.nb[k].off, a.nb[k].plen = g.EdgeLayout(j, id, 2*n+1)
 	}
@@ -175,14 +178,4 @@ func (a *Agent) edgeBlock(v []float64, j int) []float64 {
 }
 
 // lambda writes Lambda_i = sum_k s_k y_k into dst.
-func (a *Agent) lambda(dst []float64) {
-	n := a.n
-	clear(dst)
-	for k := range a.nb {
-		s := a.nb[k].sign
-		yk := a.y[k*n : (k+1)*n]
-		for l := range dst {
-			dst[l] += float64(s * yk[l])
-		}
-	}
-}
+func (a *Agent) lambda(dst []float64) { Lambda(dst, a.y, a.sign) }

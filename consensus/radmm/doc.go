@@ -103,7 +103,7 @@
 // limit. No protocol over lossy links can keep both ends equal at every
 // instant (the last message may be lost: the two generals problem); this
 // one guarantees that they never hold different values of one version,
-// which is what the reports' versions let metrics.DualDrift check.
+// which is what the reports' versions let observe.DualDrift check.
 //
 // # Reports
 //

@@ -6,8 +6,8 @@ import (
 
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/graph"
+	"github.com/consim/consim/observe"
 )
 
 // TestMessageLoss checks the edge variables under injected loss (20% of
@@ -18,7 +18,7 @@ import (
 //
 //   - u's copies are never of a newer version than o's values, and copies
 //     of o's version are bit-identical to them (no fork), so
-//     metrics.DualDrift of the reports reads exactly 0;
+//     observe.DualDrift of the reports reads exactly 0;
 //   - a present edge whose x_u did not reach o kept o's values and
 //     version (the round's update is left out, not applied at one end);
 //   - a present edge whose three messages arrived (x both ways, o's
@@ -89,7 +89,7 @@ func TestMessageLoss(t *testing.T) {
 				for i, a := range nw.agents {
 					reps[i] = a.Report()
 				}
-				d, ok := metrics.DualDrift(reps)
+				d, ok := observe.DualDrift(reps)
 				if !ok || d.Sum != 0 || d.Edges+d.Lagging != len(g.Edges) {
 					t.Fatalf("round %d: drift %+v (ok %v), want sum 0 over all %d edges", r, d, ok, len(g.Edges))
 				}

@@ -104,21 +104,8 @@ func (a *Agent) exactStep() {
 	if d == 0 {
 		return
 	}
-	n, rho := a.n, a.cfg.Rho
-	lam, v := a.v, a.w
-	a.lambda(lam)
-	clear(v)
-	for k := range a.nb {
-		zk := a.z[k*n : (k+1)*n]
-		for l := range v {
-			v[l] += zk[l]
-		}
-	}
-	fd := float64(d)
-	for l := range v {
-		v[l] = (v[l] - lam[l]/rho) / fd
-	}
-	a.l.Prox.Prox(v, float64(rho*fd)/a.l.InvN, a.x)
+	a.lambda(a.v)
+	ExactX(a.l.Prox, a.v, a.z, d, a.cfg.Rho, a.l.InvN, a.w, a.x)
 }
 
 // linearizedStep computes, with the sample xi_i of round t,
@@ -150,9 +137,8 @@ func (a *Agent) linearizedStep(t int) {
 //
 //	z_e <- (x_i + x_j)/2,  y_e <- (y_e + y_e)/2 + (rho/2)(x_i - x_j),  version t+1
 //
-// ((y + y)/2 = y exactly: the expression is the one both replicas of the
-// earlier protocol evaluated, so lossless runs keep their bits); the
-// other edges keep z_e and y_e. In phase 1 the reader of every present
+// ((y + y)/2 = y exactly; the expression is kept so that lossless runs
+// keep the bits consensus/golden pins); the other edges keep z_e and y_e. In phase 1 the reader of every present
 // edge whose owner's message arrived replaces its copies of z_e and y_e
 // and their version by the owner's; a copy whose message is missing keeps
 // its older values.
@@ -172,18 +158,13 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 	if err := a.collect(t, in); err != nil {
 		return fmt.Errorf("radmm: agent %d: round %d: %w", a.id, t, err)
 	}
-	n, hr := a.n, 0.5*a.cfg.Rho
+	n := a.n
 	for k := range a.nb {
 		b := &a.nb[k]
 		if !b.live || !b.owner() {
 			continue
 		}
-		xlo, xhi := a.x, a.xj[k*n:(k+1)*n]
-		zk, yk := a.z[k*n:(k+1)*n], a.y[k*n:(k+1)*n]
-		for l := range zk {
-			zk[l] = float64(0.5 * (xlo[l] + xhi[l]))
-			yk[l] = float64(0.5*(yk[l]+yk[l])) + float64(hr*(xlo[l]-xhi[l]))
-		}
+		EdgeStep(a.z[k*n:(k+1)*n], a.y[k*n:(k+1)*n], a.x, a.xj[k*n:(k+1)*n], a.cfg.Rho)
 		a.ver[k] = int64(t) + 1
 	}
 	if a.Phases(t) > 1 {

@@ -142,8 +142,8 @@ func (a Algorithm) needsDoc() string {
 // problem is the one registered as kind: it checks the algorithm's needs
 // first (Check), then calls its Build and holds the Run to the entry's
 // declarations: an Evaluator when its Roles measure themselves (a run of
-// peers may measure itself too), Oracles when it FansOut, Evaluated
-// measures only with an Evaluator. An error
+// peers may measure itself too), Oracles when it FansOut, an AsyncRunner
+// when it is Async, Evaluated measures only with an Evaluator. An error
 // that is the scenario's fault is a *ProblemMismatch or a FieldErrors, as
 // the entry's Build returns them.
 func (r *Registry) Build(name, kind string, p Params, env *Env) (Run, error) {
@@ -176,6 +176,9 @@ func (a Algorithm) holds(run Run) error {
 	}
 	if _, ok := run.(Oracles); ok != a.FansOut {
 		return fmt.Errorf("FansOut is %v but its Run %T implements Oracles: %v", a.FansOut, run, ok)
+	}
+	if _, ok := run.(AsyncRunner); ok != a.Async {
+		return fmt.Errorf("Async is %v but its Run %T implements AsyncRunner: %v", a.Async, run, ok)
 	}
 	if len(Evaluated(MeasuresOf(run))) > 0 && !evaluates {
 		return fmt.Errorf("its Run %T declares Evaluated measures but does not implement Evaluator", run)

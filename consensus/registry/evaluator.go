@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"math"
 
 	"github.com/consim/consim/consensus"
 )
@@ -51,7 +50,8 @@ type Evaluation struct {
 	// no two agents hold copies of the same variable (then none disagree).
 	// The coordinator replaces it by NaN when a report holds a NaN or an
 	// infinite value, so that such a round counts as divergence whatever
-	// the Evaluator computed.
+	// the Evaluator computed (observe.Evaluated). observe.Replicas
+	// computes it for agents that hold replicas of one iterate.
 	ConsensusErr float64
 	// ObjValue is the run's objective at the point the agents hold
 	// jointly; OptGap is ObjValue - f* (NaN when f* is unknown).
@@ -66,58 +66,6 @@ type Evaluation struct {
 	// Values are the values of the run's Evaluated measures (Measurer),
 	// in declaration order.
 	Values []float64
-}
-
-// Finite reports whether every value of every report's X is finite: the
-// coordinator's test for divergence of a run measured by an Evaluator.
-func Finite(reps []consensus.Report) bool {
-	for _, r := range reps {
-		for _, v := range r.X {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// Replicas returns the consensus error (1/N) sum_i ||x_i - xbar||^2 of the
-// reports of the agents in ids (those with a nil X are left out), summed
-// in the order given; 0 when fewer than two remain, NaN when their
-// lengths differ. It is what an
-// Evaluator of data-parallel agents, each holding a replica of the whole
-// iterate, reports as ConsensusErr.
-func Replicas(reps []consensus.Report, ids []int) float64 {
-	var xs [][]float64
-	for _, i := range ids {
-		if reps[i].X != nil {
-			xs = append(xs, reps[i].X)
-		}
-	}
-	if len(xs) < 2 {
-		return 0
-	}
-	xbar := make([]float64, len(xs[0]))
-	inv := 1 / float64(len(xs))
-	for _, x := range xs {
-		if len(x) != len(xbar) {
-			return math.NaN() // not replicas of one iterate
-		}
-		for k, v := range x {
-			xbar[k] += v
-		}
-	}
-	for k := range xbar {
-		xbar[k] *= inv
-	}
-	var s float64
-	for _, x := range xs {
-		for k, v := range x {
-			d := v - xbar[k]
-			s += float64(d * d)
-		}
-	}
-	return s * inv
 }
 
 // Artefacter is implemented by a Run that adds files of its own to the

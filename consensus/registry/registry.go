@@ -215,6 +215,10 @@ type Algorithm struct {
 	// undirected ones; an algorithm without it runs on undirected
 	// topologies only.
 	Directed bool
+	// Async is set when the agents are asynchronous: the Run implements
+	// AsyncRunner, and the algorithm runs only with a scenario's async
+	// section (see async.go).
+	Async bool
 
 	// Needs are the capabilities (see Problem.Offers) that Build asks of
 	// the problem's instance, e.g. CapLocals; Check tests them against the

@@ -21,8 +21,8 @@
 //
 // report computes nothing itself: every statistic (means and spreads over
 // seeds, rounds to tolerance, fitted linear rates, the spectral rate
-// prediction) comes from consensus/metrics.
+// prediction) comes from observe.
 //
-// report imports coordinator (the bundle formats) and consensus/metrics; it
+// report imports coordinator (the bundle formats) and observe; it
 // must not import scenarios or cmd, and nothing below it imports report.
 package report

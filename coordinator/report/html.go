@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 )
 
 // ReportHTML is the name of the HTML report in a run bundle or sweep
@@ -94,7 +94,7 @@ type sweepSeries struct {
 
 // sweepPoint is one grid point: its runs' values and, per column and
 // round, the mean, min and max over the runs with a finite value there
-// (metrics.Summarize).
+// (observe.Summarize).
 type sweepPoint struct {
 	Label  string     `json:"label"`
 	Rounds floats     `json:"rounds"`
@@ -405,7 +405,7 @@ func align(s *runSeries, cols []string, rounds floats) []floats {
 	return out
 }
 
-// spread returns, by column and round, metrics.Summarize's mean, min and
+// spread returns, by column and round, observe.Summarize's mean, min and
 // max over the runs' finite values (NaN where none is).
 func spread(runs []sweepRun, ncols, nrounds int) (mean, lo, hi []floats) {
 	mean, lo, hi = make([]floats, ncols), make([]floats, ncols), make([]floats, ncols)
@@ -417,7 +417,7 @@ func spread(runs []sweepRun, ncols, nrounds int) (mean, lo, hi []floats) {
 			for _, r := range runs {
 				xs = append(xs, r.Data[c][k])
 			}
-			st := metrics.Summarize(xs)
+			st := observe.Summarize(xs)
 			mean[c][k], lo[c][k], hi[c][k] = st.Mean, st.Min, st.Max
 		}
 	}

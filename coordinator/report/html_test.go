@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 )
 
 // embeddedData returns the chart data of the page at path.
@@ -147,9 +147,9 @@ func writeBundle(t *testing.T, dir string, scale float64, last int) {
 	}
 	var lines bytes.Buffer
 	for r := 0; r <= last; r += 10 {
-		row := coordinator.Row{Metrics: metrics.Metrics{Round: r, ConsensusErr: scale * math.Pow(0.9, float64(r)),
+		row := coordinator.Row{Metrics: observe.Metrics{Round: r, ConsensusErr: scale * math.Pow(0.9, float64(r)),
 			OptGap: math.NaN(), DistToOpt: math.NaN(), ObjValue: 1, Feasibility: math.NaN(), ConsensusErrRel: math.NaN(), DualDrift: math.NaN(),
-			Extra: []metrics.Named{{Name: "kkt", Value: scale}}}, Elapsed: time.Duration(r) * time.Millisecond, Msgs: int64(r), Bytes: int64(8 * r)}
+			Extra: []observe.Named{{Name: "kkt", Value: scale}}}, Elapsed: time.Duration(r) * time.Millisecond, Msgs: int64(r), Bytes: int64(8 * r)}
 		b, err := row.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
@@ -208,9 +208,9 @@ func TestSweepHTML(t *testing.T) {
 	}
 	for k, r := range p0.Rounds {
 		a := math.Pow(0.9, r)
-		want := metrics.Summarize([]float64{a, 3 * a})
+		want := observe.Summarize([]float64{a, 3 * a})
 		if r > 20 { // b stopped at round 20
-			want = metrics.Summarize([]float64{a})
+			want = observe.Summarize([]float64{a})
 			if p0.Runs[1].Data[ce][k] != nil {
 				t.Errorf("run b has a value at round %v, past its last", r)
 			}

@@ -83,6 +83,18 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 			ts = append(ts, plot.Tick{Value: base, Label: "1"})
 		}
 	}
+	if step == 1 && hi-lo > 1 && !in(math.Pow(10, lo)) {
+		// The decade at the bottom, where a falling curve ends, has no
+		// power of ten in range: label its lowest multiple 2, 3 or 5 in
+		// range, so that the band the data end in reads as a number.
+		base := math.Pow(10, lo)
+		for k := range ts {
+			if i := math.Round(ts[k].Value / base); ts[k].Value < 10*base && (i == 2 || i == 3 || i == 5) {
+				ts[k].Label = "1"
+				break
+			}
+		}
+	}
 	return ts
 }
 
@@ -180,10 +192,18 @@ func anyPositive(ss []series) bool {
 }
 
 // linePlot draws series as lines (with point markers when short). A
-// logarithmic y falls back to linear when no value is positive.
+// logarithmic y falls back to linear when no value is positive. On a
+// logarithmic y, values of a series that are exactly 0 (or negative) are
+// not left out silently: they are marked with crosses at the bottom of
+// the axis, under a legend entry that says so (see floorMarks).
 func linePlot(title, xlabel, ylabel string, logY bool, ss []series) (*plot.Plot, error) {
 	logY = logY && anyPositive(ss)
 	p := newPlot(title, xlabel, ylabel, false, logY)
+	defer func() {
+		if logY {
+			floorMarks(p, ss)
+		}
+	}()
 	for i, s := range ss {
 		xys := keep(s.xys, false, logY)
 		if len(xys) == 0 {
@@ -211,6 +231,88 @@ func linePlot(title, xlabel, ylabel string, logY bool, ss []series) (*plot.Plot,
 		}
 	}
 	return p, nil
+}
+
+// floorMarks marks, for each series of the log-y plot p, the points
+// whose y is finite and not positive (an optimality gap of exactly 0, a
+// feasibility of 0, a gap below 0 at an infeasible point): a cross of the
+// series' colour at the bottom of the axis, half the least positive value
+// of the plot, for each, and a legend entry naming the series and what
+// the crosses stand for. It returns the legend entries it added.
+func floorMarks(p *plot.Plot, ss []series) (entries []string) {
+	floor := p.Y.Min / 2 // below every value drawn, so no mark covers one
+	for i, s := range ss {
+		var pts plotter.XYs
+		zero, negative := false, false
+		for _, q := range s.xys {
+			if finite(q.X) && finite(q.Y) && q.Y <= 0 {
+				pts = append(pts, plotter.XY{X: q.X, Y: floor})
+				zero, negative = zero || q.Y == 0, negative || q.Y < 0
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			continue // only finite points were kept
+		}
+		sc.Color = plotutil.Color(i)
+		sc.Shape = draw.CrossGlyph{}
+		sc.Radius = vg.Points(4)
+		p.Add(sc)
+		what := "exactly 0"
+		switch {
+		case zero && negative:
+			what = "0 or below"
+		case negative:
+			what = "below 0"
+		}
+		entry := fmt.Sprintf("%s: %s (off the log axis, marked at its bottom)", s.name, what)
+		p.Legend.Add(entry, sc)
+		entries = append(entries, entry)
+	}
+	return entries
+}
+
+// titleMargin is the space kept free on each side of a plot's title.
+const titleMargin = 0.1 * vg.Inch
+
+// minTitleSize is the smallest font fitTitle shrinks a title to.
+const minTitleSize = vg.Length(8) // points
+
+// fitTitle makes p's title fit width: a title wider than width (less
+// titleMargin on each side) is broken into lines at its " — "
+// separators, then between words; a single word still too wide shrinks
+// the font, down to minTitleSize.
+func fitTitle(p *plot.Plot, width vg.Length) {
+	room := width - 2*titleMargin
+	sty := &p.Title.TextStyle
+	if p.Title.Text == "" || sty.Width(p.Title.Text) <= room {
+		return
+	}
+	var lines []string
+	for _, part := range strings.Split(p.Title.Text, " — ") {
+		line := ""
+		for _, w := range strings.Fields(part) {
+			switch {
+			case line == "":
+				line = w
+			case sty.Width(line+" "+w) <= room:
+				line += " " + w
+			default:
+				lines = append(lines, line)
+				line = w
+			}
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	p.Title.Text = strings.Join(lines, "\n")
+	for sty.Width(p.Title.Text) > room && sty.Font.Size > minTitleSize {
+		sty.Font.Size -= vg.Points(0.5)
+	}
 }
 
 // save writes p as dir/name.png and dir/name.svg and returns the paths.
@@ -248,6 +350,7 @@ func legendBelow(l *plot.Legend) vg.Length {
 // legend goes below the axes, outside the data area, so that no entry
 // covers a curve: the figure is plotHeight plus the legend's height.
 func saveAs(p *plot.Plot, path, format string) error {
+	fitTitle(p, plotWidth)
 	leg := p.Legend
 	lh := legendBelow(&leg)
 	c, err := draw.NewFormattedCanvas(plotWidth, plotHeight+lh, format)

@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // TestTickLabel: tick labels read as numbers, never as "250000.00".
@@ -171,11 +171,11 @@ func readPNG(t *testing.T, path string) image.Image {
 }
 
 // TestStdBar: the sweep plot's bars are mean ± one sample standard
-// deviation, as the README's tables; a lower end at or below 0 on a log
+// deviation, as aggregate.md's tables; a lower end at or below 0 on a log
 // axis is cut at the axis bottom and reported.
 func TestStdBar(t *testing.T) {
 	// Seeds 1, 2, 6: mean 3, sample std sqrt(((-2)^2 + (-1)^2 + 3^2)/2) = sqrt(7).
-	s := metrics.Summarize([]float64{1, 2, 6})
+	s := observe.Summarize([]float64{1, 2, 6})
 	std := math.Sqrt(7)
 	low, high, cut := stdBar(s, false, 0)
 	if math.Abs(low-std) > 1e-12 || math.Abs(high-std) > 1e-12 || cut {
@@ -186,7 +186,7 @@ func TestStdBar(t *testing.T) {
 		t.Errorf("log: bar -%v +%v cut %v, want ±%v uncut", low, high, cut, std)
 	}
 	// Seeds 0.1, 0.1, 4: mean 1.4, std 2.25 > mean: cut at the floor.
-	s = metrics.Summarize([]float64{0.1, 0.1, 4})
+	s = observe.Summarize([]float64{0.1, 0.1, 4})
 	low, high, cut = stdBar(s, true, 0.05)
 	if !cut || math.Abs(low-(1.4-0.05)) > 1e-12 || math.Abs(high-s.Std) > 1e-12 {
 		t.Errorf("log, std > mean: bar -%v +%v cut %v, want -%v +%v cut", low, high, cut, 1.4-0.05, s.Std)
@@ -194,12 +194,12 @@ func TestStdBar(t *testing.T) {
 	// A floor below the mean's precision (runs at the float floor beside
 	// runs that are not): the bar still ends above 0, which a log axis
 	// needs.
-	s = metrics.Summarize([]float64{1.3e-13, 1.2e-12})
+	s = observe.Summarize([]float64{1.3e-13, 1.2e-12})
 	if low, _, cut = stdBar(s, true, 3e-33); !cut || !(s.Mean-low > 0) {
 		t.Errorf("log, floor 3e-33 under mean %v: bar bottom %v, cut %v; want > 0", s.Mean, s.Mean-low, cut)
 	}
 	// One seed: std 0, a point without a bar.
-	if low, high, _ = stdBar(metrics.Summarize([]float64{2}), true, 1); low != 0 || high != 0 {
+	if low, high, _ = stdBar(observe.Summarize([]float64{2}), true, 1); low != 0 || high != 0 {
 		t.Errorf("one seed: bar -%v +%v, want none", low, high)
 	}
 }

@@ -3,7 +3,7 @@ package report
 import (
 	"math"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // SeriesRate is the rate StatsOf fits to a run's consensus series,
@@ -16,9 +16,9 @@ import (
 func SeriesRate(rounds []int, errs []float64, absTol, relTol float64) float64 {
 	k0 := countFrom(errs)
 	rounds, errs = rounds[k0:], errs[k0:]
-	tol := metrics.ToleranceFor(errs, absTol, relTol)
-	from, to := metrics.DecayWindow(errs, tol)
-	fit, err := metrics.LinearRate(rounds[from:to], errs[from:to])
+	tol := observe.ToleranceFor(errs, absTol, relTol)
+	from, to := observe.DecayWindow(errs, tol)
+	fit, err := observe.LinearRate(rounds[from:to], errs[from:to])
 	if err != nil {
 		return math.NaN()
 	}
@@ -33,7 +33,7 @@ func PastTolerance(errs []float64, absTol, relTol float64) bool {
 		return false
 	}
 	k0 := countFrom(errs)
-	tol := metrics.ToleranceFor(errs[k0:], absTol, relTol)
-	_, ok := metrics.RoundsToTolerance(errs[k0:], tol)
+	tol := observe.ToleranceFor(errs[k0:], absTol, relTol)
+	_, ok := observe.RoundsToTolerance(errs[k0:], tol)
 	return ok && k0 < len(errs)-1
 }

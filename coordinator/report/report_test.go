@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 )
 
 // fabricateRun writes a bundle whose consensus error is e_t = 2 * 0.99^t
@@ -28,7 +28,7 @@ func fabricateRun(t *testing.T, dir string, withMsgs bool) {
 	var jsonl bytes.Buffer
 	var rows []coordinator.Row
 	for r := 10; r <= 500; r += 10 {
-		row := coordinator.Row{Metrics: metrics.Metrics{
+		row := coordinator.Row{Metrics: observe.Metrics{
 			Round:        r,
 			ConsensusErr: 2 * math.Pow(0.99, float64(r)),
 			OptGap:       1 / float64(r),

@@ -71,10 +71,9 @@ func plotRunAgainst(r *Run, st RunStats, dir string, ax runAxis) ([]string, erro
 	if r.Incomplete {
 		id += " (did not finish)"
 	}
+	// A consensus error of 0 (the first row of a run started at
+	// consensus) is marked at the bottom of the axis (see linePlot).
 	title := "consensus error (1/N) sum_i ||x_i - xbar||^2 from round 0 — " + id
-	if len(r.Rows) > 0 && r.Rows[0].ConsensusErr == 0 {
-		title += " (0 at the first row: off the log axis)"
-	}
 	var paths []string
 	p, err := linePlot(title, ax.label, "consensus error [x^2]", true, ss)
 	if err != nil {

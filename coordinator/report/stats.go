@@ -3,7 +3,7 @@ package report
 import (
 	"math"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // RunStats are the per-run quantities of a sweep's tables. Values that do
@@ -14,7 +14,7 @@ type RunStats struct {
 	// FinalConsensusErr is the consensus error of the last measured round.
 	FinalConsensusErr float64
 	// Tolerance is the threshold RoundsToTol counts up to (see
-	// metrics.ToleranceFor); a relative one is taken of the consensus
+	// observe.ToleranceFor); a relative one is taken of the consensus
 	// error of the row counting starts from (see RoundsToTol).
 	Tolerance float64
 	// RoundsToTol is the first measured round whose consensus error is
@@ -23,7 +23,7 @@ type RunStats struct {
 	// when it is 0 (the zero start, where the error first rises).
 	RoundsToTol float64
 	// Rate is the linear rate of the consensus error fitted over
-	// metrics.DecayWindow (see metrics.LinearRate).
+	// observe.DecayWindow (see observe.LinearRate).
 	Rate             float64
 	FinalOptGap      float64
 	FinalFeasibility float64
@@ -61,7 +61,7 @@ func StatsOf(r *Run, absTol, relTol float64) RunStats {
 	// should count as reached).
 	k0 := countFrom(errs)
 	rounds, errs = rounds[k0:], errs[k0:]
-	st.Tolerance = metrics.ToleranceFor(errs, absTol, relTol)
+	st.Tolerance = observe.ToleranceFor(errs, absTol, relTol)
 	if len(r.Rows) == 0 {
 		return st
 	}
@@ -70,11 +70,11 @@ func StatsOf(r *Run, absTol, relTol float64) RunStats {
 	st.FinalConsensusErr = last.ConsensusErr
 	st.FinalOptGap = last.OptGap
 	st.FinalFeasibility = last.Feasibility
-	if k, ok := metrics.RoundsToTolerance(errs, st.Tolerance); ok {
+	if k, ok := observe.RoundsToTolerance(errs, st.Tolerance); ok {
 		st.RoundsToTol = float64(rounds[k])
 	}
-	from, to := metrics.DecayWindow(errs, st.Tolerance)
-	if fit, err := metrics.LinearRate(rounds[from:to], errs[from:to]); err == nil {
+	from, to := observe.DecayWindow(errs, st.Tolerance)
+	if fit, err := observe.LinearRate(rounds[from:to], errs[from:to]); err == nil {
 		st.Rate = fit.Rate
 	}
 	return st

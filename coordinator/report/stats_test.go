@@ -4,15 +4,15 @@ import (
 	"math"
 	"testing"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 )
 
 // runOf is a run whose rows, at rounds 0, 10, 20, ..., carry errs.
 func runOf(errs []float64) *Run {
 	r := &Run{Summary: coordinator.Summary{Status: coordinator.StatusOK}}
 	for k, e := range errs {
-		r.Rows = append(r.Rows, coordinator.Row{Metrics: metrics.Metrics{Round: 10 * k, ConsensusErr: e}})
+		r.Rows = append(r.Rows, coordinator.Row{Metrics: observe.Metrics{Round: 10 * k, ConsensusErr: e}})
 	}
 	return r
 }

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/consim/consim/consensus/metrics"
+	"github.com/consim/consim/observe"
 )
 
 // xAxis is how grid points are placed along a sweep plot's x axis: by the
@@ -113,7 +113,7 @@ func PlotSweep(keys []string, aggs []PointAgg, dir string) ([]string, error) {
 
 // finalErrPlot draws the mean final consensus error of each grid point
 // over its ok seeds with bars of one sample standard deviation, the
-// mean ± std of the README's tables. On a logarithmic axis a lower end
+// mean ± std of aggregate.md's tables. On a logarithmic axis a lower end
 // mean - std <= 0 cannot be drawn: such a bar is cut at the bottom of the
 // axis and the title says so.
 func finalErrPlot(ax xAxis, aggs []PointAgg) (*plot.Plot, error) {
@@ -188,7 +188,7 @@ func finalErrPlot(ax xAxis, aggs []PointAgg) (*plot.Plot, error) {
 // sample standard deviation (0 when the std is not finite, as with one
 // seed). On a logarithmic axis whose bottom is floor, a lower end
 // s.Mean - s.Std <= 0 is cut at floor, and cut is true.
-func stdBar(s metrics.Stats, logY bool, floor float64) (low, high float64, cut bool) {
+func stdBar(s observe.Stats, logY bool, floor float64) (low, high float64, cut bool) {
 	std := s.Std
 	if !finite(std) {
 		std = 0

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/coordinator"
+	"github.com/consim/consim/observe"
 )
 
 // Label is one grid assignment of a sweep point, e.g. graph.p = 0.5.
@@ -171,29 +171,29 @@ type PointAgg struct {
 	// Runs counts the point's runs, OK those with status ok (the only
 	// ones aggregated) and Reached the ok ones that reached the tolerance.
 	Runs, OK, Reached int
-	// Stats holds one metrics.Stats per quantity, in quantities order.
-	Stats []metrics.Stats
+	// Stats holds one observe.Stats per quantity, in quantities order.
+	Stats []observe.Stats
 	// Predicted summarises the runs' predicted rates (random topologies
 	// differ between seeds).
-	Predicted metrics.Stats
+	Predicted observe.Stats
 	// PredictedRate is Predicted.Mean: no constant is fitted to the
 	// observed rates.
 	PredictedRate float64
 }
 
 // Stat returns the Stats of the quantity called name (a sweep.csv column).
-func (a *PointAgg) Stat(name string) metrics.Stats {
+func (a *PointAgg) Stat(name string) observe.Stats {
 	for k, q := range quantities {
 		if q.name == name {
 			return a.Stats[k]
 		}
 	}
-	return metrics.Summarize(nil)
+	return observe.Summarize(nil)
 }
 
 // Aggregate groups t's rows by grid point, in point order, and summarises
 // every quantity and the predicted rate over the ok runs with
-// metrics.Summarize.
+// observe.Summarize.
 func Aggregate(t *SweepTable) []PointAgg {
 	byPoint := make(map[int][]SweepRow)
 	var order []int
@@ -224,9 +224,9 @@ func Aggregate(t *SweepTable) []PointAgg {
 			preds = append(preds, r.PredictedRate)
 		}
 		for k := range quantities {
-			a.Stats = append(a.Stats, metrics.Summarize(cols[k]))
+			a.Stats = append(a.Stats, observe.Summarize(cols[k]))
 		}
-		a.Predicted = metrics.Summarize(preds)
+		a.Predicted = observe.Summarize(preds)
 		a.PredictedRate = a.Predicted.Mean
 		aggs = append(aggs, a)
 	}

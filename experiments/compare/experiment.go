@@ -26,6 +26,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"github.com/consim/consim/observe"
 	"io"
 	"math"
 	"path/filepath"
@@ -248,26 +249,14 @@ func (f Config) one(m compareMethod, p float64, seed uint64) (RunSummary, error)
 	return r, nil
 }
 
-// consensusError returns (1/N) sum_i ||x_i - xbar||^2 of the agents.
+// consensusError returns (1/N) sum_i ||x_i - xbar||^2 of the agents
+// (observe.ConsensusError of their reports).
 func consensusError(agents []consensus.Agent) float64 {
 	xs := make([][]float64, len(agents))
 	for i, a := range agents {
 		xs[i] = a.Report().X
 	}
-	n := len(xs[0])
-	xbar := make([]float64, n)
-	for _, x := range xs {
-		for l, v := range x {
-			xbar[l] += v / float64(len(xs))
-		}
-	}
-	var s float64
-	for _, x := range xs {
-		for l, v := range x {
-			s += (v - xbar[l]) * (v - xbar[l])
-		}
-	}
-	return s / float64(len(xs))
+	return observe.ConsensusError(xs)
 }
 
 // writeCompareCSV writes one row per run.

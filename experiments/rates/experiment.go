@@ -9,7 +9,7 @@
 // lambda_max(E[W^T P W]) (the worst single round) and rho(E[W] - 11^T/N)^2.
 // Observed: the per-round factor of the mean over seeds of
 // sum_i ||x_i - xbar||^2, fitted on the window before its noise floor
-// (metrics.FitBeforeFloor), with a 95% confidence interval from batches of
+// (observe.FitBeforeFloor), with a 95% confidence interval from batches of
 // the seeds.
 //
 // ALM: Algorithm 2 per agent (the practical preset at its largest step,
@@ -55,10 +55,10 @@ import (
 	"github.com/consim/consim/consensus/alm"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/lockstep"
-	"github.com/consim/consim/consensus/metrics"
 	"github.com/consim/consim/experiments"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
+	"github.com/consim/consim/observe"
 )
 
 // Config is the experiment of `consim reproduce rates`.
@@ -197,7 +197,7 @@ type Row struct {
 	// Obs is the observed factor of the mean square (gossip) or of the
 	// mean (ALM); Obs2 that of the ALM's mean square. ObsErr and Obs2Err
 	// say why there is none.
-	Obs, Obs2       metrics.FloorFit
+	Obs, Obs2       observe.FloorFit
 	ObsErr, Obs2Err string
 	// Obs2Start is m2[0], the ALM's mean square at the start.
 	Obs2Start float64
@@ -299,7 +299,7 @@ func (f Config) gossipRow(name string, g *graph.Graph, p float64) (Row, error) {
 		if err != nil {
 			return err
 		}
-		acc[0] += dgd.Disagreement(xs)
+		acc[0] += observe.Disagreement(xs)
 		for t := range rounds {
 			if err := drv.Round(t); err != nil {
 				return err
@@ -307,7 +307,7 @@ func (f Config) gossipRow(name string, g *graph.Graph, p float64) (Row, error) {
 			for i, a := range ds {
 				xs[i] = a.Report().X
 			}
-			acc[t+1] += dgd.Disagreement(xs)
+			acc[t+1] += observe.Disagreement(xs)
 		}
 		return nil
 	})
@@ -315,7 +315,7 @@ func (f Config) gossipRow(name string, g *graph.Graph, p float64) (Row, error) {
 		return row, err
 	}
 	pooled, batches := experiments.BatchMeans(sums, seeds)
-	row.Obs, err = metrics.FitBeforeFloor(pooled, batches, metrics.FloorOptions{Start: gossipStart})
+	row.Obs, err = observe.FitBeforeFloor(pooled, batches, observe.FloorOptions{Start: gossipStart})
 	if err != nil {
 		row.ObsErr = err.Error()
 	}
@@ -436,11 +436,11 @@ func (f Config) almRow(name string, g *graph.Graph, p float64) (Row, error) {
 		ceil[t] = m2[t] / float64(seeds)
 	}
 	row.Obs2Start = m2[0]
-	row.Obs, err = metrics.FitBeforeFloor(m1, b1, metrics.FloorOptions{Start: almStart, Margin: 10, Ceiling: ceil})
+	row.Obs, err = observe.FitBeforeFloor(m1, b1, observe.FloorOptions{Start: almStart, Margin: 10, Ceiling: ceil})
 	if err != nil {
 		row.ObsErr = err.Error()
 	}
-	row.Obs2, err = metrics.FitBeforeFloor(m2, b2, metrics.FloorOptions{Start: almStart})
+	row.Obs2, err = observe.FitBeforeFloor(m2, b2, observe.FloorOptions{Start: almStart})
 	if err != nil {
 		row.Obs2Err = err.Error()
 	}
@@ -469,10 +469,10 @@ func (f Config) almRow(name string, g *graph.Graph, p float64) (Row, error) {
 	pm, pms := model.Curves(d0, s0, rounds)
 	row.WinMean, row.WinMS = math.NaN(), math.NaN()
 	if row.ObsErr == "" {
-		row.WinMean, _ = metrics.WindowRate(pm, row.Obs.From, row.Obs.To)
+		row.WinMean, _ = observe.WindowRate(pm, row.Obs.From, row.Obs.To)
 	}
 	if row.Obs2Err == "" {
-		row.WinMS, _ = metrics.WindowRate(pms, row.Obs2.From, row.Obs2.To)
+		row.WinMS, _ = observe.WindowRate(pms, row.Obs2.From, row.Obs2.To)
 	}
 	return row, nil
 }
@@ -495,7 +495,7 @@ func almRateConfig(g *graph.Graph, locals []objective.Local) (alm.Config, error)
 
 // obsString renders an observed factor with its interval, or why there
 // is none.
-func obsString(f metrics.FloorFit, errText string) string {
+func obsString(f observe.FloorFit, errText string) string {
 	if errText != "" {
 		return "none: " + errText
 	}
@@ -503,7 +503,7 @@ func obsString(f metrics.FloorFit, errText string) string {
 }
 
 // floorString says where the floor starts.
-func floorString(f metrics.FloorFit) string {
+func floorString(f observe.FloorFit) string {
 	if !f.Floor {
 		return "none by the end"
 	}
