@@ -39,6 +39,10 @@ type Exact struct {
 	Place     [][]int
 	// LPBound is the value of the LP relaxation (the root's bound).
 	LPBound float64
+	// Bound is the lower bound on the binary optimum that the search
+	// proved: Objective when it ends, the least bound of an open node (or
+	// Objective, if less) when it stops at its node limit.
+	Bound float64
 	// Nodes is the number of tree nodes solved.
 	Nodes int
 }
@@ -92,7 +96,8 @@ func BranchAndBound(md *Model, maxNodes int) (Exact, error) {
 		for cur != nil {
 			if ex.Nodes == maxNodes {
 				heap.Push(q, cur)
-				return ex, fmt.Errorf("%w (%d nodes; best %v, lower bound %v)", ErrNodeLimit, maxNodes, ex.Objective, (*q)[0].bound)
+				ex.Bound = math.Min((*q)[0].bound, ex.Objective)
+				return ex, fmt.Errorf("%w (%d nodes; best %v, lower bound %v)", ErrNodeLimit, maxNodes, ex.Objective, ex.Bound)
 			}
 			ex.Nodes++
 			bound, paths, err := pathLP(md, cur.allowed, cur.paths)
@@ -136,6 +141,7 @@ func BranchAndBound(md *Model, maxNodes int) (Exact, error) {
 	if ex.Place == nil {
 		return ex, fmt.Errorf("%w: no binary placement has a feasible routing", ErrInfeasible)
 	}
+	ex.Bound = ex.Objective
 	return ex, nil
 }
 

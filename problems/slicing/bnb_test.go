@@ -69,8 +69,14 @@ func TestBranchAndBoundLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BranchAndBound(md, 3); !errors.Is(err, ErrNodeLimit) {
+	ex, err := BranchAndBound(md, 3)
+	if !errors.Is(err, ErrNodeLimit) {
 		t.Errorf("3 nodes: %v, want ErrNodeLimit", err)
+	}
+	// Medium seed 2's binary optimum is 134.011164 (scipy's MILP; the
+	// full search in TestBranchAndBoundMatchesMILP's logs).
+	if !(ex.Bound >= ex.LPBound*(1-1e-9) && ex.Bound <= 134.011164) {
+		t.Errorf("3 nodes: bound %v, want between the LP bound %v and the binary optimum 134.011164", ex.Bound, ex.LPBound)
 	}
 	bad, err := DecodeInstance([]byte(ExampleJSON))
 	if err != nil {
