@@ -35,7 +35,8 @@ type Config struct {
 	Slice       bool
 	SliceRounds int
 	// MaxNodes bounds the branch and bound of the binary optimum (0: no
-	// binary optimum).
+	// binary optimum); an instance whose search reaches it gets only a
+	// lower bound on its binary optimum.
 	MaxNodes int
 }
 
@@ -43,7 +44,7 @@ type Config struct {
 // instances (seeds 1..20), sigma = 2, p = 0.5, eps = 0.1, 10000 ALM
 // rounds checked every 100, tolerance 1e-4, without loss and with 10%
 // loss; then the final stage and 10000 rounds on its placement; the
-// binary optimum by branch and bound (at most 200000 tree nodes).
+// binary optimum by branch and bound (at most 5000 tree nodes).
 func DefaultConfig() Config {
 	seeds := make([]uint64, 20)
 	for k := range seeds {
@@ -51,7 +52,7 @@ func DefaultConfig() Config {
 	}
 	return Config{Gen: problem.Medium, Seeds: seeds, RegWeight: 2, P: 0.5, Eps: 0.1,
 		Rounds: 10000, Every: 100, Tol: 1e-4, Losses: []float64{0, 0.1}, LossSeed: 1,
-		Slice: true, SliceRounds: 10000, MaxNodes: 200000}
+		Slice: true, SliceRounds: 10000, MaxNodes: 5000}
 }
 
 // TableRow is one run of Table.
@@ -73,10 +74,12 @@ type TableRow struct {
 	// Rounds, Messages, Bytes and Dropped are the run's traffic.
 	Rounds                   int
 	Messages, Bytes, Dropped int64
-	// BinaryOpt is the binary optimum (BranchAndBound, NaN without it)
+	// BinaryOpt is the binary optimum (BranchAndBound; NaN without it,
+	// or when the search reached MaxNodes unfinished), BinaryBound the
+	// lower bound on it that the search proved (BinaryOpt when it ended)
 	// and BBNodes its tree nodes.
-	BinaryOpt float64
-	BBNodes   int
+	BinaryOpt, BinaryBound float64
+	BBNodes                int
 	// After the final stage: SliceBinary reports whether every position
 	// is on one host; SliceFeasible whether the slice is also within
 	// Tol of every constraint; SliceCost is g at the final point and
@@ -104,13 +107,16 @@ type TableSummary struct {
 	// MeanRounds, MeanMessages and MeanBytes are per run.
 	MeanRounds, MeanMessages, MeanBytes float64
 	// SliceBinary and SliceFeasible count the final stage's binary and
-	// binary feasible slices; Routable the placements with a routing.
+	// binary feasible slices; Routable the placements with a routing;
+	// Proven the instances whose binary optimum the search proved.
 	// MedianPlaceAbove and WorstPlaceAbove are over the routable
 	// placements, MedianSliceAbove and WorstSliceAbove over the feasible
-	// slices (NaN if none).
-	SliceBinary, SliceFeasible, Routable int
-	MedianPlaceAbove, WorstPlaceAbove    float64
-	MedianSliceAbove, WorstSliceAbove    float64
+	// slices (NaN if none), both of instances with a proven optimum.
+	SliceBinary, SliceFeasible, Routable, Proven int
+	MedianPlaceAbove, WorstPlaceAbove            float64
+	MedianSliceAbove, WorstSliceAbove            float64
+	// Compared is the number of feasible slices behind MedianSliceAbove.
+	Compared int
 }
 
 // Table runs the experiment of opt: for every seed an instance, its LP
@@ -134,13 +140,16 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: LP: %w", seed, err)
 		}
-		binOpt, nodes := math.NaN(), 0
+		binOpt, binBound, nodes := math.NaN(), math.NaN(), 0
 		if opt.MaxNodes > 0 {
 			ex, err := problem.BranchAndBound(md, opt.MaxNodes)
-			if err != nil {
+			switch {
+			case err == nil:
+				binOpt = ex.Objective
+			case !errors.Is(err, problem.ErrNodeLimit):
 				return nil, nil, fmt.Errorf("slicing: table: seed %d: binary optimum: %w", seed, err)
 			}
-			binOpt, nodes = ex.Objective, ex.Nodes
+			binBound, nodes = ex.Bound, ex.Nodes
 		}
 		cfg := slicingalg.Practical(md, opt.RegWeight, opt.P, opt.Eps, 0)
 		rounds := opt.Rounds
@@ -164,7 +173,7 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 				Binary: rm.Binary, Feasible: rm.Violation <= opt.Tol,
 				RoundFeasible: rd.Feasible, RoundObjective: rd.Objective, RoundGap: math.NaN(),
 				Rounds: res.Rounds, Messages: res.Messages, Bytes: res.Bytes, Dropped: res.Dropped,
-				BinaryOpt: binOpt, BBNodes: nodes,
+				BinaryOpt: binOpt, BinaryBound: binBound, BBNodes: nodes,
 				SliceBinary: res.Measures.Binary, SliceFeasible: res.Measures.Binary && res.Measures.Violation <= opt.Tol,
 				SliceCost: res.Measures.Objective, SliceViolation: res.Measures.Violation,
 				PlaceCost: math.NaN(), PlaceAbove: math.NaN(), SliceAbove: math.NaN()}
@@ -201,6 +210,9 @@ func Summarize(rows []TableRow, losses []float64) []TableSummary {
 				continue
 			}
 			s.Instances++
+			if !math.IsNaN(r.BinaryOpt) {
+				s.Proven++
+			}
 			if r.Binary && r.Feasible {
 				s.BinaryFeasible++
 			}
@@ -217,8 +229,10 @@ func Summarize(rows []TableRow, losses []float64) []TableSummary {
 					sliceAbove = append(sliceAbove, r.SliceAbove)
 				}
 			}
-			if !math.IsNaN(r.PlaceAbove) {
+			if !math.IsNaN(r.PlaceCost) {
 				s.Routable++
+			}
+			if !math.IsNaN(r.PlaceAbove) {
 				above = append(above, r.PlaceAbove)
 			}
 			s.MeanGap += r.Gap
@@ -241,6 +255,7 @@ func Summarize(rows []TableRow, losses []float64) []TableSummary {
 			s.MedianPlaceAbove = median(above)
 			s.WorstPlaceAbove = above[len(above)-1]
 		}
+		s.Compared = len(sliceAbove)
 		s.MedianSliceAbove, s.WorstSliceAbove = math.NaN(), math.NaN()
 		if len(sliceAbove) > 0 {
 			slices.Sort(sliceAbove)
