@@ -2,7 +2,6 @@ package slicing
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -125,75 +124,5 @@ func TestBranchAndBoundMatchesMILP(t *testing.T) {
 			t.Errorf("%d nodes, seed %d: LP bound %v above the binary optimum %v", c.opt.Nodes, c.seed, ex.LPBound, ex.Objective)
 		}
 		t.Logf("%d nodes, seed %d: binary optimum %.6f (MILP %.6f), LP bound %.6f, %d tree nodes", c.opt.Nodes, c.seed, ex.Objective, want, ex.LPBound, ex.Nodes)
-	}
-}
-
-// TestPageBinaryOptimaMatchMILP checks the binary optima of the slicing
-// page's data (experiments/slicing/testdata/medium.csv, the runs.csv of
-// `consim reproduce slicing`) against scipy's MILP solver on the same
-// instances: a proven optimum (binary_opt) equal to the MILP's to 1e-6
-// relative, the lower bound of an unfinished search (binary_bound) at
-// most the MILP's. It skips without scipy and in -short mode (one MILP
-// solve per medium instance, up to about 15 s each).
-func TestPageBinaryOptimaMatchMILP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("about 20 MILP solves")
-	}
-	py := milpPython()
-	if py == "" {
-		t.Skip("no python3 with scipy.optimize.milp (install Debian's python3-scipy)")
-	}
-	f, err := os.Open(filepath.Join("..", "..", "experiments", "slicing", "testdata", "medium.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := make(map[string]int)
-	for q, h := range recs[0] {
-		col[h] = q
-	}
-	for _, h := range []string{"seed", "binary_opt", "binary_bound"} {
-		if _, ok := col[h]; !ok {
-			t.Fatalf("medium.csv has no column %q", h)
-		}
-	}
-	done := make(map[uint64]bool)
-	for _, rec := range recs[1:] {
-		seed, err := strconv.ParseUint(rec[col["seed"]], 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if done[seed] {
-			continue
-		}
-		done[seed] = true
-		opt, err1 := strconv.ParseFloat(rec[col["binary_opt"]], 64)
-		bound, err2 := strconv.ParseFloat(rec[col["binary_bound"]], 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("seed %d: %v, %v", seed, err1, err2)
-		}
-		in, err := Generate(Medium, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		md, err := NewModel(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := solveMILP(t, py, md)
-		switch {
-		case !math.IsNaN(opt) && math.Abs(opt-want) > 1e-6*want:
-			t.Errorf("seed %d: binary optimum %v, MILP %v", seed, opt, want)
-		case math.IsNaN(opt) && bound > want*(1+1e-9):
-			t.Errorf("seed %d: unfinished search's lower bound %v above the MILP optimum %v", seed, bound, want)
-		}
-		t.Logf("seed %d: binary optimum %v (bound %v), MILP %.6f", seed, opt, bound, want)
-	}
-	if len(done) != 20 {
-		t.Errorf("%d instances, want the 20 of DefaultConfig", len(done))
 	}
 }
