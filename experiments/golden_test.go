@@ -211,10 +211,12 @@ func goldenSlicing(t *testing.T, n *numbers) {
 	}
 	for _, r := range r.Rows {
 		n.line(r.Seed, r.Loss, r.LP, r.Objective, r.Gap, r.Violation, r.BinaryFrac, r.Binary, r.Feasible,
-			r.RoundFeasible, r.RoundObjective, r.RoundGap, r.Rounds, r.Messages, r.Bytes, r.Dropped)
+			r.RoundFeasible, r.RoundObjective, r.RoundGap, r.Rounds, r.Messages, r.Bytes, r.Dropped,
+			r.BinaryOpt, r.BBNodes, r.SliceBinary, r.SliceFeasible, r.SliceCost, r.SliceViolation, r.PlaceCost, r.PlaceAbove, r.SliceAbove)
 	}
 	for _, s := range r.Sums {
-		n.line(s.Loss, s.Instances, s.BinaryFeasible, s.RoundFeasible, s.MeanGap, s.MeanRoundGap, s.MeanRounds, s.MeanMessages, s.MeanBytes)
+		n.line(s.Loss, s.Instances, s.BinaryFeasible, s.RoundFeasible, s.MeanGap, s.MeanRoundGap, s.MeanRounds, s.MeanMessages, s.MeanBytes,
+			s.SliceBinary, s.SliceFeasible, s.Routable, s.MedianPlaceAbove, s.WorstPlaceAbove, s.MedianSliceAbove, s.WorstSliceAbove)
 	}
 }
 
@@ -280,7 +282,8 @@ func fairnessRows(t *testing.T, n *numbers, dir string, c fairness.Config) {
 		t.Fatal(err)
 	}
 	for _, r := range res.Rows {
-		n.line(r.Loss, r.C, r.Sampled, r.TrainCov, r.TrainObj, r.TestAcc, r.TestPRule, r.Certificate, r.RefObj, r.RefCov, r.RefTestAcc, r.Samples)
+		n.line(r.Loss, r.C, r.Sampled, r.TrainCov, r.TrainObj, r.TestAcc, r.TestPRule, r.Certificate, r.RefObj, r.RefCov, r.RefTestAcc, r.Samples,
+			r.RefPRule, r.RefGap, r.RefKKT)
 	}
 }
 

@@ -19,11 +19,11 @@ func TestAlgorithm1ReachesReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []float64{math.Inf(1), 0.3} {
-		ref, _, err := fairness.Reference(d, fairness.Logistic{}, c, 10, 1e-9)
+		ref, err := fairness.Reference(d, fairness.Logistic{}, c, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fStar, covStar := fairness.Objective(d, fairness.Logistic{}, ref), fairness.Covariance(d, ref)
+		fStar, covStar := ref.L, ref.Cov
 		for _, sampled := range []bool{false, true} {
 			res, err := Solve(d, fairness.Logistic{}, Config{C: c, Rounds: 20000, SampledConstraint: sampled, Seed: 5})
 			if err != nil {

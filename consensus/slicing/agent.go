@@ -43,6 +43,8 @@ type Agent struct {
 	n, m int       // own variables and rows
 	seg  int       // values per message
 	w, z []float64 // w_i, z_i
+	lo   []float64 // lower bounds of w_i: 0, or 1 where a variable is fixed to 1
+	hi   []float64 // upper bounds of w_i: 1, or 0 where a variable is fixed to 0
 	y, v []float64 // y_i, v_i = y_i + rho r_i
 	g    []float64 // gradient scratch
 	cost []float64 // Scale * Cost on the own columns
@@ -58,6 +60,8 @@ type Agent struct {
 
 	round, phase int
 	sent         bool
+
+	fl floodState // the final stage (Stage)
 
 	kktSq  float64 // ||(w_t - w_{t+1}) / tau||^2 of the last round
 	values int64   // float64 values sent so far
@@ -94,6 +98,11 @@ func NewAgent(cfg Config, md *problem.Model, id int) (*Agent, error) {
 		w:   append([]float64(nil), w0[lo:hi]...),
 		z:   append([]float64(nil), w0[lo:hi]...),
 		out: md.Out[id], in: md.In[id],
+	}
+	a.lo = make([]float64, a.n)
+	a.hi = make([]float64, a.n)
+	for c := range a.hi {
+		a.hi[c] = 1
 	}
 	a.y = make([]float64, a.m)
 	a.v = make([]float64, a.m)
@@ -140,6 +149,7 @@ func NewAgent(cfg Config, md *problem.Model, id int) (*Agent, error) {
 		a.rows = append(a.rows, lr)
 	}
 	a.vbuf = make([]float64, a.seg)
+	a.fl = newFloodState(md, id, lo)
 	return a, nil
 }
 
@@ -159,8 +169,14 @@ func owner(md *problem.Model, c int) int {
 // ID implements consensus.Agent.
 func (a *Agent) ID() int { return a.id }
 
-// Phases implements consensus.Agent: every round has 2 phases.
-func (a *Agent) Phases(int) int { return 2 }
+// Phases implements consensus.Agent: every round of the ALM has 2
+// phases, a flood round of the final stage 1.
+func (a *Agent) Phases(t int) int {
+	if _, flood, _ := a.cfg.Stage.flooding(t); flood {
+		return 1
+	}
+	return 2
+}
 
 // Send implements consensus.Agent (see Agent for the phases). The
 // returned slices stay valid until the next Send. A call for another
@@ -173,6 +189,25 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 	}
 	a.sent = true
 	a.msgs = a.msgs[:0]
+	if p, flood, _ := a.cfg.Stage.flooding(t); flood {
+		if a.fl.pass != p+1 {
+			if a.cfg.Stage.blaming(p) {
+				a.blame()
+			} else {
+				a.announce()
+			}
+			a.fl.pass = p + 1
+		}
+		G := len(a.fl.best)
+		copy(a.fl.buf[:G], a.fl.best)
+		copy(a.fl.buf[G:], a.fl.host)
+		for _, j := range a.fl.nbrs {
+			a.msgs = append(a.msgs, consensus.Msg{From: a.id, To: j, Round: t, Phase: 0, Data: a.fl.buf})
+		}
+		a.msgsN += int64(len(a.msgs))
+		a.values += int64(len(a.msgs) * len(a.fl.buf))
+		return consensus.Outbox{Msgs: a.msgs, Expect: a.fl.nbrs}
+	}
 	if ph == 0 {
 		for q, j := range a.out {
 			a.msgs = append(a.msgs, consensus.Msg{From: a.id, To: j, Round: t, Phase: 0, Data: a.w[q*a.seg : (q+1)*a.seg]})
@@ -202,6 +237,30 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 		return fmt.Errorf("slicing: agent %d: round %d is beyond the horizon T = %d", a.id, t, a.cfg.Rounds)
 	}
 	a.sent = false
+	if p, flood, last := a.cfg.Stage.flooding(t); flood {
+		for _, msg := range in.Msgs {
+			if _, ok := slices.BinarySearch(a.fl.nbrs, msg.From); !ok {
+				return fmt.Errorf("slicing: agent %d: flood round %d: message from node %d, which is not a neighbour", a.id, t, msg.From)
+			}
+			if msg.Round != t || msg.Phase != 0 || len(msg.Data) != len(a.fl.buf) {
+				return fmt.Errorf("slicing: agent %d: flood message from node %d is for round %d phase %d with %d values, want round %d phase 0 with %d", a.id, msg.From, msg.Round, msg.Phase, len(msg.Data), t, len(a.fl.buf))
+			}
+			if a.cfg.Stage.blaming(p) {
+				a.mergeBlame(msg.Data)
+			} else {
+				a.merge(msg.Data)
+			}
+		}
+		if last {
+			if a.cfg.Stage.blaming(p) {
+				a.unfixWorst()
+			} else {
+				a.fixPass(p)
+			}
+		}
+		a.round++
+		return nil
+	}
 	from, bufs := a.in, a.uin
 	if ph == 1 {
 		from, bufs = a.out, a.vout
@@ -229,6 +288,7 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 
 // dualStep forms r_i = (A w - b)_i, y_i <- y_i + eta r_i, v_i = y_i + rho r_i.
 func (a *Agent) dualStep() {
+	p := a.params()
 	for r, lr := range a.rows {
 		s := -lr.b
 		for q, c := range lr.loc {
@@ -237,8 +297,8 @@ func (a *Agent) dualStep() {
 		for q, qi := range lr.remQ {
 			s += lr.rval[q] * a.uin[qi][lr.remO[q]]
 		}
-		a.y[r] += a.cfg.Eta * s
-		a.v[r] = a.y[r] + a.cfg.Rho*s
+		a.y[r] += p.Eta * s
+		a.v[r] = a.y[r] + p.Rho*s
 	}
 }
 
@@ -263,17 +323,27 @@ func (a *Agent) primalStep() {
 			blk[s] -= vj
 		}
 	}
+	p := a.params()
 	var kkt float64
 	for c := range g {
 		d := a.w[c] - a.z[c]
-		g[c] += a.cfg.Mu * d
-		a.z[c] += a.cfg.Beta * d
-		next := min(max(a.w[c]-a.cfg.Tau*g[c], 0), 1)
-		step := (a.w[c] - next) / a.cfg.Tau
+		g[c] += p.Mu * d
+		a.z[c] += p.Beta * d
+		next := min(max(a.w[c]-p.Tau*g[c], a.lo[c]), a.hi[c])
+		step := (a.w[c] - next) / p.Tau
 		kkt += step * step
 		a.w[c] = next
 	}
 	a.kktSq = kkt
+}
+
+// params returns the step parameters of the round due: the Config's, or
+// the final stage's from its start on (Stage.Steps).
+func (a *Agent) params() Steps {
+	if st := a.cfg.Stage; st.Start > 0 && a.round >= st.Start && st.Steps.Tau > 0 {
+		return st.Steps
+	}
+	return Steps{Rho: a.cfg.Rho, Mu: a.cfg.Mu, Tau: a.cfg.Tau, Eta: a.cfg.Eta, Beta: a.cfg.Beta}
 }
 
 // W returns a copy of w_i.

@@ -27,6 +27,8 @@ type Config struct {
 	Rho, Mu, Tau, Eta, Beta float64
 	// Rounds is the horizon T; 0 means no horizon.
 	Rounds int
+	// Stage is the final stage that fixes a binary slice (zero: none).
+	Stage Stage
 }
 
 // Validate checks the ranges of the fields; its errors are a
@@ -36,6 +38,9 @@ func (c Config) Validate() error {
 	checkKeys(&errs, keys{&c.RegWeight, &c.P, &c.Eps, &c.Scale, &c.Rho, &c.Mu, &c.Tau, &c.Eta, &c.Beta})
 	if c.Rounds < 0 {
 		errs.Add("rounds", "must be >= 0, got %d", c.Rounds)
+	}
+	if err := c.Stage.Validate(); err != nil {
+		errs.Add("stage", "%v", err)
 	}
 	return errs.Err()
 }

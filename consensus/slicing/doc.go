@@ -7,8 +7,10 @@
 // problems/slicing's, imported here as problem.
 //
 // The package owns the matrix-form ALM (Reference), the per-node agents
-// (Agent, a consensus.Agent), the step rules (Config, Practical) and the
-// runs (Run, the registration slicing_alm). The problem (instance model,
+// (Agent, a consensus.Agent), the step rules (Config, Practical), the
+// final stage that turns the ALM's point into a binary slice (Stage: a
+// flood-and-fix dive and repair cycles the agents run over their links)
+// and the runs (Run, the registration slicing_alm). The problem (instance model,
 // generator, the exact LP and binary references, the measures) is
 // problems/slicing; the table experiment is experiments/slicing.
 //

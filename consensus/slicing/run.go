@@ -56,6 +56,11 @@ type RunResult struct {
 	// W is the final point (Model order) and Measures its measures.
 	W        []float64
 	Measures problem.Measures
+	// Relaxed and RelaxedMeasures are the ALM's point before the final
+	// stage (Config.Stage; the final point if the run has no stage or
+	// stopped before it).
+	Relaxed         []float64
+	RelaxedMeasures problem.Measures
 	// Rounds is the number of rounds run.
 	Rounds int
 	// Stopped reports whether the stopping test ended the run.
@@ -97,6 +102,12 @@ func Run(cfg Config, md *problem.Model, opt RunOptions) (RunResult, error) {
 			return RunResult{}, fmt.Errorf("slicing: run: %w", err)
 		}
 		res.Rounds = t + 1
+		if st := cfg.Stage.Start; st > 0 && t+1 == st {
+			res.Relaxed = Gather(agents)
+			if res.RelaxedMeasures, err = problem.Evaluate(md, res.Relaxed); err != nil {
+				return RunResult{}, err
+			}
+		}
 		if opt.Every > 0 && (t+1)%opt.Every == 0 {
 			ms, err := problem.Evaluate(md, Gather(agents))
 			if err != nil {
@@ -111,6 +122,9 @@ func Run(cfg Config, md *problem.Model, opt RunOptions) (RunResult, error) {
 	res.W = Gather(agents)
 	if res.Measures, err = problem.Evaluate(md, res.W); err != nil {
 		return RunResult{}, err
+	}
+	if res.Relaxed == nil {
+		res.Relaxed, res.RelaxedMeasures = res.W, res.Measures
 	}
 	for _, a := range agents {
 		m, v := a.Sent()

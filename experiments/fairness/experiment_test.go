@@ -29,6 +29,6 @@ func TestSmall(t *testing.T) {
 	if lines := strings.Count(string(csv), "\n"); lines != 1+4 {
 		t.Errorf("fairness.csv has %d lines, want a header and 2 losses x 2 thresholds", lines)
 	}
-	exptest.CheckTable(t, dir, md, "| logistic | ∞ | ", "| smooth01 | 0.01 | ", "| smooth01 | ∞ | ", "L − L* = ")
+	exptest.CheckTable(t, dir, md, "| logistic | ∞ | ", "| smooth01 | 0.01 | ", "| smooth01 | ∞ | ", "L − L*", "certified gap")
 
 }

@@ -27,10 +27,13 @@ type Row struct {
 	TestPRule float64
 	// Certificate is Result.Certificate.
 	Certificate float64
-	// RefObj and RefCov are L and a^T theta of the independent Reference
-	// solve (convex loss only; NaN otherwise), RefTestAcc its test
-	// accuracy.
-	RefObj, RefCov, RefTestAcc float64
+	// RefObj and RefCov are L* and a^T theta* of the certified
+	// independent solve (problem.Reference; convex loss only, NaN
+	// otherwise), RefTestAcc and RefPRule its test accuracy and p%-rule,
+	// RefGap its certified gap L* - lower bound and RefKKT the largest
+	// entry of its projected Lagrangian gradient.
+	RefObj, RefCov, RefTestAcc, RefPRule float64
+	RefGap, RefKKT                       float64
 	// Samples counts the stochastic gradient samples.
 	Samples int64
 }
@@ -38,9 +41,9 @@ type Row struct {
 // Table solves (6.6) on train for every loss and threshold of cs with
 // the parameters p (its C replaced), and evaluates each solution on test.
 // For the convex logistic loss it also solves the problem by Reference
-// (tolerance refTol), so that the table shows how far Algorithm 1 ends
-// from the optimum. done, if not nil, is called with every row.
-func Table(train, test *problem.Data, losses []problem.Loss, cs []float64, p fair.Config, refTol float64, done func(Row)) ([]Row, error) {
+// (if ref), so that the table shows how far Algorithm 1 ends from the
+// certified optimum. done, if not nil, is called with every row.
+func Table(train, test *problem.Data, losses []problem.Loss, cs []float64, p fair.Config, ref bool, done func(Row)) ([]Row, error) {
 	if err := test.Validate(); err != nil {
 		return nil, fmt.Errorf("test data: %w", err)
 	}
@@ -61,14 +64,16 @@ func Table(train, test *problem.Data, losses []problem.Loss, cs []float64, p fai
 				TrainCov: problem.Covariance(train, res.Theta), TrainObj: problem.Objective(train, loss, res.Theta),
 				TestAcc: problem.Accuracy(test, res.Theta), TestPRule: problem.PRule(test, res.Theta),
 				Certificate: res.Certificate, Samples: res.Samples,
-				RefObj: math.NaN(), RefCov: math.NaN(), RefTestAcc: math.NaN(),
+				RefObj: math.NaN(), RefCov: math.NaN(), RefTestAcc: math.NaN(), RefPRule: math.NaN(),
+				RefGap: math.NaN(), RefKKT: math.NaN(),
 			}
-			if loss.Convex() && refTol > 0 {
-				ref, _, err := problem.Reference(train, loss, c, res.Config.R, refTol)
+			if loss.Convex() && ref {
+				opt, err := problem.Reference(train, loss, c, res.Config.R)
 				if err != nil {
 					return nil, fmt.Errorf("%s, c = %g: %w", loss.Name(), c, err)
 				}
-				r.RefObj, r.RefCov, r.RefTestAcc = problem.Objective(train, loss, ref), problem.Covariance(train, ref), problem.Accuracy(test, ref)
+				r.RefObj, r.RefCov, r.RefGap, r.RefKKT = opt.L, opt.Cov, opt.Gap, opt.KKT
+				r.RefTestAcc, r.RefPRule = problem.Accuracy(test, opt.Theta), problem.PRule(test, opt.Theta)
 			}
 			rows = append(rows, r)
 			if done != nil {

@@ -16,7 +16,9 @@ package slicing
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -89,10 +91,14 @@ func writeSlicingCSV(path string, rows []TableRow) error {
 			experiments.G(r.Violation), experiments.G(r.BinaryFrac), strconv.FormatBool(r.Binary), strconv.FormatBool(r.Feasible),
 			strconv.FormatBool(r.RoundFeasible), experiments.G(r.RoundObjective), experiments.G(r.RoundGap),
 			strconv.Itoa(r.Rounds), strconv.FormatInt(r.Messages, 10), strconv.FormatInt(r.Bytes, 10), strconv.FormatInt(r.Dropped, 10),
+			experiments.G(r.BinaryOpt), strconv.Itoa(r.BBNodes), strconv.FormatBool(r.SliceBinary), strconv.FormatBool(r.SliceFeasible),
+			experiments.G(r.SliceCost), experiments.G(r.SliceViolation), experiments.G(r.PlaceCost), experiments.G(r.PlaceAbove),
+			experiments.G(r.SliceAbove), experiments.G(r.BinaryBound),
 		})
 	}
 	return experiments.WriteCSV(path, []string{"seed", "loss", "lp", "objective", "gap", "violation", "binary_frac", "binary", "feasible",
-		"round_feasible", "round_objective", "round_gap", "rounds", "messages", "bytes", "dropped"}, out)
+		"round_feasible", "round_objective", "round_gap", "rounds", "messages", "bytes", "dropped",
+		"binary_opt", "bb_nodes", "slice_binary", "slice_feasible", "slice_cost", "slice_violation", "place_cost", "place_above_opt", "slice_above_opt", "binary_bound"}, out)
 }
 
 // plotSlicing writes slicing_gap.{png,svg} (the relative gap of g to the
@@ -163,42 +169,113 @@ func plotSlicing(dir string, opt Config, rows []TableRow) error {
 }
 
 // Table renders table.md: the instance table, one summary row per loss
-// rate, and the application's claim read on the numbers.
+// rate, and the application's claims read on the numbers.
 func (r *Result) Table() string {
 	opt, rows, sums := r.Config, r.Rows, r.Sums
 	var b strings.Builder
 	b.WriteString("# Network slicing with the regularized ALM (Huang, Zhang and Alacaoglu, §6.2)\n\n")
-	fmt.Fprintf(&b, "%d random instances (%d nodes, %d flows, chains of %d..%d functions; seeds %d..%d); sigma = %g, p = %g, eps = %g; at most %d rounds, stop at the first check (every %d rounds) where x is binary and the violation <= %g; loss rates %v (Bernoulli, seed %d). LP is the bound of the relaxation (column generation on gonum's simplex); the gap is (g - LP) / LP; rounding is the capacity-aware rounding of the final x to a slice.\n\n",
+	fmt.Fprintf(&b, "%d random instances (%d nodes, %d flows, chains of %d..%d functions; seeds %d..%d); sigma = %g, p = %g, eps = %g; %d ALM rounds, stop at the first check (every %d rounds) where x is binary and the violation <= %g; loss rates %v (Bernoulli, seed %d).\n\n",
 		len(opt.Seeds), opt.Gen.Nodes, opt.Gen.Flows, opt.Gen.MinChain, opt.Gen.MaxChain, opt.Seeds[0], opt.Seeds[len(opt.Seeds)-1],
 		opt.RegWeight, opt.P, opt.Eps, opt.Rounds, opt.Every, opt.Tol, opt.Losses, opt.LossSeed)
-	b.WriteString("| seed | loss | LP | g | gap | violation | binary frac | binary & feasible | rounding feasible | rounded gap | rounds | messages | dropped |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("- **LP bound**: the relaxation of (6.4), by column generation on gonum's simplex.\n")
+	fmt.Fprintf(&b, "- **binary optimum**: the exact optimum of (6.4) by our branch and price (problems/slicing BranchAndBound, at most %d tree nodes; checked against scipy's MILP solver in its tests); where the search stops at its node limit, the lower bound it proved (*not proven*), and the instance is left out of the medians.\n", opt.MaxNodes)
+	b.WriteString("- **ALM point**: g, its gap (g - LP) / LP and the violation after the ALM rounds; **rounding**: the capacity-aware rounding of that x, routed optimally.\n")
+	if opt.Slice {
+		fmt.Fprintf(&b, "- **slice**: the agents' final stage (fix-and-continue dive over a max-consensus flood, consensus/slicing Stage), then %d ALM rounds on the fixed placement; *feasible* = binary with violation <= %g; *cost* = g at the final point (the run stops at the first check where the slice is feasible, so its routing need not be optimal); *placement, routed optimally* = the optimal routing cost of the stage's placement (column generation) and its excess over the binary optimum.\n", opt.SliceRounds, opt.Tol)
+	}
+	b.WriteString("\n| seed | loss | LP bound | binary optimum | ALM g | gap to LP | violation | binary frac | rounding feasible | rounded gap to LP | slice binary | slice violation | slice feasible | slice cost | slice above binary optimum | placement, routed optimally | above binary optimum | rounds | messages | dropped |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		rg := "-"
 		if r.RoundFeasible {
 			rg = fmt.Sprintf("%+.4f", r.RoundGap)
 		}
-		fmt.Fprintf(&b, "| %d | %g | %.3f | %.3f | %+.4f | %.2e | %.2f | %s | %s | %s | %d | %d | %d |\n",
-			r.Seed, r.Loss, r.LP, r.Objective, r.Gap, r.Violation, r.BinaryFrac, experiments.YesNo(r.Binary && r.Feasible),
-			experiments.YesNo(r.RoundFeasible), rg, r.Rounds, r.Messages, r.Dropped)
+		pc, pa := "none", "-"
+		if !math.IsNaN(r.PlaceCost) {
+			pc, pa = fmt.Sprintf("%.3f", r.PlaceCost), fmt.Sprintf("%+.2f%%", 100*r.PlaceAbove)
+		}
+		bo := fmt.Sprintf("%.3f", r.BinaryOpt)
+		if math.IsNaN(r.BinaryOpt) {
+			bo = fmt.Sprintf("≥ %.3f (not proven)", r.BinaryBound)
+		}
+		fmt.Fprintf(&b, "| %d | %g | %.3f | %s | %.3f | %+.4f | %.2e | %.2f | %s | %s | %s | %.2e | %s | %.3f | %s | %s | %s | %d | %d | %d |\n",
+			r.Seed, r.Loss, r.LP, bo, r.Objective, r.Gap, r.Violation, r.BinaryFrac,
+			experiments.YesNo(r.RoundFeasible), rg, experiments.YesNo(r.SliceBinary), r.SliceViolation, experiments.YesNo(r.SliceFeasible),
+			r.SliceCost, pct(r.SliceAbove), pc, pa, r.Rounds, r.Messages, r.Dropped)
 	}
-	b.WriteString("\nSummary per loss rate (means over the instances):\n\n")
-	b.WriteString("| loss | instances | binary & feasible | rounding feasible | mean gap | mean rounded gap | mean rounds | mean messages | mean bytes |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\nSummary per loss rate:\n\n")
+	b.WriteString("| loss | instances | binary optimum proven | ALM binary & feasible | rounding feasible | mean gap to LP | mean rounded gap to LP | slice binary | slice feasible | feasible slices: median / worst above binary optimum | placement routable | routed placements: median / worst above binary optimum | mean rounds | mean messages |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
 		rg := "-"
 		if !math.IsNaN(s.MeanRoundGap) {
 			rg = fmt.Sprintf("%+.4f", s.MeanRoundGap)
 		}
-		fmt.Fprintf(&b, "| %g | %d | %d/%d | %d/%d | %+.4f | %s | %.0f | %.0f | %.0f |\n",
-			s.Loss, s.Instances, s.BinaryFeasible, s.Instances, s.RoundFeasible, s.Instances, s.MeanGap, rg,
-			s.MeanRounds, s.MeanMessages, s.MeanBytes)
+		ab := pct(s.MedianPlaceAbove) + " / " + pct(s.WorstPlaceAbove)
+		sb := pct(s.MedianSliceAbove) + " / " + pct(s.WorstSliceAbove)
+		fmt.Fprintf(&b, "| %g | %d | %d/%d | %d/%d | %d/%d | %+.4f | %s | %d/%d | %d/%d | %s | %d/%d | %s | %.0f | %.0f |\n",
+			s.Loss, s.Instances, s.Proven, s.Instances, s.BinaryFeasible, s.Instances, s.RoundFeasible, s.Instances, s.MeanGap, rg,
+			s.SliceBinary, s.Instances, s.SliceFeasible, s.Instances, sb, s.Routable, s.Instances, ab, s.MeanRounds, s.MeanMessages)
 	}
-	b.WriteString("\nThe paper's claim (after Zhang et al.: the regularized relaxation's solution approximates the binary problem's), on our numbers:\n\n")
+	b.WriteString("\nThe claims, on our numbers:\n\n")
 	b.WriteString("| loss | claim | holds | numbers |\n|---|---|---|---|\n")
 	for _, s := range sums {
 		fmt.Fprintf(&b, "| %g | the ALM ends at a binary, feasible slice | %s | %d of %d instances |\n",
 			s.Loss, experiments.Verdict(s.BinaryFeasible == s.Instances), s.BinaryFeasible, s.Instances)
+		if opt.Slice {
+			fmt.Fprintf(&b, "| %g | the final stage ends at a feasible binary slice on every instance | %s | %d of %d instances |\n",
+				s.Loss, experiments.Verdict(s.SliceFeasible == s.Instances), s.SliceFeasible, s.Instances)
+			ok := !math.IsNaN(s.MedianSliceAbove) && s.MedianSliceAbove <= 0.05
+			fmt.Fprintf(&b, "| %g | the feasible slices cost at most 5%% above the binary optimum in the median | %s | median %s, worst %s over the %d feasible slices of instances with a proven optimum |\n",
+				s.Loss, experiments.Verdict(ok), pct(s.MedianSliceAbove), pct(s.WorstSliceAbove), s.Compared)
+		}
 	}
 	return b.String()
+}
+
+// pct formats a fraction as a signed percentage, "-" for NaN.
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.2f%%", 100*v)
+}
+
+// ReadCSV reads the rows of a runs.csv that Write wrote, so that the
+// table can be rendered again from a run's data (with Summarize).
+func ReadCSV(r io.Reader) ([]TableRow, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("runs.csv: %w", err)
+	}
+	const cols = 26
+	if len(recs) == 0 || len(recs[0]) != cols || recs[0][0] != "seed" {
+		return nil, fmt.Errorf("runs.csv: want the %d-column header of Write", cols)
+	}
+	var rows []TableRow
+	for n, rec := range recs[1:] {
+		var f [cols]float64
+		var b [cols]bool
+		var i [cols]int64
+		for q, s := range rec {
+			var err error
+			switch q {
+			case 7, 8, 9, 18, 19: // binary, feasible, round_feasible, slice_binary, slice_feasible
+				b[q], err = strconv.ParseBool(s)
+			case 0, 12, 13, 14, 15, 17: // seed, rounds, messages, bytes, dropped, bb_nodes
+				i[q], err = strconv.ParseInt(s, 10, 64)
+			default:
+				f[q], err = strconv.ParseFloat(s, 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("runs.csv: row %d column %s: %w", n+1, recs[0][q], err)
+			}
+		}
+		rows = append(rows, TableRow{Seed: uint64(i[0]), Loss: f[1], LP: f[2], Objective: f[3], Gap: f[4], Violation: f[5],
+			BinaryFrac: f[6], Binary: b[7], Feasible: b[8], RoundFeasible: b[9], RoundObjective: f[10], RoundGap: f[11],
+			Rounds: int(i[12]), Messages: i[13], Bytes: i[14], Dropped: i[15], BinaryOpt: f[16], BBNodes: int(i[17]),
+			SliceBinary: b[18], SliceFeasible: b[19], SliceCost: f[20], SliceViolation: f[21], PlaceCost: f[22], PlaceAbove: f[23], SliceAbove: f[24],
+			BinaryBound: f[25]})
+	}
+	return rows, nil
 }

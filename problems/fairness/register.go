@@ -121,7 +121,7 @@ type instance struct {
 
 	once  sync.Once
 	theta []float64
-	nu    float64 // the multiplier of the covariance constraint at theta
+	opt   Optimum // the certified solution (Reference)
 	fstar float64
 	err   error
 }
@@ -146,18 +146,15 @@ func (in *instance) Test() *Data {
 	return in.test
 }
 
-// referenceTol bounds the projected-gradient mapping of Reference's inner
-// solves.
-const referenceTol = 1e-7
-
 func (in *instance) Optimum() ([]float64, float64, bool, error) {
 	if !in.loss.Convex() {
 		return nil, math.NaN(), false, nil
 	}
 	in.once.Do(func() {
-		in.theta, in.nu, in.err = Reference(in.train, in.loss, in.c, in.r, referenceTol)
+		var opt Optimum
+		opt, in.err = Reference(in.train, in.loss, in.c, in.r)
 		if in.err == nil {
-			in.fstar = Objective(in.train, in.loss, in.theta)
+			in.theta, in.fstar, in.opt = opt.Theta, opt.L, opt
 		}
 	})
 	return in.theta, in.fstar, in.err == nil, in.err

@@ -66,9 +66,9 @@ func TestProblemSynthetic(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("optimum: %v, %v", ok, err)
 	}
-	ref, _, _ := Reference(pv.Data(), Logistic{}, 0.3, 10, referenceTol)
-	if f != Objective(pv.Data(), Logistic{}, ref) || theta[0] != ref[0] {
-		t.Errorf("optimum %v, Reference gives %v", f, Objective(pv.Data(), Logistic{}, ref))
+	ref, err := Reference(pv.Data(), Logistic{}, 0.3, 10)
+	if err != nil || f != ref.L || f != Objective(pv.Data(), Logistic{}, ref.Theta) || theta[0] != ref.Theta[0] {
+		t.Errorf("optimum %v, Reference gives %v (%v)", f, ref.L, err)
 	}
 	if _, err := inst.Central(); !errors.Is(err, registry.ErrNoCentral) {
 		t.Errorf("Central: %v, want ErrNoCentral", err)

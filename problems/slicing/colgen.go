@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -60,7 +61,8 @@ func PathLP(md *Model) (float64, error) {
 			allowed[k] = append(allowed[k], md.Inst.Functions[f].Hosts)
 		}
 	}
-	return pathLP(md, allowed)
+	v, _, err := pathLP(md, allowed, nil)
+	return v, err
 }
 
 // PathFixed returns the optimal routing cost of a fixed binary placement
@@ -83,39 +85,70 @@ func PathFixed(md *Model, place [][]int) (float64, error) {
 			allowed[k] = append(allowed[k], []int{i})
 		}
 	}
-	return pathLP(md, allowed)
+	v, _, err := pathLP(md, allowed, nil)
+	return v, err
 }
 
 // pathLP runs column generation with the real costs and the artificial
-// paths at bigM. When an artificial path may carry flow it runs phase 1,
-// which minimizes the total weight of the artificial paths (real paths
-// cost 0, artificial ones 1, pricing with link weights pi_e alone): a
-// positive optimum proves the LP infeasible; otherwise phase 2 is
-// resumed from the paths found.
-func pathLP(md *Model, allowed [][][]int) (float64, error) {
+// paths at bigM, starting from the paths of init that fit allowed (nil:
+// none), and returns the optimal value and the final set of paths. When
+// an artificial path may carry flow it runs phase 1, which minimizes the
+// total weight of the artificial paths (real paths cost 0, artificial ones
+// 1, pricing with link weights pi_e alone): a positive optimum proves the
+// LP infeasible; otherwise phase 2 is resumed from the paths found.
+func pathLP(md *Model, allowed [][][]int, init []path) (float64, []path, error) {
+	start := startPaths(len(md.Inst.Flows), allowed, init)
 	// Phase 2 first: if no alpha_k reaches bigM, no dual constraint of an
 	// artificial path is tight, so by complementary slackness no
 	// artificial path carries flow and the value is the LP optimum.
-	paths, v2, tight, err := colgen(md, allowed, nil, false)
+	paths, v2, tight, err := colgen(md, allowed, start, false)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if !tight {
-		return v2, nil
+		return v2, paths, nil
 	}
 	_, v1, _, err := colgen(md, allowed, paths, true)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if v1 > 1e-9 {
-		return 0, fmt.Errorf("%w: the LP has no feasible routing (link or node capacities too small for the flows; %.3g of the flow cannot be routed)", ErrInfeasible, v1)
+		return 0, nil, fmt.Errorf("%w: the LP has no feasible routing (link or node capacities too small for the flows; %.3g of the flow cannot be routed)", ErrInfeasible, v1)
 	}
-	_, v2, _, err = colgen(md, allowed, paths, false)
-	return v2, err
+	paths, v2, _, err = colgen(md, allowed, paths, false)
+	return v2, paths, err
 }
 
-// colgen runs one phase of column generation from the given paths (the
-// artificial ones are added when paths is nil) and returns the final path
+// startPaths returns the artificial path of every flow followed by the
+// real paths of init whose hosts are all allowed.
+func startPaths(K int, allowed [][][]int, init []path) []path {
+	paths := make([]path, 0, K+len(init))
+	for k := 0; k < K; k++ {
+		paths = append(paths, path{k: k, artificial: true})
+	}
+	for _, p := range init {
+		if !p.artificial && p.fits(allowed[p.k]) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// fits reports whether the path's host of every chain position is in
+// allowed[m-1]. p.hosts lists the hosts from the last position to the
+// first.
+func (p path) fits(allowed [][]int) bool {
+	l := len(p.hosts)
+	for q, i := range p.hosts {
+		if !slices.Contains(allowed[l-1-q], i) {
+			return false
+		}
+	}
+	return true
+}
+
+// colgen runs one phase of column generation from the given paths (which
+// start with the artificial path of every flow, see startPaths) and returns the final path
 // set, the optimal value, and whether some alpha_k reached the cost of
 // its artificial path (so that it may carry flow).
 func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, float64, bool, error) {
@@ -131,19 +164,7 @@ func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, fl
 		}
 	}
 	H := len(hosts)
-	var total float64
-	for _, l := range in.Links {
-		total += l.Cap
-	}
-	bigM := 10 * total * float64(len(in.Links)+in.Nodes)
-	for _, fl := range in.Flows {
-		bigM = math.Max(bigM, 10*fl.Rate*float64(len(in.Links)*(len(fl.Chain)+1)))
-	}
-	if paths == nil {
-		for k := 0; k < K; k++ {
-			paths = append(paths, path{k: k, artificial: true})
-		}
-	}
+	bigM := artificialCost(md)
 	costOf := func(p path) float64 {
 		switch {
 		case p.artificial && phase1:
@@ -273,6 +294,22 @@ func colgen(md *Model, allowed [][][]int, paths []path, phase1 bool) ([]path, fl
 		}
 	}
 	return paths, value, tight, nil
+}
+
+// artificialCost is the phase-2 cost of an artificial path: above the
+// cost of any routing, 10 (sum_e C_e) (|L| + |V|), and above 10 lambda(k)
+// |L| (l_k + 1) for every flow.
+func artificialCost(md *Model) float64 {
+	in := md.Inst
+	var total float64
+	for _, l := range in.Links {
+		total += l.Cap
+	}
+	bigM := 10 * total * float64(len(in.Links)+in.Nodes)
+	for _, fl := range in.Flows {
+		bigM = math.Max(bigM, 10*fl.Rate*float64(len(in.Links)*(len(fl.Chain)+1)))
+	}
+	return bigM
 }
 
 // reducedExtra returns sum_e a_ep pi_e + sum_i n_ip nu_i.

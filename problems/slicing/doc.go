@@ -35,7 +35,8 @@
 // DecodeInstance, Generate), the equality form of the relaxation (Model,
 // NewModel), the regularizer P_eps (Regularizer), the exact references
 // (SolveLP, SolveFixed, BinaryOptimum on gonum's simplex; PathLP and
-// PathFixed by column generation), the measures of a point (Evaluate,
+// PathFixed by column generation; BranchAndBound, the binary optimum by
+// branch and price, exact on the medium instances), the measures of a point (Evaluate,
 // Round), the slice picture (WriteDOT), the problem block and the
 // registration of kind slicing (Problem) and its export (the MILP in free
 // MPS, WriteMPS).

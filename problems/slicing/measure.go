@@ -178,3 +178,26 @@ func Regularizer(md *Model, w []float64, p, eps float64) float64 {
 	}
 	return s
 }
+
+// Placement returns the placement of a binary point: Place[k][m-1] is
+// the one host i with x_i(k,m) >= 1 - BinaryTol. ok is false when some
+// position has no such host or more than one.
+func Placement(md *Model, w []float64) (place [][]int, ok bool) {
+	place = make([][]int, len(md.Inst.Flows))
+	for k, fl := range md.Inst.Flows {
+		place[k] = make([]int, len(fl.Chain))
+		for m := 1; m <= len(fl.Chain); m++ {
+			n := 0
+			for _, i := range md.GroupHosts[md.Group(k, m)] {
+				if w[md.X(i, k, m)] >= 1-BinaryTol {
+					place[k][m-1] = i
+					n++
+				}
+			}
+			if n != 1 {
+				return nil, false
+			}
+		}
+	}
+	return place, true
+}
