@@ -101,7 +101,9 @@ func TestBranchAndBoundMatchesMILP(t *testing.T) {
 	}
 	cases := []tc{{smallGen, 1}, {smallGen, 2}, {smallGen, 3}, {smallGen, 4}, {smallGen, 5}}
 	if !testing.Short() {
-		cases = append(cases, tc{Medium, 1}, tc{Medium, 3})
+		// Seed 1 takes about 1,200 tree nodes (15 s); others take far
+		// more (seed 3 over 2 minutes), too long for make test-long.
+		cases = append(cases, tc{Medium, 1})
 	}
 	for _, c := range cases {
 		in, err := Generate(c.opt, c.seed)
