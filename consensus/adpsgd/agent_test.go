@@ -3,13 +3,13 @@ package adpsgd
 import (
 	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/consim/consim/async"
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/dgd"
 	"github.com/consim/consim/consensus/exchange"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
 	"github.com/consim/consim/problems/regression"
@@ -44,19 +44,6 @@ func testGraph(t testing.TB, N int, p float64) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
-}
-
-// startPoints returns N initial points uniform in [-1, 1]^n.
-func startPoints(N, n int, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = 2*rng.Float64() - 1
-		}
-	}
-	return x0
 }
 
 // options are the engine options of the tests: exponential compute times
@@ -107,7 +94,7 @@ func TestAgentsMatchReference(t *testing.T) {
 		{"full sqrt", Params{Step: 0.2, Schedule: dgd.ScheduleSqrt, Gradient: dgd.GradientFull, Seed: 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x0 := startPoints(g.N, 3, 9)
+			x0 := agenttest.StartPoints(g.N, 3, 1, 9)
 			ref, err := NewReference(tc.p, prob.Locals, x0)
 			if err != nil {
 				t.Fatal(err)
@@ -186,7 +173,7 @@ func TestReplayBitIdentical(t *testing.T) {
 			put(uint64(r.Event)<<56 | uint64(r.Agent)<<32 | uint64(r.Peer+1))
 			put(uint64(r.Seq))
 		}
-		eng, agents := newEngine(t, p, g, prob, startPoints(g.N, 4, 1), options(g, seed, observe))
+		eng, agents := newEngine(t, p, g, prob, agenttest.StartPoints(g.N, 4, 1, 1), options(g, seed, observe))
 		if err := eng.Run(200); err != nil {
 			t.Fatal(err)
 		}

@@ -2,12 +2,12 @@ package asyncadmm
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/consim/consim/async"
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/exchange"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/consensus/radmm"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -40,18 +40,6 @@ func testGraph(t testing.TB, N int, p float64) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
-}
-
-func startPoints(N, n int, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = 2*rng.Float64() - 1
-		}
-	}
-	return x0
 }
 
 // sequence is the edge process of a recorded sequence of activations:
@@ -96,7 +84,7 @@ func options(g *graph.Graph, seed uint64, latency async.Dist, observe func(async
 func TestAgentsMatchReference(t *testing.T) {
 	g := testGraph(t, 10, 0.6)
 	prob := lsProblem(t, g.N, 3, 20, 2)
-	x0 := startPoints(g.N, 3, 9)
+	x0 := agenttest.StartPoints(g.N, 3, 1, 9)
 	const rho = 0.7
 	var seq sequence
 	ref, err := radmm.NewReference(radmm.Config{Method: radmm.MethodExact, Rho: rho}, g, &seq, prob.Locals, x0)
@@ -152,7 +140,7 @@ func TestAgentsMatchReference(t *testing.T) {
 func TestConverges(t *testing.T) {
 	g := testGraph(t, 8, 1)
 	prob := lsProblem(t, g.N, 3, 20, 5)
-	eng, agents := newEngine(t, g, prob, 1, startPoints(g.N, 3, 1), options(g, 2, async.Dist{Kind: async.DistNone}, nil))
+	eng, agents := newEngine(t, g, prob, 1, agenttest.StartPoints(g.N, 3, 1, 1), options(g, 2, async.Dist{Kind: async.DistNone}, nil))
 	if err := eng.Run(3000); err != nil {
 		t.Fatal(err)
 	}

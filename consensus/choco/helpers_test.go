@@ -1,6 +1,7 @@
 package choco
 
 import (
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/problems/regression"
 	"math"
 	"math/rand/v2"
@@ -45,19 +46,6 @@ func problem(t testing.TB, kind string, N, n, m, batch int, seed uint64) *object
 		t.Fatal(err)
 	}
 	return p
-}
-
-// startPoints returns N initial points uniform in [-spread, spread]^n.
-func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = spread * (2*rng.Float64() - 1)
-		}
-	}
-	return x0
 }
 
 // network is the agents of one run with their lockstep driver.
@@ -151,3 +139,6 @@ func disagreement(xs [][]float64) (float64, []float64) {
 	}
 	return s, mean
 }
+
+// startPoints is agenttest.StartPoints.
+var startPoints = agenttest.StartPoints

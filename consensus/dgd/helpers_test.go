@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -45,19 +46,6 @@ func lsProblem(t testing.TB, N, n, m, batch int, seed uint64) *objective.Problem
 		t.Fatal(err)
 	}
 	return p
-}
-
-// startPoints returns N initial points uniform in [-spread, spread]^n.
-func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = spread * (2*rng.Float64() - 1)
-		}
-	}
-	return x0
 }
 
 // network is the agents of one run with their lockstep driver.
@@ -117,3 +105,6 @@ func dist(a, b []float64) float64 {
 }
 
 func norm(a []float64) float64 { return dist(a, make([]float64, len(a))) }
+
+// startPoints is agenttest.StartPoints.
+var startPoints = agenttest.StartPoints

@@ -2,27 +2,14 @@ package pairwise
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/consim/consim/async"
 	"github.com/consim/consim/consensus"
 	"github.com/consim/consim/consensus/exchange"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/graph"
 )
-
-// startPoints returns N initial points uniform in [-1, 1]^n.
-func startPoints(N, n int, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = 2*rng.Float64() - 1
-		}
-	}
-	return x0
-}
 
 // netOptions are the engine options of the tests: Poisson clocks of mean
 // interval 1 with the given stragglers, the latency, and the Bernoulli
@@ -79,7 +66,7 @@ func testGraph(t testing.TB, N int, p float64) *graph.Graph {
 // at every commit, and the initiator's x_i when its reply arrives.
 func TestAgentsMatchReference(t *testing.T) {
 	g := testGraph(t, 12, 0.6)
-	x0 := startPoints(g.N, 3, 7)
+	x0 := agenttest.StartPoints(g.N, 3, 1, 7)
 	ref, err := NewReference(x0)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/async"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/observe"
 )
@@ -83,7 +84,7 @@ func observedPerTick(t *testing.T, g *graph.Graph, seeds, ticks int) observe.Flo
 	}
 	for s := range seeds {
 		seed := uint64(s)
-		x0 := startPoints(g.N, 2, 1000+seed)
+		x0 := agenttest.StartPoints(g.N, 2, 1, 1000+seed)
 		var agents []*Agent
 		k := 0
 		observe := func(r async.Record) {

@@ -2,10 +2,10 @@ package pushsum
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -38,19 +38,6 @@ func problem(t testing.TB, kind string, N, n, m int, seed uint64) *objective.Pro
 		t.Fatal(err)
 	}
 	return p
-}
-
-// startPoints returns N initial points uniform in [-spread, spread]^n.
-func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = spread * (2*rng.Float64() - 1)
-		}
-	}
-	return x0
 }
 
 // network is the agents of one run with their lockstep driver.
@@ -113,3 +100,6 @@ func maxAbsDiff(a, b []float64) float64 {
 	}
 	return m
 }
+
+// startPoints is agenttest.StartPoints.
+var startPoints = agenttest.StartPoints

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/consim/consim/consensus"
+	"github.com/consim/consim/consensus/internal/agenttest"
 	"github.com/consim/consim/consensus/lockstep"
 	"github.com/consim/consim/graph"
 	"github.com/consim/consim/objective"
@@ -65,19 +66,6 @@ func lsProblem(t testing.TB, N, n, m, batch int, reg float64, seed uint64) *obje
 		t.Fatal(err)
 	}
 	return p
-}
-
-// startPoints returns N initial points uniform in [-spread, spread]^n.
-func startPoints(N, n int, spread float64, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	x0 := make([][]float64, N)
-	for i := range x0 {
-		x0[i] = make([]float64, n)
-		for k := range x0[i] {
-			x0[i][k] = spread * (2*rng.Float64() - 1)
-		}
-	}
-	return x0
 }
 
 // network is N agents of one run with their lockstep driver.
@@ -173,3 +161,6 @@ func ring(t testing.TB, N int, p float64) *graph.Graph {
 	}
 	return g
 }
+
+// startPoints is agenttest.StartPoints.
+var startPoints = agenttest.StartPoints
