@@ -50,18 +50,31 @@ func addTLSFlags(cmd *cobra.Command, t *node.TLSFiles, ca, cert, key string) {
 // apply sets the credentials and TLS files of o; the password is read
 // from its file here.
 func (s natsSecurity) apply(o *node.NATSOptions) error {
-	if (s.user == "") != (s.passwordFile == "") {
-		return usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
+	pw, err := s.password()
+	if err != nil {
+		return err
 	}
 	if s.user != "" {
-		pw, err := node.ReadSecretFile(s.passwordFile)
-		if err != nil {
-			return usageError{fmt.Errorf("--password-file: %w", err)}
-		}
 		o.User, o.Password = s.user, pw
 	}
 	o.CredsFile, o.NKeyFile, o.TLS = s.creds, s.nkey, s.tls
 	return nil
+}
+
+// password checks that --user and --password-file come together and
+// reads the password from its file ("" without a user).
+func (s natsSecurity) password() (string, error) {
+	if (s.user == "") != (s.passwordFile == "") {
+		return "", usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
+	}
+	if s.passwordFile == "" {
+		return "", nil
+	}
+	pw, err := node.ReadSecretFile(s.passwordFile)
+	if err != nil {
+		return "", usageError{fmt.Errorf("--password-file: %w", err)}
+	}
+	return pw, nil
 }
 
 // export sets the environment variables that give the transports this
@@ -70,13 +83,8 @@ func (s natsSecurity) apply(o *node.NATSOptions) error {
 // node.EnvNATSPasswordFile, node.EnvNATSTLSCA, ... Only paths enter the
 // environment.
 func (s natsSecurity) export() error {
-	if (s.user == "") != (s.passwordFile == "") {
-		return usagef("--user %q and --password-file %q: give both or neither", s.user, s.passwordFile)
-	}
-	if s.passwordFile != "" {
-		if _, err := node.ReadSecretFile(s.passwordFile); err != nil {
-			return usageError{fmt.Errorf("--password-file: %w", err)}
-		}
+	if _, err := s.password(); err != nil {
+		return err
 	}
 	for _, kv := range [][2]string{{node.EnvNATSUser, s.user}, {node.EnvNATSPasswordFile, s.passwordFile},
 		{node.EnvNATSCreds, s.creds}, {node.EnvNATSNKey, s.nkey},
