@@ -25,6 +25,7 @@ import (
 	"github.com/consim/consim/experiments/storm"
 	"github.com/consim/consim/experiments/tsp"
 	"github.com/consim/consim/experiments/zosplm"
+	problemslicing "github.com/consim/consim/problems/slicing"
 	"github.com/consim/consim/sim"
 )
 
@@ -418,11 +419,31 @@ func (a *app) reproduceSlicingCmd() *cobra.Command {
 	fs.Uint64Var(&c.LossSeed, "loss-seed", c.LossSeed, "seed of the emulated loss")
 	fs.IntVar(&c.Gen.Nodes, "nodes", c.Gen.Nodes, "nodes of an instance")
 	fs.IntVar(&c.Gen.Flows, "flows", c.Gen.Flows, "flows of an instance")
-	noFileCompletion(cmd, "seed", "instances", "rounds", "every", "losses", "loss-seed", "nodes", "flows")
+	fs.IntVar(&c.MaxNodes, "bb-nodes", c.MaxNodes, "tree-node limit of the branch and bound of each binary optimum (0: none)")
+	var optima string
+	fs.StringVar(&optima, "optima", "", "CSV file seed,binary_opt of binary optima computed elsewhere (docs/reproductions/slicing-optima.csv: scipy's MILP solver on seeds 1..20); its seeds skip the branch and bound")
+	noFileCompletion(cmd, "seed", "instances", "rounds", "every", "losses", "loss-seed", "nodes", "flows", "bb-nodes")
 	cmd.RunE = a.runE(func(cmd *cobra.Command, _ []string) error {
 		c.Seeds = make([]uint64, max(instances, 0))
 		for i := range c.Seeds {
 			c.Seeds[i] = seed + uint64(i)
+		}
+		if c.MaxNodes < 0 {
+			return usagef("--bb-nodes %d: want >= 0", c.MaxNodes)
+		}
+		if optima != "" {
+			f, err := os.Open(optima)
+			if err != nil {
+				return usagef("--optima: %w", err)
+			}
+			c.Optima, err = problemslicing.ReadOptima(f)
+			f.Close()
+			if err != nil {
+				return usagef("--optima %s: %w", optima, err)
+			}
+			if c.Gen != problemslicing.Medium {
+				return usagef("--optima holds the optima of the medium instances: --nodes and --flows must keep their defaults")
+			}
 		}
 		return reproduce(a, cmd, "slicing", out, true, "", nil, c.Validate, c.Run)
 	})

@@ -64,6 +64,7 @@ type Agent struct {
 	fl floodState // the final stage (Stage)
 
 	kktSq  float64 // ||(w_t - w_{t+1}) / tau||^2 of the last round
+	resMax float64 // max |(A w_t - b)_i| of the last round
 	values int64   // float64 values sent so far
 	msgsN  int64   // messages sent so far
 }
@@ -190,22 +191,38 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 	a.sent = true
 	a.msgs = a.msgs[:0]
 	if p, flood, _ := a.cfg.Stage.flooding(t); flood {
+		kind := a.cfg.Stage.kind(p)
 		if a.fl.pass != p+1 {
-			if a.cfg.Stage.blaming(p) {
+			switch kind {
+			case blaming:
 				a.blame()
-			} else {
+			case distances:
+				a.startDistances()
+			case moving:
+				a.propose()
+			default:
 				a.announce()
 			}
 			a.fl.pass = p + 1
 		}
-		G := len(a.fl.best)
-		copy(a.fl.buf[:G], a.fl.best)
-		copy(a.fl.buf[G:], a.fl.host)
+		switch kind {
+		case distances:
+			copy(a.fl.buf, a.fl.dT)
+		case moving:
+			copy(a.fl.buf, a.fl.dist)
+			copy(a.fl.buf[len(a.fl.dist):], a.fl.spare)
+			copy(a.fl.buf[len(a.fl.dist)+len(a.fl.spare):], a.fl.score)
+		default:
+			G := len(a.fl.best)
+			copy(a.fl.buf[:G], a.fl.best)
+			copy(a.fl.buf[G:], a.fl.host)
+		}
+		n := a.tableLen(kind)
 		for _, j := range a.fl.nbrs {
-			a.msgs = append(a.msgs, consensus.Msg{From: a.id, To: j, Round: t, Phase: 0, Data: a.fl.buf})
+			a.msgs = append(a.msgs, consensus.Msg{From: a.id, To: j, Round: t, Phase: 0, Data: a.fl.buf[:n]})
 		}
 		a.msgsN += int64(len(a.msgs))
-		a.values += int64(len(a.msgs) * len(a.fl.buf))
+		a.values += int64(len(a.msgs) * n)
 		return consensus.Outbox{Msgs: a.msgs, Expect: a.fl.nbrs}
 	}
 	if ph == 0 {
@@ -223,6 +240,20 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 	return consensus.Outbox{Msgs: a.msgs, Expect: a.out}
 }
 
+// tableLen returns the values of a flood message of a pass of kind k:
+// best and host per position, the current cost too in a move pass, and
+// one distance per node in a distance pass.
+func (a *Agent) tableLen(k passKind) int {
+	G := len(a.fl.best)
+	switch k {
+	case moving:
+		return a.md.Inst.Nodes * (a.md.Inst.Nodes + 3)
+	case distances:
+		return a.md.Inst.Nodes
+	}
+	return 2 * G
+}
+
 func (a *Agent) count() {
 	a.msgsN += int64(len(a.msgs))
 	a.values += int64(len(a.msgs) * a.seg)
@@ -238,23 +269,33 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 	}
 	a.sent = false
 	if p, flood, last := a.cfg.Stage.flooding(t); flood {
+		kind := a.cfg.Stage.kind(p)
+		n := a.tableLen(kind)
 		for _, msg := range in.Msgs {
 			if _, ok := slices.BinarySearch(a.fl.nbrs, msg.From); !ok {
 				return fmt.Errorf("slicing: agent %d: flood round %d: message from node %d, which is not a neighbour", a.id, t, msg.From)
 			}
-			if msg.Round != t || msg.Phase != 0 || len(msg.Data) != len(a.fl.buf) {
-				return fmt.Errorf("slicing: agent %d: flood message from node %d is for round %d phase %d with %d values, want round %d phase 0 with %d", a.id, msg.From, msg.Round, msg.Phase, len(msg.Data), t, len(a.fl.buf))
+			if msg.Round != t || msg.Phase != 0 || len(msg.Data) != n {
+				return fmt.Errorf("slicing: agent %d: flood message from node %d is for round %d phase %d with %d values, want round %d phase 0 with %d", a.id, msg.From, msg.Round, msg.Phase, len(msg.Data), t, n)
 			}
-			if a.cfg.Stage.blaming(p) {
+			switch kind {
+			case blaming:
 				a.mergeBlame(msg.Data)
-			} else {
+			case distances:
+				a.mergeDistances(msg.From, msg.Data)
+			case moving:
+				a.mergeMoves(msg.Data)
+			default:
 				a.merge(msg.Data)
 			}
 		}
 		if last {
-			if a.cfg.Stage.blaming(p) {
+			switch kind {
+			case blaming:
 				a.unfixWorst()
-			} else {
+			case moving:
+				a.applyMoves(p == a.cfg.Stage.passes()-1)
+			case fixing:
 				a.fixPass(p)
 			}
 		}
@@ -289,6 +330,7 @@ func (a *Agent) Receive(t, ph int, in consensus.Inbox) error {
 // dualStep forms r_i = (A w - b)_i, y_i <- y_i + eta r_i, v_i = y_i + rho r_i.
 func (a *Agent) dualStep() {
 	p := a.params()
+	a.resMax = 0
 	for r, lr := range a.rows {
 		s := -lr.b
 		for q, c := range lr.loc {
@@ -297,6 +339,7 @@ func (a *Agent) dualStep() {
 		for q, qi := range lr.remQ {
 			s += lr.rval[q] * a.uin[qi][lr.remO[q]]
 		}
+		a.resMax = max(a.resMax, math.Abs(s))
 		a.y[r] += p.Eta * s
 		a.v[r] = a.y[r] + p.Rho*s
 	}

@@ -9,7 +9,8 @@
 // The package owns the matrix-form ALM (Reference), the per-node agents
 // (Agent, a consensus.Agent), the step rules (Config, Practical), the
 // final stage that turns the ALM's point into a binary slice (Stage: a
-// flood-and-fix dive and repair cycles the agents run over their links)
+// flood-and-fix dive, repair cycles and a priced local search on the
+// placement that the agents run over their links)
 // and the runs (Run, the registration slicing_alm). The problem (instance model,
 // generator, the exact LP and binary references, the measures) is
 // problems/slicing; the table experiment is experiments/slicing.

@@ -45,8 +45,8 @@ type RunOptions struct {
 	Loss     float64
 	LossSeed uint64
 	// Every is the period (in rounds) of the stopping test; 0 means never
-	// stop early. The run stops after the first checked round at which w
-	// is binary with Violation <= Tol.
+	// stop early. The run stops after the first checked round outside the
+	// final stage's passes at which w is binary with Violation <= Tol.
 	Every int
 	Tol   float64
 }
@@ -108,7 +108,7 @@ func Run(cfg Config, md *problem.Model, opt RunOptions) (RunResult, error) {
 				return RunResult{}, err
 			}
 		}
-		if opt.Every > 0 && (t+1)%opt.Every == 0 {
+		if opt.Every > 0 && (t+1)%opt.Every == 0 && !cfg.Stage.running(t) {
 			ms, err := problem.Evaluate(md, Gather(agents))
 			if err != nil {
 				return RunResult{}, err

@@ -45,6 +45,11 @@ import (
 //   - a fixing pass with threshold 0, which places it again (the ALM
 //     rounds in between move its x to the hosts the routing prefers).
 //
+// Then Moves move cycles, a cost-aware local search on the placement
+// (two passes each: link prices from the duals and priced distances,
+// then one flow's chain re-placed where it saves the most; the last pass
+// restores the cheapest routed placement it measured; see move.go).
+//
 // After the passes the ALM continues on the fixed placement: with x
 // binary, Algorithm 1 on the remaining LP in the routing. A position with
 // no candidate left stays unfixed, and the run ends without a binary slice
@@ -56,6 +61,9 @@ type Stage struct {
 	// of each part of a pass; Repairs is the number of repair cycles (two
 	// passes each).
 	Passes, Flood, Fix, Repairs int
+	// Moves is the number of move cycles (two passes each) after the
+	// repair cycles.
+	Moves int
 	// Thresholds are the passes' fixing thresholds in [0, 1].
 	Thresholds []float64
 	// Steps, if Steps.Tau > 0, replace the Config's step parameters from
@@ -79,22 +87,45 @@ const StageRho = 10.0
 // DefaultStage returns the stage of the experiment for cfg: from round
 // start, 6 passes of a flood of max(2 |V|, 20) rounds and 1,000 ALM
 // rounds, with thresholds 0.9, 0.7, 0.5, then 0 (fix every position that
-// has a candidate), 8 repair cycles, and the steps of cfg with
+// has a candidate), 8 repair cycles, 30 move cycles, and the steps of cfg with
 // rho = eta = StageRho, tau = 1/(2 (L_f + rho ||A||^2 + mu)), beta = tau mu.
 func DefaultStage(cfg Config, md *problem.Model, start int) Stage {
 	na := md.NormA()
 	tau := 1 / (2 * (cfg.Lf() + StageRho*na*na + cfg.Mu))
-	return Stage{Start: start, Passes: 6, Repairs: 8, Flood: max(2*md.Inst.Nodes, 20), Fix: 1000,
+	return Stage{Start: start, Passes: 6, Repairs: 8, Moves: 30, Flood: max(2*md.Inst.Nodes, 20), Fix: 1000,
 		Thresholds: []float64{0.9, 0.7, 0.5, 0},
 		Steps:      Steps{Rho: StageRho, Mu: cfg.Mu, Tau: tau, Eta: StageRho, Beta: tau * cfg.Mu}}
 }
 
 // Rounds returns the rounds the passes take,
-// (Passes + 2 Repairs) (Flood + Fix).
-func (s Stage) Rounds() int { return (s.Passes + 2*s.Repairs) * (s.Flood + s.Fix) }
+// (Passes + 2 Repairs + 2 Moves) (Flood + Fix).
+func (s Stage) Rounds() int { return (s.Passes + 2*s.Repairs + 2*s.Moves) * (s.Flood + s.Fix) }
 
-// blaming reports whether pass p is a blame pass.
-func (s Stage) blaming(p int) bool { return p >= s.Passes && (p-s.Passes)%2 == 0 }
+// passKind is what a pass's flood computes.
+type passKind int
+
+const (
+	fixing    passKind = iota // announcements, then fixing (fixPass)
+	blaming                   // blame of overloaded links, then unfixWorst
+	distances                 // priced shortest distances (Bellman-Ford)
+	moving                    // relocation proposals, then moves
+)
+
+// kind returns the kind of pass p.
+func (s Stage) kind(p int) passKind {
+	switch {
+	case p < s.Passes:
+		return fixing
+	case p < s.Passes+2*s.Repairs:
+		if (p-s.Passes)%2 == 0 {
+			return blaming
+		}
+		return fixing
+	case (p-s.Passes-2*s.Repairs)%2 == 0:
+		return distances
+	}
+	return moving
+}
 
 // Validate checks the stage's fields.
 func (s Stage) Validate() error {
@@ -104,8 +135,8 @@ func (s Stage) Validate() error {
 	switch {
 	case s.Start < 0:
 		return fmt.Errorf("slicing: stage start %d: want >= 0", s.Start)
-	case s.Passes < 1 || s.Flood < 1 || s.Fix < 0 || s.Repairs < 0:
-		return fmt.Errorf("slicing: stage of %d passes and %d repairs of %d flood and %d ALM rounds: want >= 1, >= 0, >= 1, >= 0", s.Passes, s.Repairs, s.Flood, s.Fix)
+	case s.Passes < 1 || s.Flood < 1 || s.Fix < 0 || s.Repairs < 0 || s.Moves < 0:
+		return fmt.Errorf("slicing: stage of %d passes, %d repairs and %d moves of %d flood and %d ALM rounds: want >= 1, >= 0, >= 0, >= 1, >= 0", s.Passes, s.Repairs, s.Moves, s.Flood, s.Fix)
 	case len(s.Thresholds) == 0:
 		return fmt.Errorf("slicing: stage: no thresholds")
 	}
@@ -125,6 +156,14 @@ func (s Stage) Validate() error {
 		}
 	}
 	return nil
+}
+
+// passes returns the number of passes.
+func (s Stage) passes() int { return s.Passes + 2*s.Repairs + 2*s.Moves }
+
+// running reports whether round t is a round of the stage's passes.
+func (s Stage) running(t int) bool {
+	return s.Start > 0 && t >= s.Start && t < s.Start+s.Rounds()
 }
 
 // flooding reports whether round t is a flood round of the stage, and
@@ -158,17 +197,41 @@ type floodState struct {
 	host   []float64    // host[g]: its host (-1: none)
 	nbrs   []int        // out- and in-neighbours, ascending
 	pass   int          // 1 + the pass whose flood the table holds (0: none)
-	buf    []float64    // the table sent: best then host
+	buf    []float64    // the table sent (fixing and blame passes: best, host; distance passes: dT; move passes: dist, spare, score)
+
+	place []int     // place[g]: the host of position g as far as known (-1: none)
+	pos   [][2]int  // pos[g] = (k, m)
+	spare []float64 // spare[v]: node v's spare capacity (move passes)
+	dist  []float64 // dist[u N + v]: priced distance from u to v (move passes)
+	dT    []float64 // dT[v]: priced distance from this node to v
+	price []float64 // price[q]: w_ij of the out-link to out[q]
+
+	visited map[string]int // chain placements a flow has left, and the move cycle it left them in
+	cycle   int            // move passes so far
+	score   []float64      // per node: g on its out-links, then its largest residual (move passes)
+	kept    []int          // the best placement the move passes have measured (nil: none)
+	keptG   float64        // its g
+	keptRes float64        // its largest residual
+
+	linkRow  []int     // linkRow[q]: the own row of out-link q's capacity (-1: none)
+	linkCoef []float64 // its coefficient per unit rate
 }
 
 // newFloodState returns the stage state of agent id on md.
 func newFloodState(md *problem.Model, id, lo int) floodState {
+	G, N := len(md.Groups), md.Inst.Nodes
 	fs := floodState{gloc: make(map[int]int), fixed: make(map[int]bool), tabu: make(map[int]bool),
-		rate: make([]float64, len(md.Groups)), best: make([]float64, len(md.Groups)), host: make([]float64, len(md.Groups))}
+		rate: make([]float64, G), best: make([]float64, G), host: make([]float64, G),
+		place: make([]int, G), pos: make([][2]int, G), visited: make(map[string]int),
+		spare: make([]float64, N), score: make([]float64, 2*N), dist: make([]float64, N*N), dT: make([]float64, N), price: make([]float64, len(md.Out[id]))}
+	for g := range fs.place {
+		fs.place[g] = -1
+	}
 	for k, fl := range md.Inst.Flows {
 		for m := 1; m <= len(fl.Chain); m++ {
 			g := md.Group(k, m)
 			fs.rate[g] = fl.Rate
+			fs.pos[g] = [2]int{k, m}
 			if c := md.X(id, k, m); c >= 0 {
 				fs.gloc[g] = c - lo
 				fs.groups = append(fs.groups, g)
@@ -179,7 +242,7 @@ func newFloodState(md *problem.Model, id, lo int) floodState {
 	fs.nbrs = append(append([]int(nil), md.Out[id]...), md.In[id]...)
 	slices.Sort(fs.nbrs)
 	fs.nbrs = slices.Compact(fs.nbrs)
-	fs.buf = make([]float64, 2*len(md.Groups))
+	fs.buf = make([]float64, max(2*G, N*N+3*N))
 	return fs
 }
 
@@ -232,6 +295,11 @@ func (a *Agent) merge(tab []float64) {
 func (a *Agent) fixPass(p int) {
 	fs := &a.fl
 	th := a.cfg.Stage.threshold(p)
+	for g, h := range fs.host {
+		if fs.place[g] < 0 && fs.best[g] >= 0 && fs.best[g] >= th {
+			fs.place[g] = int(h)
+		}
+	}
 	for _, g := range fs.groups {
 		if fs.fixed[g] || fs.best[g] < 0 || fs.best[g] < th {
 			continue
@@ -301,6 +369,7 @@ func (a *Agent) unfixWorst() {
 	if g < 0 {
 		return
 	}
+	fs.place[g] = -1
 	c, ok := fs.gloc[g]
 	if !ok || !fs.fixed[g] {
 		return

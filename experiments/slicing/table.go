@@ -38,6 +38,10 @@ type Config struct {
 	// binary optimum); an instance whose search reaches it gets only a
 	// lower bound on its binary optimum.
 	MaxNodes int
+	// Optima, if not nil, are binary optima by seed computed elsewhere
+	// (an independent MILP solve, OptimaFile): a seed found here takes
+	// its value instead of the branch and bound's.
+	Optima map[uint64]float64
 }
 
 // DefaultConfig is the experiment of the paper's section 6.2: 20 medium
@@ -141,7 +145,9 @@ func Table(opt Config) ([]TableRow, []TableSummary, error) {
 			return nil, nil, fmt.Errorf("slicing: table: seed %d: LP: %w", seed, err)
 		}
 		binOpt, binBound, nodes := math.NaN(), math.NaN(), 0
-		if opt.MaxNodes > 0 {
+		if v, ok := opt.Optima[seed]; ok {
+			binOpt, binBound = v, v
+		} else if opt.MaxNodes > 0 {
 			ex, err := problem.BranchAndBound(md, opt.MaxNodes)
 			switch {
 			case err == nil:

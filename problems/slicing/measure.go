@@ -1,10 +1,13 @@
 package slicing
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // BinaryTol is the distance to {0, 1} within which a placement variable
@@ -200,4 +203,33 @@ func Placement(md *Model, w []float64) (place [][]int, ok bool) {
 		}
 	}
 	return place, true
+}
+
+// ReadOptima reads binary optima by instance seed from a CSV file with
+// the header "seed,binary_opt" (as `consim reproduce slicing --optima`
+// takes them).
+func ReadOptima(r io.Reader) (map[uint64]float64, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("slicing: optima: %w", err)
+	}
+	if len(recs) == 0 || len(recs[0]) != 2 || recs[0][0] != "seed" || recs[0][1] != "binary_opt" {
+		return nil, fmt.Errorf("slicing: optima: want the header seed,binary_opt")
+	}
+	opt := make(map[uint64]float64, len(recs)-1)
+	for n, rec := range recs[1:] {
+		seed, err := strconv.ParseUint(rec[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("slicing: optima: row %d: seed: %w", n+1, err)
+		}
+		v, err := strconv.ParseFloat(rec[1], 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("slicing: optima: row %d: binary_opt %q: want a finite number > 0", n+1, rec[1])
+		}
+		if _, dup := opt[seed]; dup {
+			return nil, fmt.Errorf("slicing: optima: row %d: seed %d repeated", n+1, seed)
+		}
+		opt[seed] = v
+	}
+	return opt, nil
 }

@@ -2,6 +2,7 @@ package slicing
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +58,27 @@ func TestEvaluateDetects(t *testing.T) {
 	}
 	if p := Regularizer(md, md.Initial(), 0.5, 0.1); !(p > 0) {
 		t.Errorf("P_eps at the centre = %v, want > 0", p)
+	}
+}
+
+// TestReadOptima checks the optima file reader on a good file and names
+// what is wrong in bad ones.
+func TestReadOptima(t *testing.T) {
+	opt, err := ReadOptima(strings.NewReader("seed,binary_opt\n1,150.5\n7,2e2\n"))
+	if err != nil || len(opt) != 2 || opt[1] != 150.5 || opt[7] != 200 {
+		t.Fatalf("got %v, %v", opt, err)
+	}
+	for in, want := range map[string]string{
+		"seed,opt\n1,2\n":             "header",
+		"seed,binary_opt\nx,2\n":      "row 1: seed",
+		"seed,binary_opt\n1,-2\n":     "binary_opt",
+		"seed,binary_opt\n1,NaN\n":    "binary_opt",
+		"seed,binary_opt\n1,2\n1,3\n": "repeated",
+		"seed,binary_opt\n1,2,3\n":    "optima",
+		"":                            "header",
+	} {
+		if _, err := ReadOptima(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one naming %q", in, err, want)
+		}
 	}
 }
