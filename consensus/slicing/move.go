@@ -62,6 +62,11 @@ const (
 // placement and update the duals that price the next cycle. The last
 // move pass, instead of moving, restores the kept placement (if any),
 // which the ALM rounds after the stage then route.
+//
+// As in the dive, the agents take the same decision only if the flood
+// reached every agent: a lost message delays a flood by a round, and the
+// Flood rounds (2 |V| in DefaultStage) cover that at 10% loss
+// (TestStageFixesOnePlacement checks one host per position under loss).
 
 // outLinkRows returns, per out-link of the agent, the index of its
 // capacity row among the agent's rows and the row's coefficient per

@@ -73,6 +73,7 @@ func TestStageValidate(t *testing.T) {
 		{Start: 10, Passes: 0, Flood: 1, Thresholds: []float64{0}},
 		{Start: 10, Passes: 1, Flood: 1},
 		{Start: 10, Passes: 1, Flood: 1, Thresholds: []float64{1.5}},
+		{Start: 10, Passes: 1, Flood: 1, Moves: -1, Thresholds: []float64{0}},
 	} {
 		if s.Validate() == nil {
 			t.Errorf("%+v: no error", s)
