@@ -241,8 +241,9 @@ func (a *Agent) Send(t, ph int) consensus.Outbox {
 }
 
 // tableLen returns the values of a flood message of a pass of kind k:
-// best and host per position, the current cost too in a move pass, and
-// one distance per node in a distance pass.
+// best and host per position in a fixing or blame pass, one distance per
+// node in a distance pass, and in a move pass the distance matrix, then
+// spare capacity, cost and residual per node.
 func (a *Agent) tableLen(k passKind) int {
 	G := len(a.fl.best)
 	switch k {

@@ -47,8 +47,8 @@ import (
 //
 // Then Moves move cycles, a cost-aware local search on the placement
 // (two passes each: link prices from the duals and priced distances,
-// then one flow's chain re-placed where it saves the most; the last pass
-// restores the cheapest routed placement it measured; see move.go).
+// then one flow's chain or position moved; the last pass restores the
+// best placement measured; see move.go).
 //
 // After the passes the ALM continues on the fixed placement: with x
 // binary, Algorithm 1 on the remaining LP in the routing. A position with
@@ -99,7 +99,7 @@ func DefaultStage(cfg Config, md *problem.Model, start int) Stage {
 
 // Rounds returns the rounds the passes take,
 // (Passes + 2 Repairs + 2 Moves) (Flood + Fix).
-func (s Stage) Rounds() int { return (s.Passes + 2*s.Repairs + 2*s.Moves) * (s.Flood + s.Fix) }
+func (s Stage) Rounds() int { return s.passes() * (s.Flood + s.Fix) }
 
 // passKind is what a pass's flood computes.
 type passKind int
@@ -169,7 +169,7 @@ func (s Stage) running(t int) bool {
 // flooding reports whether round t is a flood round of the stage, and
 // its pass and whether it is the pass's last flood round.
 func (s Stage) flooding(t int) (pass int, flood, last bool) {
-	if s.Start == 0 || t < s.Start || t >= s.Start+s.Rounds() {
+	if !s.running(t) {
 		return 0, false, false
 	}
 	o := t - s.Start
